@@ -1,0 +1,1 @@
+// Translation unit for a stage that has no sources yet.

@@ -1,0 +1,26 @@
+#pragma once
+// Digests through OpenSSL's EVP API, as lowercase hex.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace sf::hash {
+
+enum class Algo { md5, sha1, sha256 };
+
+std::string hex(Algo algo, std::string_view data);
+inline std::string sha1(std::string_view d) { return hex(Algo::sha1, d); }
+inline std::string sha256(std::string_view d) { return hex(Algo::sha256, d); }
+inline std::string md5(std::string_view d) { return hex(Algo::md5, d); }
+
+// Streams the file; one read pass computes every digest asked for.
+struct FileDigests {
+    std::string md5, sha256;
+    std::uintmax_t size = 0;
+};
+Result<FileDigests> file_digests(const std::filesystem::path& p);
+Result<std::string> file_sha256(const std::filesystem::path& p);
+
+}  // namespace sf::hash

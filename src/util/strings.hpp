@@ -1,0 +1,20 @@
+#pragma once
+// Small string helpers. Nothing conda-specific lives in util/.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sf::str {
+
+std::vector<std::string> split(std::string_view s, char sep);
+std::vector<std::string> split_lines(std::string_view s);  // handles \n and \r\n
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string_view trim(std::string_view s);
+std::string replace_all(std::string s, std::string_view from, std::string_view to);
+bool starts_with(std::string_view s, std::string_view p);
+bool ends_with(std::string_view s, std::string_view p);
+std::string lower(std::string s);
+std::string upper(std::string s);
+bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
+
+}  // namespace sf::str
