@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs ../shared/conda-check (an independent oracle) on a channel.
+# Its node_modules are installed once into a writable copy under build/.
+#   scripts/conda-check.sh --install-only
+#   scripts/conda-check.sh CHANNEL_DIR [--strict] [--solve "a,b"]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+src="$root/../shared/conda-check"
+dst="$root/${SF_BUILD_DIR:-build}/conda-check"
+if [[ ! -d $src ]]; then
+  echo "conda-check: $src not found (clone shared/ beside this repo)" >&2; exit 1
+fi
+if [[ ! -f $dst/node_modules/.installed ]] || [[ $src/package-lock.json -nt $dst/node_modules/.installed ]]; then
+  command -v npm >/dev/null || { echo "conda-check: npm is missing (apt-get install npm)" >&2; exit 1; }
+  mkdir -p "$dst"
+  cp "$src"/*.mjs "$src"/package.json "$src"/package-lock.json "$dst"/
+  (cd "$dst" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  touch "$dst/node_modules/.installed"
+fi
+[[ ${1:-} == --install-only ]] && exit 0
+exec node "$dst/check-channel.mjs" "$@"

@@ -1,0 +1,29 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace sf::cli {
+
+int main(int argc, char** argv) {
+    CLI::App app{"splitforge: render, build and split conda recipes (megabuilds first-class)"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "splitforge 0.1.0");
+    Action action;
+    register_render(app, action);
+    register_variants(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "splitforge: error: " << e.what() << " (see splitforge --help)\n";
+        return 2;
+    }
+    return action ? action() : 0;
+}
+
+}  // namespace sf::cli

@@ -1,0 +1,19 @@
+#pragma once
+// One file per subcommand (cmd_<name>.cpp): it declares options and calls
+// into a library. Each register_* adds its subcommand and sets `run` in the
+// callback; app.cpp lists them all.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace sf::cli {
+
+using Action = std::function<int()>;
+
+// Each sets `action` when its subcommand is selected.
+void register_render(CLI::App& app, Action& action);
+void register_variants(CLI::App& app, Action& action);
+
+int main(int argc, char** argv);
+
+}  // namespace sf::cli
