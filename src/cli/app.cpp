@@ -11,6 +11,12 @@ int main(int argc, char** argv) {
     Action action;
     register_render(app, action);
     register_variants(app, action);
+    register_build(app, action);
+    register_package(app, action);
+    register_index(app, action);
+    register_install(app, action);
+    register_inspect(app, action);
+    register_cmake_cache(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

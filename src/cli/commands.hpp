@@ -13,6 +13,12 @@ using Action = std::function<int()>;
 // Each sets `action` when its subcommand is selected.
 void register_render(CLI::App& app, Action& action);
 void register_variants(CLI::App& app, Action& action);
+void register_package(CLI::App& app, Action& action);
+void register_index(CLI::App& app, Action& action);
+void register_inspect(CLI::App& app, Action& action);
+void register_install(CLI::App& app, Action& action);
+void register_cmake_cache(CLI::App& app, Action& action);
+void register_build(CLI::App& app, Action& action);
 
 int main(int argc, char** argv);
 
