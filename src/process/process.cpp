@@ -1,0 +1,321 @@
+// The only file that includes Boost.Process. Boost starts the child (fork +
+// exec with an explicit argv, environment and working directory); the pipes
+// are ours (pipe2 with O_CLOEXEC, so a child started from another thread does
+// not inherit them) and one poll() loop feeds stdin and drains stdout/stderr.
+#include "process/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/process.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "util/strings.hpp"
+
+extern char** environ;
+
+namespace sf::process {
+
+namespace bp = boost::process;
+namespace stdfs = std::filesystem;
+
+Env current_env() {
+    Env env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string_view kv(*e);
+        auto eq = kv.find('=');
+        if (eq == std::string_view::npos || eq == 0) continue;
+        env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    }
+    return env;
+}
+
+Env minimal_env() {
+    Env all = current_env();
+    Env env;
+    for (const char* key : {"PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER"}) {
+        auto it = all.find(key);
+        if (it != all.end()) env.insert(*it);
+    }
+    return env;
+}
+
+static bool is_executable_file(const stdfs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::optional<stdfs::path> find_executable(const std::string& name, const std::string& path_var) {
+    if (name.empty()) return std::nullopt;
+    if (name.find('/') != std::string::npos) {
+        if (is_executable_file(name)) return stdfs::path(name);
+        return std::nullopt;
+    }
+    for (const auto& dir : str::split(path_var, ':')) {
+        if (dir.empty()) continue;  // an empty entry would mean ".", which we never search
+        stdfs::path cand = stdfs::path(dir) / name;
+        if (is_executable_file(cand)) return cand;
+    }
+    return std::nullopt;
+}
+
+std::string apply_masks(std::string line, const std::vector<Mask>& masks) {
+    if (masks.empty()) return line;
+    std::vector<const Mask*> order;
+    for (const auto& m : masks)
+        if (!m.path.empty()) order.push_back(&m);
+    // Longest first, so /a/b/c is masked before its parent /a/b.
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Mask* a, const Mask* b) { return a->path.size() > b->path.size(); });
+    for (const Mask* m : order) line = str::replace_all(std::move(line), m->path, m->name);
+    return line;
+}
+
+namespace {
+
+// A pipe whose both ends are close-on-exec; Boost dup2()s the child's end onto
+// 0/1/2 (which clears the flag there) and closes the parent's copy of it.
+struct Fds {
+    int read = -1, write = -1;
+};
+
+Result<Fds> make_pipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe2 failed: ") + std::strerror(errno));
+    return Fds{fds[0], fds[1]};
+}
+
+void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+}
+
+Result<stdfs::path> resolve_program(const Command& cmd) {
+    if (cmd.argv.empty()) return fail("cannot run an empty command");
+    const std::string& prog = cmd.argv[0];
+    if (prog.find('/') != std::string::npos) {
+        stdfs::path p = prog;
+        if (p.is_relative() && !cmd.cwd.empty()) p = cmd.cwd / p;
+        if (!stdfs::exists(p)) return fail("cannot run '" + prog + "': no such file");
+        if (!is_executable_file(p)) return fail("cannot run '" + prog + "': not an executable file");
+        return p;
+    }
+    auto it = cmd.env.find("PATH");
+    std::string path_var = it == cmd.env.end() ? std::string() : it->second;
+    auto found = find_executable(prog, path_var);
+    if (!found) {
+        return fail("cannot run '" + prog + "': not found on PATH",
+                    it == cmd.env.end() ? "the child environment has no PATH" : "PATH=" + path_var);
+    }
+    return *found;
+}
+
+int decode_status(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+// Splits a byte stream into lines; the trailing partial line is kept until
+// more data or flush().
+class LineSplitter {
+public:
+    explicit LineSplitter(std::function<void(std::string)> sink) : sink_(std::move(sink)) {}
+    void feed(const char* data, size_t n) {
+        buf_.append(data, n);
+        size_t start = 0;
+        for (size_t nl; (nl = buf_.find('\n', start)) != std::string::npos; start = nl + 1)
+            sink_(buf_.substr(start, nl - start));
+        buf_.erase(0, start);
+    }
+    void flush() {
+        if (!buf_.empty()) sink_(std::move(buf_));
+        buf_.clear();
+    }
+
+private:
+    std::function<void(std::string)> sink_;
+    std::string buf_;
+};
+
+// Blocks SIGPIPE in this thread while we write to a child's stdin, so a child
+// that exits early gives us EPIPE instead of killing splitforge. Any SIGPIPE
+// raised meanwhile is consumed before the old mask is restored.
+class SigpipeGuard {
+public:
+    SigpipeGuard() {
+        sigemptyset(&set_);
+        sigaddset(&set_, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    }
+    ~SigpipeGuard() {
+        if (got_epipe) {
+            timespec zero{0, 0};
+            while (sigtimedwait(&set_, nullptr, &zero) > 0) {
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    bool got_epipe = false;
+
+private:
+    sigset_t set_{}, old_{};
+};
+
+enum class Merge { yes, no };
+
+// Starts the child and runs the I/O loop. `on_out`/`on_err` get raw chunks.
+Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(const char*, size_t)>& on_out,
+                      const std::function<void(const char*, size_t)>& on_err) {
+    auto exe = resolve_program(cmd);
+    if (!exe) return fail(exe.error().message, exe.error().hint);
+
+    auto in = make_pipe();
+    if (!in) return fail(in.error().message);
+    auto out = make_pipe();
+    if (!out) {
+        close_fd(in->read), close_fd(in->write);
+        return fail(out.error().message);
+    }
+    Fds err{};
+    if (merge == Merge::no) {
+        auto e = make_pipe();
+        if (!e) {
+            close_fd(in->read), close_fd(in->write), close_fd(out->read), close_fd(out->write);
+            return fail(e.error().message);
+        }
+        err = *e;
+    }
+
+    bp::environment env;
+    for (const auto& [k, v] : cmd.env) env[k] = v;
+    std::vector<std::string> args(cmd.argv.begin() + 1, cmd.argv.end());
+    stdfs::path cwd = cmd.cwd.empty() ? stdfs::current_path() : cmd.cwd;
+
+    // Boost takes ownership of the child-side ends (and closes them in the
+    // parent after the spawn); we keep the parent-side ends.
+    bp::pipe in_p(in->read, -1), out_p(-1, out->write), err_p(-1, err.write);
+    int in_w = in->write, out_r = out->read, err_r = err.read;
+    bp::child child;
+    try {
+        if (merge == Merge::yes) {
+            child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
+                              bp::std_in < in_p, (bp::std_out & bp::std_err) > out_p);
+        } else {
+            child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
+                              bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p);
+        }
+    } catch (const std::exception& e) {
+        close_fd(in_w), close_fd(out_r), close_fd(err_r);
+        return fail("cannot run '" + cmd.argv[0] + "': " + e.what(),
+                    cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
+    }
+
+    // Feed stdin (non-blocking, so a child that does not read cannot stall us)
+    // while draining its output.
+    std::string_view pending = cmd.stdin_data ? std::string_view(*cmd.stdin_data) : std::string_view();
+    if (pending.empty()) close_fd(in_w);
+    else ::fcntl(in_w, F_SETFL, ::fcntl(in_w, F_GETFL) | O_NONBLOCK);
+
+    {
+        SigpipeGuard guard;
+        char buf[65536];
+        while (out_r >= 0 || err_r >= 0 || in_w >= 0) {
+            pollfd fds[3];
+            nfds_t n = 0;
+            int idx_out = -1, idx_err = -1, idx_in = -1;
+            if (out_r >= 0) idx_out = static_cast<int>(n), fds[n++] = {out_r, POLLIN, 0};
+            if (err_r >= 0) idx_err = static_cast<int>(n), fds[n++] = {err_r, POLLIN, 0};
+            if (in_w >= 0) idx_in = static_cast<int>(n), fds[n++] = {in_w, POLLOUT, 0};
+            if (::poll(fds, n, -1) < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            auto drain = [&](int idx, int& fd, const std::function<void(const char*, size_t)>& cb) {
+                if (idx < 0 || fds[idx].revents == 0) return;
+                ssize_t r = ::read(fd, buf, sizeof buf);
+                if (r > 0) cb(buf, static_cast<size_t>(r));
+                else if (r == 0 || (errno != EINTR && errno != EAGAIN)) close_fd(fd);
+            };
+            drain(idx_out, out_r, on_out);
+            drain(idx_err, err_r, on_err);
+            if (idx_in >= 0 && fds[idx_in].revents != 0) {
+                ssize_t w = ::write(in_w, pending.data(), std::min<size_t>(pending.size(), 65536));
+                if (w > 0) pending.remove_prefix(static_cast<size_t>(w));
+                else if (w < 0 && errno == EPIPE) guard.got_epipe = true;
+                if ((w < 0 && errno != EINTR && errno != EAGAIN) || pending.empty()) close_fd(in_w);
+            }
+        }
+    }
+    close_fd(in_w), close_fd(out_r), close_fd(err_r);
+
+    std::error_code ec;
+    child.wait(ec);
+    if (ec) return fail("waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
+    return decode_status(child.native_exit_code());
+}
+
+class LogFile {
+public:
+    explicit LogFile(const std::optional<stdfs::path>& p) {
+        if (!p) return;
+        std::error_code ec;
+        if (p->has_parent_path()) stdfs::create_directories(p->parent_path(), ec);
+        out_.open(*p, std::ios::binary | std::ios::app);
+    }
+    bool open() const { return out_.is_open(); }
+    void line(const std::string& l) {
+        if (out_.is_open()) out_ << l << '\n';
+    }
+    void text(const std::string& t) {
+        if (out_.is_open()) out_ << t;
+    }
+
+private:
+    std::ofstream out_;
+};
+
+}  // namespace
+
+Result<Outcome> capture(const Command& cmd) {
+    std::string out, err;
+    auto code = run_child(
+        cmd, Merge::no, [&](const char* d, size_t n) { out.append(d, n); },
+        [&](const char* d, size_t n) { err.append(d, n); });
+    if (!code) return fail(code.error().message, code.error().hint);
+    Outcome o;
+    o.exit_code = *code;
+    o.out = apply_masks(std::move(out), cmd.masks);
+    o.err = apply_masks(std::move(err), cmd.masks);
+    LogFile log(cmd.log);
+    log.text(o.out);
+    log.text(o.err);
+    return o;
+}
+
+Result<Outcome> stream(const Command& cmd, const std::function<void(const std::string&)>& on_line) {
+    LogFile log(cmd.log);
+    LineSplitter lines([&](std::string l) {
+        l = apply_masks(std::move(l), cmd.masks);
+        log.line(l);
+        if (on_line) on_line(l);
+        else std::cerr << l << '\n';
+    });
+    auto code = run_child(
+        cmd, Merge::yes, [&](const char* d, size_t n) { lines.feed(d, n); }, [](const char*, size_t) {});
+    lines.flush();
+    if (!code) return fail(code.error().message, code.error().hint);
+    Outcome o;
+    o.exit_code = *code;
+    return o;
+}
+
+}  // namespace sf::process
