@@ -1,0 +1,426 @@
+#include "archive/read.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "util/strings.hpp"
+
+namespace sf::archive {
+namespace {
+
+using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive*)>;
+
+ArchivePtr new_reader() { return ArchivePtr(archive_read_new(), archive_read_free); }
+
+std::string err_of(struct archive* a) {
+    const char* s = archive_error_string(a);
+    return s ? s : "unknown libarchive error";
+}
+
+Unexpected<Error> bad(const stdfs::path& pkg, std::string_view why) {
+    return fail(pkg.string() + ": " + std::string(why));
+}
+
+// Called for each member with the archive positioned at its data. Return
+// false to stop early.
+using Visitor = std::function<Result<bool>(struct archive*, const Entry&)>;
+
+Entry entry_of(struct archive_entry* e) {
+    Entry out;
+    const char* p = archive_entry_pathname(e);
+    out.path = p ? p : "";
+    while (str::starts_with(out.path, "./")) out.path.erase(0, 2);
+    out.size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
+    out.mode = archive_entry_perm(e);
+    if (const char* h = archive_entry_hardlink(e)) {
+        out.type = EntryType::hardlink;
+        out.link_target = h;
+        while (str::starts_with(out.link_target, "./")) out.link_target.erase(0, 2);
+        return out;
+    }
+    switch (archive_entry_filetype(e)) {
+        case AE_IFREG: out.type = EntryType::file; break;
+        case AE_IFDIR:
+            out.type = EntryType::directory;
+            while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
+            break;
+        case AE_IFLNK:
+            out.type = EntryType::symlink;
+            out.link_target = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+            break;
+        default: out.type = static_cast<EntryType>(-1); break;  // rejected by callers
+    }
+    return out;
+}
+
+bool wanted(Part part, const std::string& path) {
+    bool info = path == "info" || str::starts_with(path, "info/");
+    return part == Part::all || (part == Part::info) == info;
+}
+
+// Walks one tar stream (already opened in `a`).
+Result<bool> visit_tar(struct archive* a, const stdfs::path& pkg, std::string_view label, Part part,
+                       const Visitor& v) {
+    struct archive_entry* e = nullptr;
+    while (true) {
+        int rc = archive_read_next_header(a, &e);
+        if (rc == ARCHIVE_EOF) return true;
+        if (rc < ARCHIVE_WARN)
+            return bad(pkg, std::string(label) + ": truncated or corrupt archive: " + err_of(a));
+        Entry entry = entry_of(e);
+        if (!wanted(part, entry.path)) continue;
+        auto r = v(a, entry);
+        if (!r) return Unexpected<Error>{r.error()};
+        if (!*r) return false;
+    }
+}
+
+struct InnerCtx {
+    struct archive* outer;
+    std::vector<char> buf = std::vector<char>(1 << 18);
+};
+
+la_ssize_t inner_read(struct archive* inner, void* ud, const void** out) {
+    auto* c = static_cast<InnerCtx*>(ud);
+    la_ssize_t n = archive_read_data(c->outer, c->buf.data(), c->buf.size());
+    if (n < 0) {
+        archive_set_error(inner, EIO, "%s", err_of(c->outer).c_str());
+        return -1;
+    }
+    *out = c->buf.data();
+    return n;
+}
+
+Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) {
+    auto fmt = package_format(pkg);
+    if (!fmt) return Unexpected<Error>{fmt.error()};
+    std::error_code ec;
+    if (!stdfs::is_regular_file(pkg, ec)) return bad(pkg, "no such package file");
+
+    if (*fmt == PackageFormat::tar_bz2) {
+        auto a = new_reader();
+        archive_read_support_filter_bzip2(a.get());
+        archive_read_support_format_tar(a.get());
+        if (archive_read_open_filename(a.get(), pkg.c_str(), 1 << 18) != ARCHIVE_OK)
+            return bad(pkg, "truncated or corrupt archive: " + err_of(a.get()));
+        auto r = visit_tar(a.get(), pkg, "tar.bz2", part, v);
+        if (!r) return Unexpected<Error>{r.error()};
+        return {};
+    }
+
+    auto zip = new_reader();
+    archive_read_support_format_zip_seekable(zip.get());
+    if (archive_read_open_filename(zip.get(), pkg.c_str(), 1 << 18) != ARCHIVE_OK)
+        return bad(pkg, "truncated or corrupt .conda (not a readable zip): " + err_of(zip.get()));
+    bool saw_info = false, saw_pkg = false, saw_meta = false;
+    struct archive_entry* e = nullptr;
+    while (true) {
+        int rc = archive_read_next_header(zip.get(), &e);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc < ARCHIVE_WARN) return bad(pkg, "truncated or corrupt .conda: " + err_of(zip.get()));
+        std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+        if (name == "metadata.json") {
+            saw_meta = true;
+            std::string text;
+            char buf[4096];
+            la_ssize_t n;
+            while ((n = archive_read_data(zip.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+            if (n < 0) return bad(pkg, "truncated or corrupt .conda: " + err_of(zip.get()));
+            auto j = nlohmann::json::parse(text, nullptr, false);
+            if (j.is_discarded() || !j.is_object() || j.value("conda_pkg_format_version", 0) != 2)
+                return bad(pkg, "metadata.json does not say conda_pkg_format_version 2");
+            continue;
+        }
+        bool is_info = str::starts_with(name, "info-") && str::ends_with(name, ".tar.zst");
+        bool is_pkg = str::starts_with(name, "pkg-") && str::ends_with(name, ".tar.zst");
+        if (!is_info && !is_pkg) return bad(pkg, "unexpected member '" + name + "' in .conda");
+        (is_info ? saw_info : saw_pkg) = true;
+        if ((is_info && part == Part::payload) || (is_pkg && part == Part::info)) continue;
+        InnerCtx ctx{zip.get()};
+        auto inner = new_reader();
+        archive_read_support_filter_zstd(inner.get());
+        archive_read_support_format_tar(inner.get());
+        if (archive_read_open(inner.get(), &ctx, nullptr, inner_read, nullptr) != ARCHIVE_OK)
+            return bad(pkg, name + ": corrupt zstd tarball: " + err_of(inner.get()));
+        auto r = visit_tar(inner.get(), pkg, name, part, v);
+        if (!r) return Unexpected<Error>{r.error()};
+        if (!*r) return {};
+        // Drain the rest of the member so the zip CRC is checked too.
+        while (true) {
+            la_ssize_t n = archive_read_data(zip.get(), ctx.buf.data(), ctx.buf.size());
+            if (n == 0) break;
+            if (n < 0) return bad(pkg, name + ": truncated or corrupt .conda: " + err_of(zip.get()));
+        }
+    }
+    if (!saw_meta) return bad(pkg, "not a .conda package: no metadata.json");
+    if (part != Part::payload && !saw_info) return bad(pkg, "not a .conda package: no info-*.tar.zst");
+    if (part != Part::info && !saw_pkg) return bad(pkg, "not a .conda package: no pkg-*.tar.zst");
+    return {};
+}
+
+Result<std::string> read_data(struct archive* a, const stdfs::path& pkg, const Entry& e) {
+    std::string out;
+    char buf[1 << 16];
+    while (true) {
+        la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+        if (n == 0) return out;
+        if (n < 0) return bad(pkg, e.path + ": truncated or corrupt archive: " + err_of(a));
+        out.append(buf, static_cast<size_t>(n));
+    }
+}
+
+// --- extraction -------------------------------------------------------------
+
+std::string sys_err(int e) { return std::strerror(e); }
+
+// Creates the parent directories of `rel` under `root`, refusing to pass
+// through anything that is not a real directory (e.g. a symlink the archive
+// created earlier).
+Result<void> make_parents(const stdfs::path& root, const std::string& rel, const stdfs::path& pkg) {
+    auto parts = str::split(rel, '/');
+    parts.pop_back();
+    stdfs::path cur = root;
+    for (const auto& p : parts) {
+        cur /= p;
+        struct stat st{};
+        if (::lstat(cur.c_str(), &st) == 0) {
+            if (S_ISLNK(st.st_mode)) return bad(pkg, "member '" + rel + "' would be written through a symlink");
+            if (!S_ISDIR(st.st_mode)) return bad(pkg, "member '" + rel + "' is below a non-directory");
+            continue;
+        }
+        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+            return bad(pkg, "cannot create directory for '" + rel + "': " + sys_err(errno));
+    }
+    return {};
+}
+
+// Removes whatever a duplicate member left at `p` (not directories).
+Result<void> clear_slot(const stdfs::path& p, const std::string& rel, const stdfs::path& pkg) {
+    struct stat st{};
+    if (::lstat(p.c_str(), &st) != 0) return {};
+    if (S_ISDIR(st.st_mode)) return bad(pkg, "member '" + rel + "' collides with a directory");
+    ::unlink(p.c_str());
+    return {};
+}
+
+Result<void> write_file(struct archive* a, const stdfs::path& dst, const Entry& e, const stdfs::path& pkg) {
+    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return bad(pkg, "cannot create '" + e.path + "': " + sys_err(errno));
+    std::vector<char> buf(1 << 18);
+    while (true) {
+        la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
+        if (n == 0) break;
+        if (n < 0) {
+            ::close(fd);
+            return bad(pkg, e.path + ": truncated or corrupt archive: " + err_of(a));
+        }
+        const char* p = buf.data();
+        while (n > 0) {
+            ssize_t w = ::write(fd, p, static_cast<size_t>(n));
+            if (w < 0) {
+                if (errno == EINTR) continue;
+                int err = errno;
+                ::close(fd);
+                return bad(pkg, "cannot write '" + e.path + "': " + sys_err(err));
+            }
+            p += w;
+            n -= w;
+        }
+    }
+    ::fchmod(fd, e.mode & 01777);  // no setuid/setgid from packages
+    if (::close(fd) != 0) return bad(pkg, "cannot write '" + e.path + "': " + sys_err(errno));
+    return {};
+}
+
+std::string random_suffix() {
+    std::random_device rd;
+    static const char* hex = "0123456789abcdef";
+    std::string s;
+    for (int i = 0; i < 8; ++i) s += hex[rd() % 16];
+    return s;
+}
+
+}  // namespace
+
+Result<PackageFormat> package_format(const stdfs::path& file) {
+    std::string name = file.filename().string();
+    if (str::ends_with(name, ".conda")) return PackageFormat::conda;
+    if (str::ends_with(name, ".tar.bz2")) return PackageFormat::tar_bz2;
+    return fail(file.string() + ": not a conda package (expected a .conda or .tar.bz2 file name)");
+}
+
+std::string package_stem(const stdfs::path& file) {
+    std::string name = file.filename().string();
+    for (std::string_view ext : {".conda", ".tar.bz2"})
+        if (str::ends_with(name, ext)) return name.substr(0, name.size() - ext.size());
+    return name;
+}
+
+Result<std::string> safe_member_path(std::string_view name) {
+    std::string s(name);
+    while (str::starts_with(s, "./")) s.erase(0, 2);
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    if (s.empty()) return fail("empty member name");
+    if (s.front() == '/') return fail("absolute member path '" + std::string(name) + "'");
+    if (s.find('\\') != std::string::npos || s.find('\0') != std::string::npos)
+        return fail("invalid character in member path '" + std::string(name) + "'");
+    std::vector<std::string> kept;
+    for (const auto& part : str::split(s, '/')) {
+        if (part == "..") return fail("member path '" + std::string(name) + "' contains '..'");
+        if (part.empty() || part == ".") continue;
+        kept.push_back(part);
+    }
+    if (kept.empty()) return fail("empty member name");
+    return str::join(kept, "/");
+}
+
+bool symlink_stays_inside(std::string_view link_path, std::string_view target) {
+    if (target.empty() || target.front() == '/') return false;
+    long depth = static_cast<long>(str::split(std::string(link_path), '/').size()) - 1;
+    bool seen_name = false;
+    for (const auto& part : str::split(std::string(target), '/')) {
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            // "a/.." can resolve through a symlink `a` to somewhere else, so
+            // '..' is only accepted before the first name.
+            if (seen_name) return false;
+            if (--depth < 0) return false;
+        } else {
+            seen_name = true;
+        }
+    }
+    return true;
+}
+
+Result<std::vector<Entry>> list_package(const stdfs::path& pkg, Part part) {
+    std::vector<Entry> out;
+    auto r = visit_package(pkg, part, [&](struct archive*, const Entry& e) -> Result<bool> {
+        out.push_back(e);
+        return true;
+    });
+    if (!r) return Unexpected<Error>{r.error()};
+    return out;
+}
+
+Result<std::string> read_package_member(const stdfs::path& pkg, std::string_view member) {
+    std::optional<std::string> found;
+    Part part = member == "info" || str::starts_with(member, "info/") ? Part::info : Part::payload;
+    auto r = visit_package(pkg, part, [&](struct archive* a, const Entry& e) -> Result<bool> {
+        if (e.path != member) return true;
+        auto d = read_data(a, pkg, e);
+        if (!d) return Unexpected<Error>{d.error()};
+        found = std::move(*d);
+        return false;
+    });
+    if (!r) return Unexpected<Error>{r.error()};
+    if (!found) return bad(pkg, "no member '" + std::string(member) + "'");
+    return *found;
+}
+
+Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg) {
+    std::optional<std::string> index, paths;
+    auto r = visit_package(pkg, Part::info, [&](struct archive* a, const Entry& e) -> Result<bool> {
+        if (e.path != "info/index.json" && e.path != "info/paths.json") return true;
+        auto d = read_data(a, pkg, e);
+        if (!d) return Unexpected<Error>{d.error()};
+        (e.path == "info/index.json" ? index : paths) = std::move(*d);
+        return !(index && paths);
+    });
+    if (!r) return Unexpected<Error>{r.error()};
+    if (!index) return bad(pkg, "no info/index.json");
+    auto j = nlohmann::json::parse(*index, nullptr, false);
+    if (j.is_discarded()) return bad(pkg, "info/index.json is not valid JSON");
+    auto rec = spec::PackageRecord::from_json(j, pkg.string() + ": info/index.json");
+    if (!rec) return Unexpected<Error>{rec.error()};
+    PackageMetadata md{std::move(*rec), std::nullopt};
+    if (paths) {
+        auto p = spec::PathsJson::parse(*paths, pkg.string() + ": info/paths.json");
+        if (!p) return Unexpected<Error>{p.error()};
+        md.paths = std::move(*p);
+    }
+    return md;
+}
+
+Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
+    std::error_code ec;
+    if (stdfs::exists(stdfs::symlink_status(dest, ec)))
+        return fail(dest.string() + ": already exists; not extracting " + pkg.filename().string() + " over it");
+    stdfs::path parent = dest.parent_path().empty() ? stdfs::path(".") : dest.parent_path();
+    stdfs::create_directories(parent, ec);
+    stdfs::path tmp = parent / ("." + dest.filename().string() + ".extract-" + random_suffix());
+    if (!stdfs::create_directory(tmp, ec)) return fail(tmp.string() + ": cannot create: " + ec.message());
+
+    struct Cleanup {
+        stdfs::path p;
+        bool armed = true;
+        ~Cleanup() {
+            std::error_code e;
+            if (armed) stdfs::remove_all(p, e);
+        }
+    } cleanup{tmp};
+
+    std::vector<std::pair<stdfs::path, unsigned>> dir_modes;  // applied last
+    auto r = visit_package(pkg, Part::all, [&](struct archive* a, const Entry& e) -> Result<bool> {
+        auto rel = safe_member_path(e.path);
+        if (!rel) return bad(pkg, "unsafe member: " + rel.error().message);
+        stdfs::path dst = tmp / *rel;
+        if (auto ok = make_parents(tmp, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
+        switch (e.type) {
+            case EntryType::directory: {
+                struct stat st{};
+                if (::lstat(dst.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+                    return bad(pkg, "directory member '" + *rel + "' collides with a file");
+                if (::mkdir(dst.c_str(), 0755) != 0 && errno != EEXIST)
+                    return bad(pkg, "cannot create directory '" + *rel + "': " + sys_err(errno));
+                dir_modes.emplace_back(dst, (e.mode & 0777) | 0700);
+                return true;
+            }
+            case EntryType::file: {
+                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
+                if (auto ok = write_file(a, dst, e, pkg); !ok) return Unexpected<Error>{ok.error()};
+                return true;
+            }
+            case EntryType::symlink: {
+                if (!symlink_stays_inside(*rel, e.link_target))
+                    return bad(pkg, "unsafe member: symlink '" + *rel + "' -> '" + e.link_target +
+                                        "' points outside the package");
+                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
+                if (::symlink(e.link_target.c_str(), dst.c_str()) != 0)
+                    return bad(pkg, "cannot create symlink '" + *rel + "': " + sys_err(errno));
+                return true;
+            }
+            case EntryType::hardlink: {
+                auto src = safe_member_path(e.link_target);
+                if (!src) return bad(pkg, "unsafe member: hardlink '" + *rel + "': " + src.error().message);
+                struct stat st{};
+                stdfs::path from = tmp / *src;
+                if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+                    return bad(pkg, "hardlink '" + *rel + "' refers to '" + *src + "', not an earlier file");
+                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
+                if (::link(from.c_str(), dst.c_str()) != 0) {
+                    std::error_code cec;
+                    stdfs::copy_file(from, dst, cec);
+                    if (cec) return bad(pkg, "cannot create '" + *rel + "': " + cec.message());
+                }
+                return true;
+            }
+        }
+        return bad(pkg, "unsafe member: '" + *rel + "' is not a file, directory or symlink");
+    });
+    if (!r) return Unexpected<Error>{r.error()};
+    for (auto it = dir_modes.rbegin(); it != dir_modes.rend(); ++it) ::chmod(it->first.c_str(), it->second);
+    if (::rename(tmp.c_str(), dest.c_str()) != 0)
+        return fail(dest.string() + ": cannot move the extracted package into place: " + sys_err(errno));
+    cleanup.armed = false;
+    return {};
+}
+
+}  // namespace sf::archive

@@ -1,0 +1,70 @@
+#pragma once
+// Reading conda packages: .conda (a STORED zip holding metadata.json,
+// info-<stem>.tar.zst and pkg-<stem>.tar.zst) and .tar.bz2. Everything is
+// streamed through libarchive; a .conda's inner tarballs are read straight out
+// of the zip without temporary files.
+//
+// extract_package() is the safe way to unpack: member names must be relative
+// with no "..", symlink targets must stay inside the destination, and nothing
+// is written through a symlink. It extracts into a temporary sibling directory
+// and renames it into place, so a failure (unsafe member, truncated archive,
+// corrupt zstd frame) leaves nothing behind.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "spec/package_record.hpp"
+
+namespace sf::archive {
+
+namespace stdfs = std::filesystem;
+
+enum class PackageFormat { conda, tar_bz2 };
+
+// By file name: ".conda" or ".tar.bz2"; anything else is an error.
+Result<PackageFormat> package_format(const stdfs::path& file);
+// "foo-1.0-h0_0" for foo-1.0-h0_0.conda / .tar.bz2.
+std::string package_stem(const stdfs::path& file);
+
+enum class EntryType { file, symlink, directory, hardlink };
+
+struct Entry {
+    std::string path;         // as stored (normalized: no leading "./")
+    EntryType type = EntryType::file;
+    std::string link_target;  // symlink target, or the hardlink's source member
+    std::uint64_t size = 0;
+    unsigned mode = 0644;     // permission bits
+};
+
+// Which part of a package to read.
+enum class Part { info, payload, all };
+
+// Every member of the package (both inner tarballs for .conda), in archive order.
+Result<std::vector<Entry>> list_package(const stdfs::path& pkg, Part part = Part::all);
+
+// The bytes of one member, e.g. "info/index.json". Error if absent.
+Result<std::string> read_package_member(const stdfs::path& pkg, std::string_view member);
+
+// info/index.json and info/paths.json (absent in very old packages).
+struct PackageMetadata {
+    spec::PackageRecord index;
+    std::optional<spec::PathsJson> paths;
+};
+Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg);
+
+// Extracts the whole package into `dest`, which must not exist yet. Atomic:
+// on success `dest` appears complete, on failure it does not appear at all.
+Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest);
+
+// The member-name rule used by extract_package(): relative, no "..", no
+// empty name. Returns the normalized path or an error message.
+Result<std::string> safe_member_path(std::string_view name);
+// Does symlink `link_path` (relative, inside the root) with `target` stay inside the root?
+bool symlink_stays_inside(std::string_view link_path, std::string_view target);
+
+}  // namespace sf::archive
