@@ -340,7 +340,6 @@ fresh_prefix "$WORK/test"
 install_pkg "$WORK/test" libtorch ${LINALG_PKGS[@]+"${LINALG_PKGS[@]}"}
 run_tests libtorch "$WORK/test" "${VKEYS[@]}" with_magma=true
 
-first=yes
 for py in "${PYTHONS[@]}"; do
   log "pytorch for python $py"
   fresh_prefix "$HOST" "$py"
@@ -353,7 +352,6 @@ for py in "${PYTHONS[@]}"; do
   note "  python $py recompiled $py_objs Python objects, $other other objects"
   check "python $py build recompiles zero non-Python objects" "$other"
   [[ "$py_objs" -gt 0 ]] || { note "  CHECK FAIL: python $py rebuilt no Python object"; FAILED=1; }
-  first=no
 
   conda_py=${py/./}
   fresh_prefix "$WORK/test" "$py"
