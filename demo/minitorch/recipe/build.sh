@@ -8,6 +8,7 @@
 # without magma (stashed), then USE_MAGMA is flipped in CMakeCache.txt and
 # only that target is rebuilt (stashed too). build_linalg.sh picks one.
 set -euo pipefail
+: "${blas_impl:?blas_impl (generic/mkl) must be set by the engine}"
 
 build="$SRC_DIR/build"
 stash="$SRC_DIR/stash"

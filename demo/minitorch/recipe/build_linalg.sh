@@ -2,6 +2,7 @@
 # libtorch-cuda-linalg: ship the magma or nomagma library that build.sh
 # stashed. with_magma is an output-local variant key (see extra/splitforge).
 set -euo pipefail
+: "${with_magma:?with_magma (true/false) must be set by the engine}"
 
 if [[ "${with_magma}" == "true" || "${with_magma}" == "True" ]]; then
   flavour=magma
