@@ -1,0 +1,242 @@
+#include "env/install.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "archive/read.hpp"
+#include "env/install_detail.hpp"
+#include "env/solve.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env {
+namespace {
+
+using json = nlohmann::json;
+using detail::CachedPackage;
+using detail::Transaction;
+
+bool is_package_file(const std::string& s) {
+    return str::ends_with(s, ".conda") || str::ends_with(s, ".tar.bz2");
+}
+
+struct Installed {
+    std::string dist;       // name-version-build
+    std::string meta_file;  // conda-meta/<dist>.json, relative to the prefix
+    std::vector<std::string> files;
+};
+
+// What conda-meta says is installed, by package name.
+Result<std::map<std::string, Installed>> read_installed(const stdfs::path& prefix) {
+    std::map<std::string, Installed> out;
+    std::error_code ec;
+    stdfs::path meta = prefix / "conda-meta";
+    if (!stdfs::is_directory(meta, ec)) return out;
+    for (const auto& e : stdfs::directory_iterator(meta, ec)) {
+        if (e.path().extension() != ".json") continue;
+        auto text = fs::read_file(e.path());
+        if (!text) return Unexpected<Error>{text.error()};
+        json j = json::parse(*text, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("name"))
+            return fail(e.path().string() + ": not a valid conda-meta record");
+        Installed inst;
+        inst.dist = j.value("name", "") + "-" + j.value("version", "") + "-" + j.value("build", "");
+        inst.meta_file = "conda-meta/" + e.path().filename().string();
+        if (auto f = j.find("files"); f != j.end() && f->is_array())
+            for (const auto& p : *f)
+                if (p.is_string()) inst.files.push_back(p.get<std::string>());
+        out[j.value("name", "")] = std::move(inst);
+    }
+    return out;
+}
+
+// Fails before anything is linked when a binary placeholder is too short for
+// the prefix, or the package needs handling we do not do.
+Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
+    const auto& rec = pkg.candidate.record;
+    if (rec.noarch == "python")
+        return fail(rec.dist_name() + ": noarch: python packages are not supported by this installer yet",
+                    "use a python-specific build of the package");
+    for (const auto& e : pkg.paths.paths) {
+        if (e.prefix_placeholder.empty() || e.file_mode != spec::FileMode::binary) continue;
+        if (prefix.size() > e.prefix_placeholder.size())
+            return fail(rec.dist_name() + ": " + e.path + ": the prefix '" + prefix + "' (" +
+                        std::to_string(prefix.size()) + " characters) is longer than the binary placeholder (" +
+                        std::to_string(e.prefix_placeholder.size()) + " characters)",
+                        "install into a shorter prefix");
+    }
+    return {};
+}
+
+// Links one package into the prefix and returns its conda-meta record.
+Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::string& prefix, LinkMode mode,
+                          const std::string& requested_spec) {
+    json paths = json::array();
+    json files = json::array();
+    bool copied = mode == LinkMode::copy;
+    for (const auto& e : pkg.paths.paths) {
+        auto rel = archive::safe_member_path(e.path);
+        if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
+        if (str::starts_with(*rel, "info/")) continue;
+        stdfs::path src = pkg.dir / *rel;
+        json pd = {{"_path", *rel}, {"path_type", spec::to_string(e.type)}};
+        switch (e.type) {
+            case spec::PathType::directory: {
+                if (auto ok = tx.make_dirs(*rel); !ok) return Unexpected<Error>{ok.error()};
+                break;
+            }
+            case spec::PathType::softlink: {
+                std::error_code ec;
+                auto target = stdfs::read_symlink(src, ec);
+                if (ec) return fail(src.string() + ": cannot read symlink: " + ec.message());
+                if (auto ok = tx.symlink(target.string(), *rel); !ok) return Unexpected<Error>{ok.error()};
+                break;
+            }
+            case spec::PathType::hardlink: {
+                if (!e.prefix_placeholder.empty()) {
+                    auto data = fs::read_file(src);
+                    if (!data) return Unexpected<Error>{data.error()};
+                    std::string out;
+                    if (e.file_mode == spec::FileMode::binary) {
+                        auto r = replace_prefix_binary(*data, e.prefix_placeholder, prefix);
+                        if (!r) return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message);
+                        out = std::move(*r);
+                    } else {
+                        out = replace_prefix_text(*data, e.prefix_placeholder, prefix);
+                    }
+                    struct stat st{};
+                    unsigned m = ::stat(src.c_str(), &st) == 0 ? st.st_mode : 0644;
+                    if (auto ok = tx.write(*rel, out, m); !ok) return Unexpected<Error>{ok.error()};
+                    pd["prefix_placeholder"] = e.prefix_placeholder;
+                    pd["file_mode"] = spec::to_string(e.file_mode);
+                    pd["sha256_in_prefix"] = hash::sha256(out);
+                } else {
+                    auto how = tx.link(src, *rel, e.no_link ? LinkMode::copy : mode);
+                    if (!how) return Unexpected<Error>{how.error()};
+                    if (*how == Transaction::Linked::copy && !e.no_link) copied = true;
+                }
+                break;
+            }
+        }
+        if (e.type != spec::PathType::directory) {
+            files.push_back(*rel);
+            pd["sha256"] = e.sha256.empty() ? json(nullptr) : json(e.sha256);
+            pd["size_in_bytes"] = e.size ? json(*e.size) : json(nullptr);
+        }
+        paths.push_back(std::move(pd));
+    }
+
+    json rec = pkg.candidate.record.to_json();
+    rec["md5"] = pkg.md5;
+    rec["sha256"] = pkg.sha256;
+    rec["size"] = pkg.size;
+    rec["files"] = files;
+    rec["paths_data"] = {{"paths_version", 1}, {"paths", paths}};
+    rec["extracted_package_dir"] = pkg.dir.string();
+    rec["package_tarball_full_path"] = pkg.candidate.file.string();
+    // conda's LinkType: 1 hardlink, 3 copy.
+    rec["link"] = {{"source", pkg.dir.string()}, {"type", copied ? 3 : 1}};
+    rec["requested_spec"] = requested_spec;
+    return rec;
+}
+
+void progress(const InstallOptions& o, const std::string& line) {
+    if (o.on_progress) o.on_progress(line);
+}
+
+}  // namespace
+
+stdfs::path default_pkgs_dir() {
+    if (const char* d = std::getenv("SPLITFORGE_PKGS_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return stdfs::path(x) / "splitforge/pkgs";
+    const char* home = std::getenv("HOME");
+    return stdfs::path(home && *home ? home : "/tmp") / ".cache/splitforge/pkgs";
+}
+
+Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<std::string>& requests,
+                              const InstallOptions& opts) {
+    if (requests.empty()) return fail("nothing to install", "give package specs or package files");
+    std::error_code ec;
+    stdfs::path prefix = stdfs::absolute(prefix_in, ec).lexically_normal();
+    std::string prefix_str = prefix.string();
+    while (prefix_str.size() > 1 && prefix_str.back() == '/') prefix_str.pop_back();
+    prefix = prefix_str;
+    stdfs::path pkgs_dir = opts.pkgs_dir.empty() ? default_pkgs_dir() : stdfs::absolute(opts.pkgs_dir, ec);
+
+    // 1. Parse and resolve; nothing is touched yet.
+    SolveRequest req;
+    std::map<std::string, std::string> requested;  // package name -> what the user wrote
+    for (const auto& r : requests) {
+        if (is_package_file(r)) {
+            auto c = candidate_from_file(r);
+            if (!c) return Unexpected<Error>{c.error()};
+            requested[c->record.name] = r;
+            req.pinned.push_back(std::move(*c));
+        } else {
+            auto m = spec::MatchSpec::parse(r);
+            if (!m) return Unexpected<Error>{m.error()};
+            requested[m->name()] = r;
+            req.specs.push_back(std::move(*m));
+        }
+    }
+    ChannelIndex index;
+    if (!opts.channels.empty()) {
+        auto idx = load_channels(opts.channels, opts.platform);
+        if (!idx) return Unexpected<Error>{idx.error()};
+        index = std::move(*idx);
+    }
+    auto solution = solve(index, req);
+    if (!solution) return Unexpected<Error>{solution.error()};
+
+    auto installed = read_installed(prefix);
+    if (!installed) return Unexpected<Error>{installed.error()};
+
+    // 2. Fetch into the cache and check everything that can be checked.
+    InstallResult result;
+    std::vector<CachedPackage> to_link;
+    std::vector<const Installed*> to_remove;
+    for (const auto& c : *solution) {
+        auto it = installed->find(c.record.name);
+        if (it != installed->end() && it->second.dist == c.record.dist_name()) {
+            result.unchanged.push_back(c.record.dist_name());
+            continue;
+        }
+        progress(opts, "fetching " + c.record.fn);
+        auto pkg = detail::fetch(c, pkgs_dir);
+        if (!pkg) return Unexpected<Error>{pkg.error()};
+        if (auto ok = precheck(*pkg, prefix_str); !ok) return Unexpected<Error>{ok.error()};
+        if (it != installed->end()) to_remove.push_back(&it->second);
+        to_link.push_back(std::move(*pkg));
+    }
+    if (to_link.empty()) return result;
+
+    // 3. Change the prefix, undoably.
+    Transaction tx(prefix);
+    if (auto ok = tx.begin(); !ok) return Unexpected<Error>{ok.error()};
+    for (const Installed* old : to_remove) {
+        progress(opts, "removing " + old->dist);
+        for (const auto& f : old->files)
+            if (auto ok = tx.remove(f); !ok) return Unexpected<Error>{ok.error()};
+        if (auto ok = tx.remove(old->meta_file); !ok) return Unexpected<Error>{ok.error()};
+        result.removed.push_back(old->dist);
+    }
+    for (const auto& pkg : to_link) {
+        const auto& rec = pkg.candidate.record;
+        progress(opts, "linking " + rec.dist_name());
+        auto it = requested.find(rec.name);
+        auto meta = link_package(tx, pkg, prefix_str, opts.link_mode, it == requested.end() ? "" : it->second);
+        if (!meta) return Unexpected<Error>{meta.error()};
+        if (auto ok = tx.write("conda-meta/" + rec.dist_name() + ".json", meta->dump(2) + "\n", 0644); !ok)
+            return Unexpected<Error>{ok.error()};
+        result.linked.push_back(rec.dist_name());
+    }
+    if (!stdfs::exists(prefix / "conda-meta/history", ec))
+        if (auto ok = tx.write("conda-meta/history", "", 0644); !ok) return Unexpected<Error>{ok.error()};
+    tx.commit();
+    return result;
+}
+
+}  // namespace sf::env

@@ -1,0 +1,60 @@
+#pragma once
+// The installer: resolves specs against local channels, fetches packages into
+// a sha256-keyed cache, and links them into a prefix the way conda does:
+// hardlinks where possible, symlinks recreated, prefix placeholders replaced
+// (text: every occurrence; binary: inside NUL-terminated strings, NUL-padded
+// to keep the length), and conda-meta/<name>-<version>-<build>.json records
+// plus conda-meta/history, so `conda list -p PREFIX` shows the packages.
+//
+// It is transactional: everything that can fail without touching the prefix
+// (solving, sha256/size checks, extraction, placeholder lengths) happens
+// first; while linking, every file that is replaced is moved aside, and on any
+// failure the prefix is put back exactly as it was.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "spec/platform.hpp"
+
+namespace sf::env {
+
+namespace stdfs = std::filesystem;
+
+enum class LinkMode { hardlink_or_copy, copy };
+
+struct InstallOptions {
+    std::vector<stdfs::path> channels;           // local channel directories, in priority order
+    stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
+    spec::Platform platform = spec::Platform::current();
+    LinkMode link_mode = LinkMode::hardlink_or_copy;
+    std::function<void(const std::string&)> on_progress;  // optional: one line per step
+};
+
+struct InstallResult {
+    std::vector<std::string> linked;     // dist names (name-version-build) newly installed
+    std::vector<std::string> unchanged;  // already installed with the same name-version-build
+    std::vector<std::string> removed;    // other builds/versions replaced by `linked`
+};
+
+// `requests`: match specs ("foo >=1.2,<2") and/or package files (paths ending
+// in .conda or .tar.bz2), which are installed as given, their dependencies
+// coming from the channels.
+Result<InstallResult> install(const stdfs::path& prefix, const std::vector<std::string>& requests,
+                              const InstallOptions& options);
+
+// $SPLITFORGE_PKGS_DIR, else $XDG_CACHE_HOME/splitforge/pkgs, else ~/.cache/splitforge/pkgs.
+stdfs::path default_pkgs_dir();
+
+// conda's placeholder replacement, exposed for tests and the build engine.
+// Text: all occurrences, then a too-long shebang (> 127 chars) becomes
+// "#!/usr/bin/env <program>" as conda does on Unix.
+std::string replace_prefix_text(std::string data, const std::string& placeholder, const std::string& prefix);
+// Binary: every C string that contains the placeholder has each occurrence
+// replaced and is padded with NULs to its old length. Fails if `prefix` is
+// longer than `placeholder`.
+Result<std::string> replace_prefix_binary(const std::string& data, const std::string& placeholder,
+                                          const std::string& prefix);
+
+}  // namespace sf::env

@@ -1,0 +1,170 @@
+// The prefix transaction: every change is recorded so it can be undone.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "env/install_detail.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env::detail {
+namespace {
+
+std::string sys_err() { return std::strerror(errno); }
+
+bool lexists(const stdfs::path& p, struct stat* st) { return ::lstat(p.c_str(), st) == 0; }
+
+std::string random_suffix() {
+    std::random_device rd;
+    std::string s;
+    for (int i = 0; i < 8; ++i) s += "0123456789abcdef"[rd() % 16];
+    return s;
+}
+
+}  // namespace
+
+Transaction::Transaction(stdfs::path prefix) : prefix_(std::move(prefix)) {}
+
+Transaction::~Transaction() {
+    if (!done_) rollback();
+}
+
+Result<void> Transaction::begin() {
+    struct stat st{};
+    if (lexists(prefix_, &st)) {
+        if (!S_ISDIR(st.st_mode)) return fail(prefix_.string() + ": exists and is not a directory");
+        return {};
+    }
+    // Create missing parents too; only the prefix itself is undone on failure.
+    std::error_code ec;
+    stdfs::create_directories(prefix_.parent_path(), ec);
+    if (::mkdir(prefix_.c_str(), 0755) != 0) return fail(prefix_.string() + ": cannot create: " + sys_err());
+    created_prefix_ = true;
+    return {};
+}
+
+Result<void> Transaction::make_dirs(const std::string& rel) {
+    stdfs::path cur = prefix_;
+    for (const auto& part : str::split(rel, '/')) {
+        if (part.empty()) continue;
+        cur /= part;
+        struct stat st{};
+        if (::stat(cur.c_str(), &st) == 0) {  // follows symlinks: lib64 -> lib is fine
+            if (!S_ISDIR(st.st_mode))
+                return fail(prefix_.string() + ": cannot create directory '" + rel + "': '" +
+                            cur.lexically_relative(prefix_).string() + "' is a file");
+            continue;
+        }
+        if (::mkdir(cur.c_str(), 0755) != 0)
+            return fail(prefix_.string() + ": cannot create directory '" + rel + "': " + sys_err());
+        created_dirs_.push_back(cur);
+    }
+    return {};
+}
+
+Result<void> Transaction::remove(const std::string& rel) {
+    stdfs::path p = prefix_ / rel;
+    struct stat st{};
+    if (!lexists(p, &st) || S_ISDIR(st.st_mode)) return {};
+    if (trash_.empty()) {
+        trash_ = prefix_ / (".splitforge-trash-" + random_suffix());
+        if (::mkdir(trash_.c_str(), 0700) != 0) {
+            std::string e = sys_err();
+            trash_.clear();
+            return fail(prefix_.string() + ": cannot create a trash directory: " + e);
+        }
+    }
+    stdfs::path aside = trash_ / std::to_string(moved_.size());
+    if (::rename(p.c_str(), aside.c_str()) != 0)
+        return fail(prefix_.string() + ": cannot move '" + rel + "' aside: " + sys_err());
+    moved_.emplace_back(p, aside);
+    removed_.push_back(p);
+    return {};
+}
+
+Result<void> Transaction::prepare(const std::string& rel) {
+    auto slash = rel.rfind('/');
+    if (slash != std::string::npos) {
+        if (auto ok = make_dirs(rel.substr(0, slash)); !ok) return ok;
+    }
+    struct stat st{};
+    stdfs::path p = prefix_ / rel;
+    if (lexists(p, &st) && S_ISDIR(st.st_mode))
+        return fail(prefix_.string() + ": cannot install '" + rel + "': a directory is in the way");
+    return remove(rel);
+}
+
+Result<Transaction::Linked> Transaction::link(const stdfs::path& src, const std::string& rel, LinkMode mode) {
+    if (auto ok = prepare(rel); !ok) return Unexpected<Error>{ok.error()};
+    stdfs::path dst = prefix_ / rel;
+    if (mode == LinkMode::hardlink_or_copy && ::link(src.c_str(), dst.c_str()) == 0) {
+        created_files_.push_back(dst);
+        return Linked::hardlink;
+    }
+    std::error_code ec;
+    created_files_.push_back(dst);  // recorded first so a partial copy is undone too
+    stdfs::copy_file(src, dst, ec);
+    if (ec) return fail(prefix_.string() + ": cannot copy '" + rel + "': " + ec.message());
+    struct stat st{};
+    if (::stat(src.c_str(), &st) == 0) ::chmod(dst.c_str(), st.st_mode & 01777);
+    return Linked::copy;
+}
+
+Result<void> Transaction::write(const std::string& rel, const std::string& data, unsigned mode) {
+    if (auto ok = prepare(rel); !ok) return ok;
+    stdfs::path dst = prefix_ / rel;
+    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return fail(prefix_.string() + ": cannot create '" + rel + "': " + sys_err());
+    created_files_.push_back(dst);
+    size_t off = 0;
+    while (off < data.size()) {
+        ssize_t w = ::write(fd, data.data() + off, data.size() - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            std::string e = sys_err();
+            ::close(fd);
+            return fail(prefix_.string() + ": cannot write '" + rel + "': " + e);
+        }
+        off += static_cast<size_t>(w);
+    }
+    ::fchmod(fd, mode & 01777);
+    if (::close(fd) != 0) return fail(prefix_.string() + ": cannot write '" + rel + "': " + sys_err());
+    return {};
+}
+
+Result<void> Transaction::symlink(const std::string& target, const std::string& rel) {
+    if (auto ok = prepare(rel); !ok) return ok;
+    stdfs::path dst = prefix_ / rel;
+    if (::symlink(target.c_str(), dst.c_str()) != 0)
+        return fail(prefix_.string() + ": cannot create symlink '" + rel + "': " + sys_err());
+    created_files_.push_back(dst);
+    return {};
+}
+
+void Transaction::commit() {
+    done_ = true;
+    std::error_code ec;
+    if (!trash_.empty()) stdfs::remove_all(trash_, ec);
+    // Directories emptied by removals go too (never the prefix itself).
+    for (const auto& p : removed_) {
+        for (stdfs::path d = p.parent_path(); d != prefix_ && str::starts_with(d.string(), prefix_.string());
+             d = d.parent_path()) {
+            if (::rmdir(d.c_str()) != 0) break;
+        }
+    }
+}
+
+void Transaction::rollback() {
+    done_ = true;
+    for (auto it = created_files_.rbegin(); it != created_files_.rend(); ++it) ::unlink(it->c_str());
+    for (auto it = moved_.rbegin(); it != moved_.rend(); ++it) ::rename(it->second.c_str(), it->first.c_str());
+    std::error_code ec;
+    if (!trash_.empty()) stdfs::remove_all(trash_, ec);
+    for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
+    if (created_prefix_) stdfs::remove_all(prefix_, ec);
+}
+
+}  // namespace sf::env::detail

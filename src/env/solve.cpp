@@ -1,0 +1,265 @@
+#include "env/solve.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "archive/read.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env {
+namespace {
+
+std::string file_url(const stdfs::path& p) { return "file://" + p.string(); }
+
+void parse_specs(Candidate& c) {
+    for (auto [list, out] : {std::pair{&c.record.depends, &c.depends}, std::pair{&c.record.constrains, &c.constrains}}) {
+        for (const auto& s : *list) {
+            auto m = spec::MatchSpec::parse(s);
+            if (!m) {
+                c.broken = m.error().message;
+                return;
+            }
+            out->push_back(std::move(*m));
+        }
+    }
+}
+
+// Better candidates first.
+bool better(const Candidate* a, const Candidate* b) {
+    const auto& x = a->record;
+    const auto& y = b->record;
+    if (int c = x.version.compare(y.version); c != 0) return c > 0;
+    if (x.build_number != y.build_number) return x.build_number > y.build_number;
+    bool xc = str::ends_with(x.fn, ".conda"), yc = str::ends_with(y.fn, ".conda");
+    if (xc != yc) return xc;
+    if (x.timestamp.value_or(0) != y.timestamp.value_or(0)) return x.timestamp.value_or(0) > y.timestamp.value_or(0);
+    if (a->channel_index != b->channel_index) return a->channel_index < b->channel_index;
+    return x.build > y.build;
+}
+
+struct Pending {
+    const spec::MatchSpec* spec;
+    std::string required_by;  // dist name, or "" for a requested spec
+};
+
+struct Solver {
+    explicit Solver(const ChannelIndex& i) : index(i) {}
+    const ChannelIndex& index;
+    std::map<std::string, std::vector<const Candidate*>> by_name;
+    std::map<std::string, const Candidate*> chosen;
+    std::map<std::string, std::string> chosen_by;  // name -> who required it
+    std::vector<Pending> queue;
+    std::vector<const Candidate*> order;
+    long steps = 0;
+    static constexpr long kMaxSteps = 200000;
+
+    // The most specific failure seen (deepest in the search).
+    size_t fail_depth = 0;
+    std::optional<std::string> failure;
+    bool gave_up = false;
+
+    void note_failure(size_t depth, const Pending& p, const std::string& why) {
+        if (failure && depth < fail_depth) return;
+        fail_depth = depth;
+        std::string by = p.required_by.empty() ? "requested" : "required by " + p.required_by;
+        failure = "cannot satisfy '" + p.spec->str() + "' (" + by + "): " + why;
+    }
+
+    std::string channel_list() const { return str::join(index.channels, ", "); }
+
+    // Does `c` agree with the constrains of everything chosen, and they with it?
+    std::optional<std::string> constraint_clash(const Candidate& c) const {
+        for (const auto& [name, p] : chosen) {
+            for (const auto& con : p->constrains)
+                if (con.name() == c.record.name && !con.matches(c.record))
+                    return "excluded by constraint '" + con.str() + "' of " + p->record.dist_name();
+            for (const auto& con : c.constrains)
+                if (con.name() == name && !con.matches(p->record))
+                    return c.record.dist_name() + " has constraint '" + con.str() + "' against chosen " +
+                           p->record.dist_name();
+        }
+        return std::nullopt;
+    }
+
+    void choose(const Candidate* c, const std::string& by) {
+        chosen[c->record.name] = c;
+        chosen_by[c->record.name] = by;
+        order.push_back(c);
+        for (const auto& d : c->depends) queue.push_back({&d, c->record.dist_name()});
+    }
+    void unchoose(const Candidate* c, size_t queue_size) {
+        chosen.erase(c->record.name);
+        chosen_by.erase(c->record.name);
+        order.pop_back();
+        queue.resize(queue_size);
+    }
+
+    bool run(size_t pos) {
+        if (++steps > kMaxSteps) {
+            gave_up = true;
+            return false;
+        }
+        while (pos < queue.size()) {
+            const Pending p = queue[pos];
+            const std::string& name = p.spec->name();
+            if (is_virtual(name)) {
+                ++pos;
+                continue;
+            }
+            if (auto it = chosen.find(name); it != chosen.end()) {
+                if (p.spec->matches(it->second->record)) {
+                    ++pos;
+                    continue;
+                }
+                std::string who = chosen_by[name].empty() ? "requested" : "required by " + chosen_by[name];
+                note_failure(pos, p, "conflicts with " + it->second->record.dist_name() + " (" + who + ")");
+                return false;
+            }
+            auto found = by_name.find(name);
+            if (found == by_name.end()) {
+                note_failure(pos, p, "no such package in channels " + channel_list());
+                return false;
+            }
+            std::vector<const Candidate*> options;
+            std::string last_clash, broken;
+            for (const Candidate* c : found->second) {
+                if (!p.spec->matches(c->record)) continue;
+                if (!c->broken.empty()) {
+                    broken = c->record.dist_name() + " has an invalid dependency: " + c->broken;
+                    continue;
+                }
+                if (auto clash = constraint_clash(*c)) {
+                    last_clash = *clash;
+                    continue;
+                }
+                options.push_back(c);
+            }
+            if (options.empty()) {
+                std::string why;
+                if (!last_clash.empty()) why = last_clash;
+                else if (!broken.empty()) why = broken;
+                else {
+                    std::vector<std::string> avail;
+                    for (const Candidate* c : found->second)
+                        avail.push_back(c->record.version.str() + " " + c->record.build);
+                    why = "no matching version in channels " + channel_list() + " (available: " +
+                          str::join(avail, ", ") + ")";
+                }
+                note_failure(pos, p, why);
+                return false;
+            }
+            for (const Candidate* c : options) {
+                size_t qs = queue.size();
+                choose(c, p.required_by);
+                if (run(pos + 1)) return true;
+                unchoose(c, qs);
+                if (gave_up) return false;
+            }
+            return false;
+        }
+        return true;
+    }
+};
+
+Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std::string& channel_url,
+                                              int channel_index, const stdfs::path& subdir_dir) {
+    auto text = fs::read_file(file);
+    if (!text) return Unexpected<Error>{text.error()};
+    auto rd = spec::RepoData::parse(*text, file.string());
+    if (!rd) return Unexpected<Error>{rd.error()};
+    std::vector<Candidate> out;
+    std::string subdir = subdir_dir.filename().string();
+    for (auto& rec : rd->packages) {
+        Candidate c;
+        c.file = subdir_dir / rec.fn;
+        rec.channel = channel_url + "/" + subdir;
+        rec.url = rec.channel + "/" + rec.fn;
+        if (rec.subdir.empty()) rec.subdir = subdir;
+        c.record = std::move(rec);
+        c.channel_index = channel_index;
+        parse_specs(c);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); }
+
+Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const spec::Platform& platform) {
+    ChannelIndex index;
+    int i = 0;
+    for (const auto& ch : channels) {
+        std::error_code ec;
+        stdfs::path dir = stdfs::absolute(ch, ec).lexically_normal();
+        if (!stdfs::is_directory(dir, ec)) return fail("channel " + ch.string() + ": no such directory");
+        index.channels.push_back(ch.string());
+        bool any = false;
+        for (const std::string& sub : {platform.name(), std::string("noarch")}) {
+            stdfs::path rd = dir / sub / "repodata.json";
+            if (!stdfs::exists(rd, ec)) continue;
+            any = true;
+            auto recs = read_repodata(rd, file_url(dir), i, dir / sub);
+            if (!recs) return Unexpected<Error>{recs.error()};
+            for (auto& c : *recs) index.packages.push_back(std::move(c));
+            if (platform.is_noarch()) break;
+        }
+        if (!any)
+            return fail("channel " + ch.string() + ": no " + platform.name() + "/repodata.json or noarch/repodata.json",
+                        "run `splitforge index " + ch.string() + "` first");
+        ++i;
+    }
+    return index;
+}
+
+Result<Candidate> candidate_from_file(const stdfs::path& pkg) {
+    std::error_code ec;
+    stdfs::path abs = stdfs::absolute(pkg, ec).lexically_normal();
+    auto md = archive::read_package_metadata(abs);
+    if (!md) return Unexpected<Error>{md.error()};
+    Candidate c;
+    c.record = std::move(md->index);
+    c.record.fn = abs.filename().string();
+    c.record.url = file_url(abs);
+    c.record.channel = file_url(abs.parent_path());
+    c.file = abs;
+    c.origin = Origin::file;
+    c.channel_index = -1;
+    parse_specs(c);
+    if (!c.broken.empty()) return fail(abs.string() + ": invalid dependency in info/index.json: " + c.broken);
+    return c;
+}
+
+Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveRequest& request) {
+    Solver s(index);
+    for (const auto& c : index.packages) {
+        if (is_virtual(c.record.name)) continue;
+        s.by_name[c.record.name].push_back(&c);
+    }
+    for (auto& [name, list] : s.by_name) std::stable_sort(list.begin(), list.end(), better);
+
+    for (const auto& p : request.pinned) {
+        if (auto clash = s.constraint_clash(p))
+            return fail("cannot install " + p.file.filename().string() + ": " + *clash);
+        if (s.chosen.count(p.record.name))
+            return fail("cannot install " + p.file.filename().string() + ": another " + p.record.name +
+                        " package was given too");
+        s.choose(&p, "");
+    }
+    for (const auto& spec : request.specs) s.queue.push_back({&spec, ""});
+
+    if (!s.run(0)) {
+        if (s.gave_up) return fail("the solver gave up after " + std::to_string(Solver::kMaxSteps) + " steps",
+                                   "pin some versions to narrow the search");
+        return fail(s.failure.value_or("cannot satisfy the request"));
+    }
+    // Dependencies first: reverse the choice order (a package is chosen before its deps).
+    std::vector<Candidate> out;
+    for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) out.push_back(**it);
+    return out;
+}
+
+}  // namespace sf::env

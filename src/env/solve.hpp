@@ -1,0 +1,63 @@
+#pragma once
+// Resolving match specs against local channel directories.
+//
+// A channel is a directory with <subdir>/repodata.json; we read the target
+// platform's subdir and noarch/. The resolver is a depth-first backtracking
+// search: specs are taken in order, each picks the best candidate that matches
+// (highest version, then build number, then .conda over .tar.bz2, then newest
+// timestamp, then earlier channel), its depends are queued, and a dead end
+// backtracks to the last choice. Chosen packages are never re-chosen, and
+// `constrains` of chosen packages filter later choices (and vice versa).
+//
+// Virtual packages (names starting with "__", e.g. __glibc, __cuda, __unix)
+// are treated as always satisfied: we do not probe the host, the way conda
+// does when every virtual package is overridden. Packages that merely
+// *provide* such names in a channel are never chosen for them.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "spec/match_spec.hpp"
+#include "spec/package_record.hpp"
+#include "spec/platform.hpp"
+
+namespace sf::env {
+
+namespace stdfs = std::filesystem;
+
+enum class Origin { channel, file };  // from repodata, or a package file given directly
+
+struct Candidate {
+    spec::PackageRecord record;  // fn, url and channel are set
+    stdfs::path file;            // the package file on disk
+    Origin origin = Origin::channel;
+    int channel_index = 0;       // position in the channel list (lower wins ties)
+    std::vector<spec::MatchSpec> depends, constrains;  // parsed
+    std::string broken;          // why the record's depends/constrains do not parse
+};
+
+struct ChannelIndex {
+    std::vector<std::string> channels;  // as given, for messages
+    std::vector<Candidate> packages;
+};
+
+// Reads <channel>/<platform>/repodata.json and <channel>/noarch/repodata.json
+// for each channel. A channel must exist and have at least one of the two.
+Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const spec::Platform& platform);
+
+// A candidate for a package file given on the command line (its info/index.json).
+Result<Candidate> candidate_from_file(const stdfs::path& pkg);
+
+struct SolveRequest {
+    std::vector<spec::MatchSpec> specs;  // what the user asked for
+    std::vector<Candidate> pinned;       // must be in the result as given (package files)
+};
+
+// The packages to install, dependencies before dependents where possible.
+// Errors name the spec that cannot be met and who required it.
+Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveRequest& request);
+
+bool is_virtual(const std::string& name);
+
+}  // namespace sf::env
