@@ -1,0 +1,131 @@
+#include <catch2/catch.hpp>
+
+#include "env/solve.hpp"
+#include "testutil.hpp"
+
+using namespace sf::env;
+using sf::spec::MatchSpec;
+
+namespace {
+
+Candidate cand(const std::string& name, const std::string& version, const std::string& build,
+               std::vector<std::string> depends = {}, std::vector<std::string> constrains = {}, int bn = 0,
+               const std::string& ext = ".conda") {
+    nlohmann::json j = {{"name", name}, {"version", version}, {"build", build}, {"build_number", bn},
+                        {"depends", depends}, {"constrains", constrains}, {"subdir", "linux-64"}};
+    Candidate c;
+    c.record = *sf::spec::PackageRecord::from_json(j, "test");
+    c.record.fn = name + "-" + version + "-" + build + ext;
+    for (const auto& d : depends) c.depends.push_back(*MatchSpec::parse(d));
+    for (const auto& d : constrains) c.constrains.push_back(*MatchSpec::parse(d));
+    return c;
+}
+
+SolveRequest req(std::vector<std::string> specs) {
+    SolveRequest r;
+    for (const auto& s : specs) r.specs.push_back(*MatchSpec::parse(s));
+    return r;
+}
+
+std::vector<std::string> names(const std::vector<Candidate>& cs) {
+    std::vector<std::string> out;
+    for (const auto& c : cs) out.push_back(c.record.dist_name());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("solve: the fixture channel", "[solve]") {
+    auto ch = sf::test::data_dir() / "env/fixtures/valid";
+    auto idx = load_channels({ch}, *sf::spec::Platform::parse("linux-64"));
+    REQUIRE(idx);
+    CHECK(idx->packages.size() == 2);
+    auto r = solve(*idx, req({"demo-tool"}));
+    REQUIRE(r);
+    REQUIRE(r->size() == 2);
+    CHECK((*r)[0].record.name == "demolib");  // dependencies first
+    CHECK((*r)[1].record.name == "demo-tool");
+    CHECK((*r)[0].file == ch / "linux-64/demolib-1.2.0-h0_0.tar.bz2");
+    CHECK((*r)[0].record.url == "file://" + (ch / "linux-64/demolib-1.2.0-h0_0.tar.bz2").string());
+}
+
+TEST_CASE("solve: unsatisfiable dependencies name the culprit", "[solve]") {
+    auto ch = sf::test::data_dir() / "env/fixtures/unsat-dep";
+    auto idx = load_channels({ch}, *sf::spec::Platform::parse("linux-64"));
+    REQUIRE(idx);
+    auto r = solve(*idx, req({"demo-tool"}));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "cannot satisfy 'demolib >=2' (required by demo-tool-0.1.0-0): no matching version in "
+                             "channels " + ch.string() + " (available: 1.2.0 h0_0)");
+
+    auto none = solve(*idx, req({"nosuch >=1"}));
+    REQUIRE_FALSE(none);
+    CHECK(none.error().str() == "cannot satisfy 'nosuch >=1' (requested): no such package in channels " + ch.string());
+}
+
+TEST_CASE("solve: channel errors", "[solve]") {
+    auto missing = load_channels({"/nonexistent/channel"}, sf::spec::Platform::current());
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().str() == "channel /nonexistent/channel: no such directory");
+    sf::fs::TempDir empty("sf-test-solve");
+    auto bare = load_channels({empty.path()}, *sf::spec::Platform::parse("linux-64"));
+    REQUIRE_FALSE(bare);
+    CHECK(bare.error().message == "channel " + empty.path().string() +
+                                      ": no linux-64/repodata.json or noarch/repodata.json");
+}
+
+TEST_CASE("solve: highest version, then build number, then .conda", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("foo", "1.9", "0"), cand("foo", "1.10", "0", {}, {}, 0, ".tar.bz2"),
+                    cand("foo", "1.10", "1", {}, {}, 1, ".tar.bz2"), cand("foo", "1.10", "1", {}, {}, 1, ".conda"),
+                    cand("foo", "2.0a1", "0")};
+    // 2.0a1 < 2 in conda order, which is why pins say <2.0a0.
+    auto r = solve(idx, req({"foo <2.0a0"}));
+    REQUIRE(r);
+    REQUIRE(r->size() == 1);
+    CHECK((*r)[0].record.dist_name() == "foo-1.10-1");
+    CHECK((*r)[0].record.fn == "foo-1.10-1.conda");
+}
+
+TEST_CASE("solve: backtracks out of a dead end", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("a", "2.0", "0", {"b >=2"}), cand("a", "1.0", "0", {"b 1.*"}), cand("b", "2.0", "0"),
+                    cand("b", "1.5", "0"), cand("c", "1.0", "0", {"b <2"})};
+    auto r = solve(idx, req({"a", "c"}));
+    REQUIRE(r);
+    CHECK(names(*r) == std::vector<std::string>{"a-1.0-0", "b-1.5-0", "c-1.0-0"});
+}
+
+TEST_CASE("solve: constrains limit later choices", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("x", "1.0", "0", {}, {"y <2"}), cand("y", "2.0", "0"), cand("y", "1.0", "0")};
+    auto r = solve(idx, req({"x", "y"}));
+    REQUIRE(r);
+    CHECK(names(*r) == std::vector<std::string>{"x-1.0-0", "y-1.0-0"});
+
+    auto clash = solve(idx, req({"x", "y >=2"}));
+    REQUIRE_FALSE(clash);
+    CHECK(clash.error().str() == "cannot satisfy 'y >=2' (requested): excluded by constraint 'y <2' of x-1.0-0");
+}
+
+TEST_CASE("solve: virtual packages are treated as present", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("gpu", "1.0", "0", {"__cuda >=12", "__glibc >=2.17"})};
+    auto r = solve(idx, req({"gpu"}));
+    REQUIRE(r);
+    CHECK(names(*r) == std::vector<std::string>{"gpu-1.0-0"});
+}
+
+TEST_CASE("solve: conflicts between requirements", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("p", "1.0", "0", {"q 1.*"}), cand("q", "1.0", "0"), cand("q", "2.0", "0")};
+    auto r = solve(idx, req({"q 2.*", "p"}));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "cannot satisfy 'q 1.*' (required by p-1.0-0): conflicts with q-2.0-0 (requested)");
+}
