@@ -1,10 +1,106 @@
+// splitforge package DIR --name N --version V --build B ... --output-dir OUT
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
+#include "package/meta.hpp"
+#include "package/postprocess.hpp"
+#include "package/writer.hpp"
+#include "util/fs.hpp"
 
 namespace sf::cli {
 
+namespace {
+
+struct PackageOpts {
+    std::string dir, meta_file, name, version, build, subdir, noarch, license, summary;
+    int build_number = -1;
+    std::vector<std::string> depends, constrains;
+    std::string format = "conda";
+    int level = 19, threads = 1;
+    std::string output_dir;
+    std::string prefix;
+    bool no_binary_prefix = false, no_rpath = false;
+    std::optional<std::int64_t> timestamp;
+};
+
+int run_package(const PackageOpts& o) {
+    package::PackageMeta m;
+    if (!o.meta_file.empty()) {
+        auto text = value_or_throw(fs::read_file(o.meta_file));
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const std::exception& e) {
+            throw Failure(Error{SourceLoc{o.meta_file}, std::string("invalid JSON: ") + e.what(), {}});
+        }
+        // Command-line fields complete the file, so fill them in before validating.
+        if (!o.name.empty()) j["name"] = o.name;
+        if (!o.version.empty()) j["version"] = o.version;
+        if (!o.build.empty()) j["build"] = o.build;
+        m = value_or_throw(package::meta_from_json(j, o.meta_file));
+    } else {
+        m.name = o.name;
+        m.version = o.version;
+        m.build = o.build;
+    }
+    if (o.build_number >= 0) m.build_number = o.build_number;
+    if (!o.depends.empty()) m.depends = o.depends;
+    if (!o.constrains.empty()) m.constrains = o.constrains;
+    if (!o.noarch.empty()) {
+        m.noarch = o.noarch;
+        if (o.subdir.empty()) m.subdir = "noarch";
+    }
+    if (!o.subdir.empty()) m.subdir = o.subdir;
+    if (!o.license.empty()) m.license = o.license;
+    if (!o.summary.empty()) m.summary = o.summary;
+    if (o.timestamp) m.timestamp = *o.timestamp;
+    if (auto v = package::validate(m); !v) throw Failure(v.error());
+
+    package::PackageInput in{o.dir, m, {}};
+    if (!o.prefix.empty()) {
+        package::PostprocessOptions po;
+        po.prefix = o.prefix;
+        po.binary = o.no_binary_prefix ? package::BinaryPrefix::ignore : package::BinaryPrefix::detect;
+        po.rpath = o.no_rpath ? package::RpathFix::keep : package::RpathFix::rewrite;
+        auto report = value_or_throw(package::postprocess(o.dir, po));
+        for (const auto& w : report.warnings) std::cerr << "splitforge: warning: " << w << "\n";
+        in.prefix_files = report.prefix_files;
+    }
+    package::WriteOptions wo;
+    wo.format = value_or_throw(package::parse_format(o.format));
+    wo.zstd_level = o.level;
+    wo.threads = o.threads;
+    for (const auto& p : value_or_throw(package::write_package(in, o.output_dir, wo))) std::cout << p.string() << "\n";
+    return 0;
+}
+
+}  // namespace
+
 void register_package(CLI::App& app, Action& action) {
-    auto* sub = app.add_subcommand("package", "(not yet implemented)");
-    sub->callback([&action] { action = [] { return 0; }; });
+    auto o = std::make_shared<PackageOpts>();
+    auto* sub = app.add_subcommand("package", "Write a conda package (.conda and/or .tar.bz2) from a directory");
+    sub->add_option("DIR", o->dir, "Directory of the output's files, relative to the prefix")->required()->check(CLI::ExistingDirectory);
+    sub->add_option("--meta", o->meta_file, "JSON file with the package metadata (PackageMeta fields)");
+    sub->add_option("--name", o->name, "Package name");
+    sub->add_option("--version", o->version, "Package version");
+    sub->add_option("--build", o->build, "Build string");
+    sub->add_option("--build-number", o->build_number, "Build number");
+    sub->add_option("--depends", o->depends, "A run dependency (repeatable)");
+    sub->add_option("--constrains", o->constrains, "A run constraint (repeatable)");
+    sub->add_option("--subdir", o->subdir, "Target subdir, e.g. linux-64 (default linux-64, or noarch)");
+    sub->add_option("--noarch", o->noarch, "noarch kind: generic or python");
+    sub->add_option("--license", o->license, "License (SPDX)");
+    sub->add_option("--summary", o->summary, "One-line summary");
+    sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default SOURCE_DATE_EPOCH or now)");
+    sub->add_option("--format", o->format, "conda, tar.bz2 or both")->check(CLI::IsMember({"conda", "tar.bz2", "both"}));
+    sub->add_option("--compression-level", o->level, "zstd level (default 19)")->check(CLI::Range(1, 22));
+    sub->add_option("--threads", o->threads, "zstd worker threads")->check(CLI::Range(1, 256));
+    sub->add_option("--prefix", o->prefix, "Build prefix to detect in files and relocate in RPATHs (runs post-processing)");
+    sub->add_flag("--no-binary-prefix", o->no_binary_prefix, "Do not record the prefix in binary files");
+    sub->add_flag("--no-rpath-fix", o->no_rpath, "Do not rewrite ELF RPATHs");
+    sub->add_option("--output-dir,-o", o->output_dir, "Where to write the package(s)")->required();
+    sub->callback([&action, o] { action = [o] { return run_package(*o); }; });
 }
 
 }  // namespace sf::cli

@@ -1,0 +1,40 @@
+#pragma once
+// A local conda channel: <channel>/<subdir>/{*.conda,*.tar.bz2,repodata.json}.
+// Indexing writes repodata.json for every subdir (always noarch/ too), under
+// an exclusive lock on <channel>/.index.lock, atomically (temp + rename).
+// It is incremental: <subdir>/.cache/index-cache.json remembers each file's
+// size, mtime, digests and record, so unchanged files are not re-read.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace sf::channel {
+
+struct IndexStats {
+    int subdirs = 0;   // repodata.json files written
+    int packages = 0;  // records in them
+    int hashed = 0;    // package files read and hashed this run
+    int cached = 0;    // package files taken from the cache
+    std::vector<std::string> warnings;  // skipped files, with the reason
+};
+
+// Indexes every subdir of `channel` that holds packages or is a known
+// platform name, plus noarch/.
+Result<IndexStats> index_channel(const std::filesystem::path& channel);
+
+// Indexes one subdir (and makes sure noarch/repodata.json exists).
+Result<IndexStats> index_subdir(const std::filesystem::path& channel, const std::string& subdir);
+
+// Copies `pkg` into <channel>/<its subdir>/ (temp + rename) and re-indexes
+// that subdir, all under the channel lock. Returns the path in the channel.
+Result<std::filesystem::path> add_package(const std::filesystem::path& channel, const std::filesystem::path& pkg);
+
+// The repodata record of one package file: its info/index.json plus md5,
+// sha256 and size. Checks the file name matches name-version-build.
+Result<nlohmann::json> package_record(const std::filesystem::path& pkg);
+
+}  // namespace sf::channel

@@ -1,0 +1,50 @@
+#pragma once
+// The info/ folder of a conda package: paths.json records computed from the
+// payload, and every generated info/ file, exactly as conda-formats.md says.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "archive/write.hpp"
+#include "package/meta.hpp"
+#include "package/postprocess.hpp"
+
+namespace sf::package {
+
+enum class PathType { hardlink, softlink, directory };
+const char* to_string(PathType t);
+
+struct PathRecord {
+    std::string path;
+    PathType type = PathType::hardlink;
+    std::string sha256;  // empty for directories
+    std::uint64_t size = 0;
+    std::optional<PrefixFile> prefix;
+};
+
+// The payload of `dir`: every file, symlink and empty directory, sorted,
+// excluding nothing. Errors if `dir` holds info/ or a symlink that is
+// absolute or escapes the package.
+Result<std::vector<archive::TarEntry>> payload_entries(const std::filesystem::path& dir);
+
+// sha256/size for each payload entry (softlinks: of the target file when it
+// is a regular file in the package, else of nothing), with prefix records.
+Result<std::vector<PathRecord>> path_records(const std::filesystem::path& dir,
+                                             const std::vector<archive::TarEntry>& payload,
+                                             const std::vector<PrefixFile>& prefix_files);
+
+// The generated documents (each a complete file's text).
+std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms);
+std::string paths_json(const std::vector<PathRecord>& records);
+std::string files_list(const std::vector<PathRecord>& records);
+std::string has_prefix(const std::vector<PathRecord>& records);  // empty when no prefix files
+std::string about_json(const PackageMeta& m);
+std::string run_exports_json(const RunExports& r);  // empty when r.empty()
+
+// Every info/ entry, sorted by name.
+Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathRecord>& records,
+                                                    std::int64_t timestamp_ms);
+
+}  // namespace sf::package

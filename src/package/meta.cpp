@@ -1,0 +1,189 @@
+#include "package/meta.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "archive/write.hpp"
+
+namespace sf::package {
+
+namespace {
+
+bool valid_chars(const std::string& s, const std::string& extra) {
+    for (char c : s) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || extra.find(c) != std::string::npos;
+        if (!ok) return false;
+    }
+    return !s.empty();
+}
+
+}  // namespace
+
+Result<ArchPlatform> arch_platform(const std::string& subdir) {
+    static const std::map<std::string, ArchPlatform> table = {
+        {"noarch", {"", ""}},
+        {"linux-64", {"x86_64", "linux"}},
+        {"linux-32", {"x86", "linux"}},
+        {"linux-aarch64", {"aarch64", "linux"}},
+        {"linux-armv6l", {"armv6l", "linux"}},
+        {"linux-armv7l", {"armv7l", "linux"}},
+        {"linux-ppc64le", {"ppc64le", "linux"}},
+        {"linux-ppc64", {"ppc64", "linux"}},
+        {"linux-s390x", {"s390x", "linux"}},
+        {"linux-riscv64", {"riscv64", "linux"}},
+        {"osx-64", {"x86_64", "osx"}},
+        {"osx-arm64", {"arm64", "osx"}},
+        {"win-64", {"x86_64", "win"}},
+        {"win-32", {"x86", "win"}},
+        {"win-arm64", {"arm64", "win"}},
+        {"emscripten-wasm32", {"wasm32", "emscripten"}},
+        {"wasi-wasm32", {"wasm32", "wasi"}},
+        {"zos-z", {"z", "zos"}},
+    };
+    auto it = table.find(subdir);
+    if (it == table.end()) return fail("unknown subdir '" + subdir + "'", "use e.g. linux-64, osx-arm64, win-64 or noarch");
+    return it->second;
+}
+
+Result<void> validate(const PackageMeta& m) {
+    if (!valid_chars(m.name, "._-"))
+        return fail("invalid package name '" + m.name + "'", "use lowercase letters, digits, '.', '_' and '-'");
+    if (m.version.empty() || m.version.find_first_of(" -=<>,|*") != std::string::npos)
+        return fail("invalid version '" + m.version + "'", "a version has no spaces, '-' or operators");
+    if (m.build.empty() || m.build.find_first_of(" -=<>!,|*/") != std::string::npos)
+        return fail("invalid build string '" + m.build + "'", "a build string has no spaces or '-'");
+    if (m.build_number < 0) return fail("build_number must not be negative");
+    if (auto r = arch_platform(m.subdir); !r) return unexpected(r.error());
+    if (!m.noarch.empty() && m.noarch != "generic" && m.noarch != "python")
+        return fail("invalid noarch '" + m.noarch + "'", "use 'generic' or 'python'");
+    if (!m.noarch.empty() && m.subdir != "noarch")
+        return fail("a noarch package must have subdir 'noarch' (got '" + m.subdir + "')");
+    if (m.noarch.empty() && m.subdir == "noarch")
+        return fail("subdir 'noarch' needs noarch set", "set noarch to 'generic' or 'python'");
+    return {};
+}
+
+std::int64_t resolved_timestamp(const PackageMeta& m) {
+    if (m.timestamp) return *m.timestamp;
+    using namespace std::chrono;
+    auto now = duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+    return archive::reproducible_mtime(now) * 1000;
+}
+
+namespace {
+
+struct Reader {
+    const nlohmann::json& j;
+    std::string origin;
+    std::optional<Error> err;
+
+    template <class T>
+    void get(const char* key, T& out) {
+        if (err || !j.contains(key)) return;
+        try {
+            out = j.at(key).get<T>();
+        } catch (const std::exception& e) {
+            err = Error{SourceLoc{origin}, std::string("field '") + key + "': " + e.what(), {}};
+        }
+    }
+    void files(const char* key, std::vector<ExtraFile>& out, const nlohmann::json& from) {
+        if (err || !from.contains(key)) return;
+        const auto& arr = from.at(key);
+        if (!arr.is_array()) {
+            err = Error{SourceLoc{origin}, std::string("field '") + key + "' must be a list", {}};
+            return;
+        }
+        for (const auto& f : arr) {
+            ExtraFile x;
+            if (f.is_string()) {  // a plain path: copied under its file name
+                x.source = f.get<std::string>();
+                x.dest = x.source.filename().string();
+            } else if (f.is_object() && f.contains("dest")) {
+                x.dest = f.value("dest", "");
+                x.source = f.value("source", "");
+                x.content = f.value("content", "");
+            } else {
+                err = Error{SourceLoc{origin},
+                            std::string("entries of '") + key + "' are paths or {dest, source|content}", {}};
+                return;
+            }
+            out.push_back(std::move(x));
+        }
+    }
+};
+
+}  // namespace
+
+Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& origin) {
+    if (!j.is_object()) return fail(SourceLoc{origin}, "package metadata must be a JSON object");
+    static const std::vector<std::string> known = {
+        "name", "version", "build", "build_number", "depends", "constrains", "track_features", "subdir",
+        "noarch", "license", "license_family", "summary", "description", "home", "dev_url", "doc_url",
+        "license_file", "extra", "run_exports", "hash_input", "test", "recipe_files", "license_files",
+        "timestamp"};
+    for (const auto& [k, v] : j.items()) {
+        if (std::find(known.begin(), known.end(), k) == known.end())
+            return fail(SourceLoc{origin}, "unknown field '" + k + "'",
+                        "known fields: name, version, build, build_number, depends, constrains, ...");
+    }
+    PackageMeta m;
+    Reader r{j, origin, {}};
+    r.get("name", m.name);
+    r.get("version", m.version);
+    r.get("build", m.build);
+    r.get("build_number", m.build_number);
+    r.get("depends", m.depends);
+    r.get("constrains", m.constrains);
+    r.get("track_features", m.track_features);
+    r.get("subdir", m.subdir);
+    r.get("noarch", m.noarch);
+    r.get("license", m.license);
+    r.get("license_family", m.license_family);
+    r.get("summary", m.summary);
+    r.get("description", m.description);
+    r.get("home", m.home);
+    r.get("dev_url", m.dev_url);
+    r.get("doc_url", m.doc_url);
+    r.get("license_file", m.license_file_names);
+    r.get("extra", m.extra);
+    r.get("hash_input", m.hash_input);
+    if (j.contains("timestamp")) {
+        std::int64_t t = 0;
+        r.get("timestamp", t);
+        m.timestamp = t;
+    }
+    if (j.contains("run_exports")) {
+        const auto& re = j.at("run_exports");
+        if (re.is_array()) {  // conda-build shorthand: a list means weak
+            r.get("run_exports", m.run_exports.weak);
+        } else if (re.is_object()) {
+            Reader rr{re, origin, {}};
+            rr.get("weak", m.run_exports.weak);
+            rr.get("strong", m.run_exports.strong);
+            rr.get("noarch", m.run_exports.noarch);
+            rr.get("weak_constrains", m.run_exports.weak_constrains);
+            rr.get("strong_constrains", m.run_exports.strong_constrains);
+            if (rr.err) r.err = rr.err;
+        }
+    }
+    if (j.contains("test") && j.at("test").is_object()) {
+        const auto& t = j.at("test");
+        Reader tr{t, origin, {}};
+        tr.get("commands", m.test.commands);
+        tr.get("requires", m.test.requires_);
+        tr.files("files", m.test.files, t);
+        if (tr.err) r.err = tr.err;
+    }
+    r.files("recipe_files", m.recipe_files, j);
+    r.files("license_files", m.license_files, j);
+    if (r.err) return unexpected(*r.err);
+    if (auto v = validate(m); !v) {
+        Error e = v.error();
+        e.loc = SourceLoc{origin};
+        return unexpected(e);
+    }
+    return m;
+}
+
+}  // namespace sf::package

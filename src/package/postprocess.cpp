@@ -1,0 +1,216 @@
+#include "package/postprocess.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "package/elf.hpp"
+#include "util/strings.hpp"
+
+namespace sf::package {
+
+namespace stdfs = std::filesystem;
+
+const char* to_string(FileMode m) { return m == FileMode::text ? "text" : "binary"; }
+
+namespace {
+
+// "prefix/x" -> "x"; "prefix" -> "."; otherwise nullopt.
+std::optional<std::string> inside(const std::string& abs, const std::string& prefix) {
+    if (prefix.empty()) return std::nullopt;
+    std::string p = prefix;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    if (abs == p) return std::string(".");
+    if (str::starts_with(abs, p + "/")) return abs.substr(p.size() + 1);
+    return std::nullopt;
+}
+
+std::string effective_prefix(const stdfs::path& dir, const std::string& prefix) {
+    if (!prefix.empty()) return prefix;
+    std::error_code ec;
+    auto abs = stdfs::absolute(dir, ec);
+    return abs.lexically_normal().string();
+}
+
+// Every entry under dir (not following symlinks), relative, sorted.
+struct Walked {
+    std::string rel;
+    stdfs::path abs;
+    stdfs::file_type type;
+};
+Result<std::vector<Walked>> walk(const stdfs::path& dir) {
+    std::vector<Walked> out;
+    std::error_code ec;
+    stdfs::recursive_directory_iterator it(dir, stdfs::directory_options::none, ec), end;
+    if (ec) return fail(SourceLoc{dir.string()}, "cannot list directory: " + ec.message());
+    for (; it != end; it.increment(ec)) {
+        if (ec) return fail(SourceLoc{dir.string()}, "cannot list directory: " + ec.message());
+        auto st = it->symlink_status(ec);
+        out.push_back({it->path().lexically_relative(dir).generic_string(), it->path(), st.type()});
+    }
+    std::sort(out.begin(), out.end(), [](const Walked& a, const Walked& b) { return a.rel < b.rel; });
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> fix_symlinks(const stdfs::path& dir, const std::string& prefix_in) {
+    const std::string prefix = effective_prefix(dir, prefix_in);
+    const std::string dir_abs = effective_prefix(dir, "");
+    auto entries = walk(dir);
+    if (!entries) return unexpected(entries.error());
+    std::vector<std::string> changed;
+    for (const auto& e : *entries) {
+        if (e.type != stdfs::file_type::symlink) continue;
+        std::error_code ec;
+        stdfs::path target = stdfs::read_symlink(e.abs, ec);
+        if (ec) return fail(SourceLoc{e.rel}, "cannot read symlink: " + ec.message());
+        stdfs::path parent = stdfs::path(e.rel).parent_path();
+        if (target.is_absolute()) {
+            auto in = inside(target.lexically_normal().string(), prefix);
+            if (!in) in = inside(target.lexically_normal().string(), dir_abs);
+            if (!in)
+                return fail(SourceLoc{e.rel},
+                            "absolute symlink to '" + target.string() + "' points outside the prefix",
+                            "make the link relative and keep its target inside the package");
+            stdfs::path rel = stdfs::path(*in).lexically_relative(parent.empty() ? stdfs::path(".") : parent);
+            if (rel.empty()) rel = ".";
+            stdfs::remove(e.abs, ec);
+            stdfs::create_symlink(rel, e.abs, ec);
+            if (ec) return fail(SourceLoc{e.rel}, "cannot rewrite symlink: " + ec.message());
+            changed.push_back(e.rel + " -> " + rel.string());
+            continue;
+        }
+        std::string norm = (parent / target).lexically_normal().generic_string();
+        if (norm == ".." || str::starts_with(norm, "../"))
+            return fail(SourceLoc{e.rel}, "symlink to '" + target.string() + "' escapes the prefix",
+                        "keep symlink targets inside the package");
+    }
+    return changed;
+}
+
+std::string relocate_rpath(const std::string& rpath, const std::string& prefix, const std::string& file_dir,
+                           std::vector<std::string>* dropped) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& s) {
+        if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    };
+    for (const auto& entry : str::split(rpath, ':')) {
+        if (entry.empty()) continue;
+        if (str::starts_with(entry, "$ORIGIN") || str::starts_with(entry, "${ORIGIN}") || entry[0] != '/') {
+            add(entry);
+            continue;
+        }
+        auto in = inside(stdfs::path(entry).lexically_normal().string(), prefix);
+        if (!in) {
+            if (dropped) dropped->push_back(entry);
+            continue;
+        }
+        stdfs::path rel = stdfs::path(*in).lexically_relative(file_dir.empty() ? "." : file_dir);
+        std::string r = rel.generic_string();
+        add(r.empty() || r == "." ? "$ORIGIN" : "$ORIGIN/" + r);
+    }
+    return str::join(out, ":");
+}
+
+Result<std::optional<PrefixFile>> detect_prefix(const stdfs::path& file, const std::string& rel,
+                                                const std::string& prefix, BinaryPrefix binary) {
+    if (prefix.empty()) return std::optional<PrefixFile>{};
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(SourceLoc{file.string()}, std::string("cannot read: ") + std::strerror(errno));
+    const std::size_t chunk = 1 << 20, keep = prefix.size() - 1;
+    std::vector<char> buf(chunk + keep);
+    std::size_t have = 0;  // bytes carried over from the previous chunk
+    bool has_nul = false, found = false;
+    for (;;) {
+        ssize_t n = ::read(fd, buf.data() + have, chunk);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int err = errno;
+            ::close(fd);
+            return fail(SourceLoc{file.string()}, std::string("read failed: ") + std::strerror(err));
+        }
+        if (n == 0) break;
+        if (!has_nul && std::memchr(buf.data() + have, 0, static_cast<std::size_t>(n))) has_nul = true;
+        std::size_t total = have + static_cast<std::size_t>(n);
+        if (!found && ::memmem(buf.data(), total, prefix.data(), prefix.size())) found = true;
+        if (found && has_nul) break;
+        if (has_nul && binary == BinaryPrefix::ignore) break;
+        have = std::min(keep, total);
+        std::memmove(buf.data(), buf.data() + total - have, have);
+    }
+    ::close(fd);
+    if (!found) return std::optional<PrefixFile>{};
+    if (has_nul && binary == BinaryPrefix::ignore) return std::optional<PrefixFile>{};
+    return std::optional<PrefixFile>{PrefixFile{rel, prefix, has_nul ? FileMode::binary : FileMode::text}};
+}
+
+namespace {
+
+Result<void> run_patchelf(const stdfs::path& exe, const Walked& f, const ElfInfo& elf, const std::string& rpath,
+                          const process::Env& env) {
+    process::Command cmd;
+    cmd.argv = {exe.string()};
+    if (elf.kind == RpathKind::rpath) cmd.argv.push_back("--force-rpath");  // keep DT_RPATH a DT_RPATH
+    cmd.argv.insert(cmd.argv.end(), {"--set-rpath", rpath, f.abs.string()});
+    cmd.env = env;
+    auto out = process::capture(cmd);
+    if (!out) return unexpected(out.error());
+    if (out->exit_code != 0)
+        return fail(SourceLoc{f.rel}, "patchelf --set-rpath failed: " + std::string(str::trim(out->err)));
+    return {};
+}
+
+}  // namespace
+
+Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessOptions& opts) {
+    PostprocessReport report;
+    const std::string prefix = effective_prefix(dir, opts.prefix);
+
+    auto links = fix_symlinks(dir, prefix);
+    if (!links) return unexpected(links.error());
+    report.symlinks_made_relative = *links;
+
+    auto entries = walk(dir);
+    if (!entries) return unexpected(entries.error());
+
+    std::optional<stdfs::path> patchelf;
+    for (const auto& e : *entries) {
+        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
+        if (opts.rpath == RpathFix::keep) break;
+        auto elf = read_elf(e.abs);
+        if (!elf) return unexpected(elf.error());
+        if (!elf->is_elf || elf->kind == RpathKind::none) continue;
+        std::vector<std::string> dropped;
+        std::string dir_rel = stdfs::path(e.rel).parent_path().generic_string();
+        std::string fixed = relocate_rpath(elf->rpath, prefix, dir_rel, &dropped);
+        for (const auto& d : dropped)
+            report.warnings.push_back(e.rel + ": rpath entry " + d + " is outside the prefix (removed)");
+        if (fixed == elf->rpath) continue;
+        if (!patchelf) {
+            if (opts.patchelf.find('/') != std::string::npos) {
+                if (::access(opts.patchelf.c_str(), X_OK) == 0) patchelf = opts.patchelf;
+            } else {
+                auto it = opts.env.find("PATH");
+                patchelf = process::find_executable(opts.patchelf, it == opts.env.end() ? "" : it->second);
+            }
+            if (!patchelf || patchelf->empty())
+                return fail(opts.patchelf + " not found", "apt-get install patchelf");
+        }
+        if (auto r = run_patchelf(*patchelf, e, *elf, fixed, opts.env); !r) return unexpected(r.error());
+        report.rpaths_rewritten.push_back(e.rel + ": " + elf->rpath + " -> " + fixed);
+    }
+
+    for (const auto& e : *entries) {
+        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
+        auto pf = detect_prefix(e.abs, e.rel, prefix, opts.binary);
+        if (!pf) return unexpected(pf.error());
+        if (*pf) report.prefix_files.push_back(**pf);
+    }
+    return report;
+}
+
+}  // namespace sf::package

@@ -1,0 +1,93 @@
+#include "package/writer.hpp"
+
+#include "archive/write.hpp"
+#include "package/info.hpp"
+
+namespace sf::package {
+
+namespace stdfs = std::filesystem;
+using archive::ByteSink;
+using archive::Codec;
+using archive::Compression;
+using archive::TarEntry;
+
+Result<Format> parse_format(const std::string& s) {
+    if (s == "conda" || s == ".conda") return Format::conda;
+    if (s == "tar.bz2" || s == ".tar.bz2") return Format::tar_bz2;
+    if (s == "both") return Format::both;
+    return fail("unknown package format '" + s + "'", "use conda, tar.bz2 or both");
+}
+
+namespace {
+
+Result<stdfs::path> write_conda(const stdfs::path& out_dir, const std::string& stem,
+                                const std::vector<TarEntry>& payload, const std::vector<TarEntry>& info,
+                                std::int64_t mtime, const WriteOptions& opts) {
+    auto file = archive::OutputFile::create(out_dir / (stem + ".conda"));
+    if (!file) return unexpected(file.error());
+    const Compression zstd{Codec::zstd, opts.zstd_level, opts.threads};
+    const archive::TarOptions topts{mtime};
+    archive::ZipWriter zip(**file, mtime);
+    if (auto r = zip.add("metadata.json", R"({"conda_pkg_format_version": 2})"); !r) return unexpected(r.error());
+    auto member = [&](const std::string& name, const std::vector<TarEntry>& entries) -> Result<void> {
+        const std::uint64_t bound = archive::compress_bound(archive::tar_size_bound(entries), zstd);
+        return zip.add_streamed(name, bound, [&](ByteSink& sink) -> Result<void> {
+            auto n = archive::write_tar(sink, entries, topts, zstd);
+            if (!n) return unexpected(n.error());
+            return {};
+        });
+    };
+    if (auto r = member("pkg-" + stem + ".tar.zst", payload); !r) return unexpected(r.error());
+    if (auto r = member("info-" + stem + ".tar.zst", info); !r) return unexpected(r.error());
+    if (auto r = zip.finish(); !r) return unexpected(r.error());
+    if (auto r = (*file)->commit(); !r) return unexpected(r.error());
+    return (*file)->final_path();
+}
+
+Result<stdfs::path> write_tar_bz2(const stdfs::path& out_dir, const std::string& stem,
+                                  const std::vector<TarEntry>& payload, const std::vector<TarEntry>& info,
+                                  std::int64_t mtime, const WriteOptions& opts) {
+    auto file = archive::OutputFile::create(out_dir / (stem + ".tar.bz2"));
+    if (!file) return unexpected(file.error());
+    std::vector<TarEntry> all = info;  // info/ first
+    all.insert(all.end(), payload.begin(), payload.end());
+    auto n = archive::write_tar(**file, all, {mtime}, Compression{Codec::bzip2, opts.bzip2_level, 1});
+    if (!n) return unexpected(n.error());
+    if (auto r = (*file)->commit(); !r) return unexpected(r.error());
+    return (*file)->final_path();
+}
+
+}  // namespace
+
+Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const stdfs::path& out_dir,
+                                               const WriteOptions& opts) {
+    if (auto r = validate(in.meta); !r) return unexpected(r.error());
+    std::error_code ec;
+    stdfs::create_directories(out_dir, ec);
+    if (!stdfs::is_directory(out_dir)) return fail(SourceLoc{out_dir.string()}, "cannot create output directory");
+
+    auto payload = payload_entries(in.dir);
+    if (!payload) return unexpected(payload.error());
+    auto records = path_records(in.dir, *payload, in.prefix_files);
+    if (!records) return unexpected(records.error());
+    const std::int64_t ts = resolved_timestamp(in.meta);
+    auto info = info_entries(in.meta, *records, ts);
+    if (!info) return unexpected(info.error());
+    const std::int64_t mtime = opts.mtime ? *opts.mtime : archive::reproducible_mtime(ts / 1000);
+
+    std::vector<stdfs::path> written;
+    const std::string stem = in.meta.stem();
+    if (opts.format != Format::tar_bz2) {
+        auto p = write_conda(out_dir, stem, *payload, *info, mtime, opts);
+        if (!p) return unexpected(p.error());
+        written.push_back(*p);
+    }
+    if (opts.format != Format::conda) {
+        auto p = write_tar_bz2(out_dir, stem, *payload, *info, mtime, opts);
+        if (!p) return unexpected(p.error());
+        written.push_back(*p);
+    }
+    return written;
+}
+
+}  // namespace sf::package
