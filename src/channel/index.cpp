@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "package/meta.hpp"
-#include "package/reader.hpp"
+#include "archive/read.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -164,20 +164,19 @@ Result<void> copy_atomic(const stdfs::path& from, const stdfs::path& to) {
 }  // namespace
 
 Result<json> package_record(const stdfs::path& pkg) {
-    auto files = package::read_info_files(pkg, {"info/index.json"});
-    if (!files) return unexpected(files.error());
-    auto it = files->find("info/index.json");
-    if (it == files->end()) return fail(SourceLoc{pkg.string()}, "package has no info/index.json");
+    if (auto k = archive::package_format(pkg); !k) return unexpected(k.error());
+    auto text = archive::read_package_member(pkg, "info/index.json");
+    if (!text) return unexpected(text.error());
     json record;
     try {
-        record = json::parse(it->second);
+        record = json::parse(*text);
     } catch (const std::exception& e) {
         return fail(SourceLoc{pkg.string()}, std::string("info/index.json is not valid JSON: ") + e.what());
     }
     if (!record.is_object()) return fail(SourceLoc{pkg.string()}, "info/index.json is not a JSON object");
     const std::string stem = record.value("name", "") + "-" + record.value("version", "") + "-" +
                              record.value("build", "");
-    if (stem != package::package_stem(pkg))
+    if (stem != archive::package_stem(pkg))
         return fail(SourceLoc{pkg.string()}, "file name does not match its index.json (" + stem + ")",
                     "name package files <name>-<version>-<build>");
     auto d = hash::file_digests(pkg);

@@ -1,8 +1,10 @@
 #include "package/inspect.hpp"
 
+#include <map>
+#include <set>
 #include <sstream>
 
-#include "package/reader.hpp"
+#include "archive/read.hpp"
 #include "util/strings.hpp"
 
 namespace sf::package {
@@ -10,9 +12,18 @@ namespace sf::package {
 using nlohmann::json;
 
 Result<json> inspect_package(const std::filesystem::path& pkg) {
-    auto files = read_info_files(pkg, {"info/index.json", "info/paths.json", "info/files", "info/about.json",
-                                       "info/run_exports.json"});
-    if (!files) return unexpected(files.error());
+    auto members = archive::list_package(pkg, archive::Part::info);
+    if (!members) return unexpected(members.error());
+    std::map<std::string, std::string> files_map;
+    for (const auto& m : *members) {
+        static const std::set<std::string> wanted = {"info/index.json", "info/paths.json", "info/files",
+                                                     "info/about.json", "info/run_exports.json"};
+        if (!wanted.count(m.path)) continue;
+        auto text = archive::read_package_member(pkg, m.path);
+        if (!text) return unexpected(text.error());
+        files_map[m.path] = std::move(*text);
+    }
+    const auto* files = &files_map;
     json out = json::object();
     out["file"] = pkg.filename().string();
     auto parse = [&](const std::string& name, json& into) -> Result<void> {
