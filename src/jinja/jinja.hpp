@@ -6,6 +6,7 @@
 // Errors carry file:line:col of the offending token, relative to the file the
 // text came from (`origin`).
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -39,5 +40,35 @@ Result<std::string> render(std::string_view text, const Origin& origin, Context&
 // Evaluates one expression with Python semantics (and/or return operands,
 // comparisons chain, `in`, `not in`, conditional expressions, ...).
 Result<Value> evaluate(std::string_view expr, const Origin& origin, const Context& ctx);
+
+// A parsed template, for callers that render the same text many times (one
+// recipe, many variants). Cheap to copy; immutable once parsed.
+class Template {
+public:
+    static Result<Template> parse(std::string_view text, const Origin& origin);
+    // Same semantics as jinja::render().
+    Result<std::string> render(Context& ctx) const;
+    const Origin& origin() const;
+
+    struct Impl;
+
+private:
+    explicit Template(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+    std::shared_ptr<const Impl> impl_;
+};
+
+// A parsed expression (e.g. one `# [selector]`), evaluated many times.
+class Expression {
+public:
+    static Result<Expression> parse(std::string_view expr, const Origin& origin);
+    // Same semantics as jinja::evaluate().
+    Result<Value> evaluate(const Context& ctx) const;
+
+    struct Impl;
+
+private:
+    explicit Expression(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+    std::shared_ptr<const Impl> impl_;
+};
 
 }  // namespace sf::jinja

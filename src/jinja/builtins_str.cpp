@@ -1,0 +1,600 @@
+// String methods, str.format() and printf-style `%` formatting.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "jinja/internal.hpp"
+
+namespace sf::jinja::detail {
+
+// ---- argument helpers ---------------------------------------------------------
+
+const Value* Args::get(std::size_t i, std::string_view name) const {
+    if (i < pos.size()) return &pos[i];
+    for (const auto& [k, v] : kw)
+        if (k == name) return &v;
+    return nullptr;
+}
+
+Result<void> Args::at_most(std::size_t n) const {
+    if (pos.size() + kw.size() > n)
+        return fail(std::string(fname) + "() takes at most " + std::to_string(n) + " argument" +
+                    (n == 1 ? "" : "s") + " (" + std::to_string(pos.size() + kw.size()) + " given)");
+    return {};
+}
+
+Result<void> Args::at_least(std::size_t n) const {
+    if (pos.size() + kw.size() < n)
+        return fail(std::string(fname) + "() takes at least " + std::to_string(n) + " argument" +
+                    (n == 1 ? "" : "s") + " (" + std::to_string(pos.size() + kw.size()) + " given)");
+    return {};
+}
+
+Result<std::string> Args::str(std::size_t i, std::string_view name) const {
+    const Value* v = get(i, name);
+    if (!v) return fail(std::string(fname) + "() missing required argument '" + std::string(name) + "'");
+    if (!v->is_string())
+        return fail(std::string(fname) + "() argument '" + std::string(name) + "' must be str, not " +
+                    v->type_name());
+    return v->as_string();
+}
+
+Result<std::int64_t> Args::integer(std::size_t i, std::string_view name, std::int64_t dflt) const {
+    const Value* v = get(i, name);
+    if (!v || v->is_none()) return dflt;
+    if (v->is_int()) return v->as_int();
+    if (v->is_bool()) return std::int64_t(v->as_bool());
+    return fail(std::string(fname) + "() argument '" + std::string(name) + "' must be int, not " +
+                v->type_name());
+}
+
+std::size_t find_sub(std::string_view hay, std::string_view needle, std::size_t from) {
+    if (from > hay.size()) return std::string_view::npos;
+    if (needle.size() <= 32) return hay.find(needle, from);
+    std::boyer_moore_searcher searcher(needle.begin(), needle.end());
+    auto it = std::search(hay.begin() + static_cast<std::ptrdiff_t>(from), hay.end(), searcher);
+    return it == hay.end() ? std::string_view::npos : static_cast<std::size_t>(it - hay.begin());
+}
+
+std::size_t rfind_sub(std::string_view hay, std::string_view needle) {
+    if (needle.size() <= 32) return hay.rfind(needle);
+    if (needle.size() > hay.size()) return std::string_view::npos;
+    std::boyer_moore_searcher searcher(needle.rbegin(), needle.rend());
+    auto it = std::search(hay.rbegin(), hay.rend(), searcher);
+    if (it == hay.rend()) return std::string_view::npos;
+    return hay.size() - static_cast<std::size_t>(it - hay.rbegin()) - needle.size();
+}
+
+Result<Value> check_string(std::string s) {
+    if (s.size() > kMaxString)
+        return fail("string result is too long",
+                    "strings are limited to " + std::to_string(kMaxString) + " bytes");
+    return Value(std::move(s));
+}
+
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// ---- one formatted field, shared by str.format() and % -------------------------
+
+struct Spec {
+    char fill = ' ';
+    char align = 0;  // < > ^ = or 0 (type default)
+    char sign = '-';
+    bool zero = false;
+    std::int64_t width = 0;
+    int prec = -1;
+    char type = 0;
+};
+
+Result<std::string> format_field(const Value& v, const Spec& sp) {
+    std::string body;
+    bool numeric = false;
+    char type = sp.type;
+    if (type == 'r') {
+        body = v.repr();
+    } else if (type == 0 && !is_number(v)) {
+        body = v.str();
+        if (sp.prec >= 0 && v.is_string() && body.size() > static_cast<std::size_t>(sp.prec))
+            body.resize(static_cast<std::size_t>(sp.prec));
+    } else if (type == 's') {
+        body = v.str();
+        if (sp.prec >= 0 && body.size() > static_cast<std::size_t>(sp.prec))
+            body.resize(static_cast<std::size_t>(sp.prec));
+    } else if (type == 'c') {
+        if (v.is_string() && v.as_string().size() == 1) body = v.as_string();
+        else if (v.is_int() && v.as_int() >= 0 && v.as_int() < 128) body = std::string(1, char(v.as_int()));
+        else return fail("%c requires an int or a single character");
+    } else {
+        if (!is_number(v))
+            return fail(std::string("format code '") + (type ? std::string(1, type) : std::string("")) +
+                        "' requires a number, not " + v.type_name());
+        numeric = true;
+        if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
+        char buf[512];
+        bool neg = false;
+        if (type == 0) {  // float without type: Python repr
+            body = v.str();
+            if (!body.empty() && body[0] == '-') { neg = true; body.erase(0, 1); }
+        } else if (type == 'd' || type == 'i' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
+            std::int64_t i;
+            if (v.is_float()) {
+                double d = v.as_float();
+                if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return fail("cannot convert float to integer");
+                i = static_cast<std::int64_t>(d);
+            } else {
+                i = v.is_bool() ? v.as_bool() : v.as_int();
+            }
+            neg = i < 0;
+            std::uint64_t u = neg ? (~static_cast<std::uint64_t>(i) + 1) : static_cast<std::uint64_t>(i);
+            if (type == 'b') {
+                if (u == 0) body = "0";
+                while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
+            } else {
+                const char* f = type == 'x' ? "%llx" : type == 'X' ? "%llX" : type == 'o' ? "%llo" : "%llu";
+                std::snprintf(buf, sizeof buf, f, static_cast<unsigned long long>(u));
+                body = buf;
+            }
+        } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
+            double d = to_double(v);
+            int prec = sp.prec < 0 ? 6 : sp.prec;
+            if (prec > 100) return fail("format precision is too large");
+            if (type == '%') d *= 100;
+            neg = std::signbit(d) && !std::isnan(d);
+            char f[8] = {'%', '.', '*', type == '%' ? 'f' : type, 0};
+            std::snprintf(buf, sizeof buf, f, prec, std::fabs(d));
+            body = buf;
+            if (type == '%') body += '%';
+        } else {
+            return fail(std::string("unknown format code '") + type + "'");
+        }
+        std::string sign = neg ? "-" : (sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "");
+        body = sign + body;
+    }
+    if (sp.width > static_cast<std::int64_t>(kMaxString)) return fail("format width is too large");
+    auto width = static_cast<std::size_t>(sp.width);
+    if (body.size() >= width) return body;
+    std::size_t pad = width - body.size();
+    char align = sp.align ? sp.align : (numeric ? '>' : '<');
+    char fill = sp.fill;
+    if (sp.zero && !sp.align) { align = '='; fill = '0'; }
+    if (align == '<') return body + std::string(pad, fill);
+    if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
+    if (align == '=' && numeric && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
+        return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
+    return std::string(pad, fill) + body;
+}
+
+bool read_int(std::string_view s, std::size_t& i, std::int64_t& out) {
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+    out = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        if (out > 100'000'000) return false;
+        out = out * 10 + (s[i++] - '0');
+    }
+    return true;
+}
+
+Result<Spec> parse_format_spec(std::string_view s) {
+    Spec sp;
+    std::size_t i = 0;
+    auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+    if (s.size() >= 2 && is_align(s[1])) { sp.fill = s[0]; sp.align = s[1]; i = 2; }
+    else if (!s.empty() && is_align(s[0])) { sp.align = s[0]; i = 1; }
+    if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) sp.sign = s[i++];
+    if (i < s.size() && s[i] == '0') { sp.zero = true; ++i; }
+    std::int64_t n = 0;
+    if (read_int(s, i, n)) sp.width = n;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        if (!read_int(s, i, n)) return fail("format specifier missing precision");
+        sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
+    }
+    if (i < s.size()) sp.type = s[i++];
+    if (i != s.size()) return fail("invalid format specifier '" + std::string(s) + "'");
+    return sp;
+}
+
+}  // namespace
+
+Result<std::string> str_format(const std::string& fmt, const List& args, const KwArgs& kwargs) {
+    std::string out;
+    std::size_t auto_index = 0;
+    for (std::size_t i = 0; i < fmt.size(); ++i) {
+        char c = fmt[i];
+        if (c == '}') {
+            if (i + 1 < fmt.size() && fmt[i + 1] == '}') { out += '}'; ++i; continue; }
+            return fail("single '}' encountered in format string");
+        }
+        if (c != '{') { out += c; continue; }
+        if (i + 1 < fmt.size() && fmt[i + 1] == '{') { out += '{'; ++i; continue; }
+        std::size_t close = fmt.find('}', i + 1);
+        if (close == std::string::npos) return fail("single '{' encountered in format string");
+        std::string_view field(fmt.data() + i + 1, close - i - 1);
+        i = close;
+        std::string_view spec, conv;
+        if (auto colon = field.find(':'); colon != std::string_view::npos) {
+            spec = field.substr(colon + 1);
+            field = field.substr(0, colon);
+        }
+        if (auto bang = field.find('!'); bang != std::string_view::npos) {
+            conv = field.substr(bang + 1);
+            field = field.substr(0, bang);
+        }
+        const Value* v = nullptr;
+        if (field.empty()) {
+            if (auto_index >= args.size()) return fail("replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
+            v = &args[auto_index++];
+        } else if (field[0] >= '0' && field[0] <= '9') {
+            std::size_t j = 0;
+            std::int64_t idx = 0;
+            if (!read_int(field, j, idx) || j != field.size() || static_cast<std::size_t>(idx) >= args.size())
+                return fail("replacement index " + std::string(field) + " out of range for positional args tuple");
+            v = &args[static_cast<std::size_t>(idx)];
+        } else {
+            for (const auto& [k, val] : kwargs)
+                if (k == field) v = &val;
+            if (!v) return fail("format() has no keyword argument '" + std::string(field) + "'");
+        }
+        SF_TRY(sp, parse_format_spec(spec));
+        if (conv == "r") sp.type = sp.type ? sp.type : 'r';
+        else if (!conv.empty() && conv != "s") return fail("unknown conversion '!" + std::string(conv) + "'");
+        Value shown = conv == "s" ? Value(v->str()) : *v;
+        SF_TRY(piece, format_field(shown, sp));
+        out += piece;
+        if (out.size() > kMaxString) return fail("string result is too long");
+    }
+    return out;
+}
+
+Result<std::string> percent_format(const std::string& fmt, const Value& args) {
+    std::string out;
+    const List* list = args.is_list() ? &args.as_list() : nullptr;
+    std::size_t next_arg = 0;
+    bool used_mapping = false;
+    auto take = [&]() -> const Value* {
+        if (list) return next_arg < list->size() ? &(*list)[next_arg++] : nullptr;
+        return next_arg++ == 0 ? &args : nullptr;
+    };
+    for (std::size_t i = 0; i < fmt.size(); ++i) {
+        if (fmt[i] != '%') { out += fmt[i]; continue; }
+        if (++i >= fmt.size()) return fail("incomplete format");
+        if (fmt[i] == '%') { out += '%'; continue; }
+        const Value* v = nullptr;
+        if (fmt[i] == '(') {
+            std::size_t close = fmt.find(')', i);
+            if (close == std::string::npos) return fail("incomplete format key");
+            if (!args.is_dict()) return fail("format requires a mapping");
+            v = args.get(fmt.substr(i + 1, close - i - 1));
+            if (!v) return fail("format key '" + fmt.substr(i + 1, close - i - 1) + "' not found");
+            used_mapping = true;
+            i = close + 1;
+        }
+        Spec sp;
+        for (; i < fmt.size() && std::string_view("-+ 0#").find(fmt[i]) != std::string_view::npos; ++i) {
+            if (fmt[i] == '-') sp.align = '<';
+            else if (fmt[i] == '0') sp.zero = true;
+            else if (fmt[i] == '+' || fmt[i] == ' ') sp.sign = fmt[i];
+        }
+        std::int64_t n = 0;
+        if (i < fmt.size() && fmt[i] == '*') {
+            const Value* w = take();
+            if (!w || !w->is_int()) return fail("* wants int");
+            sp.width = std::max<std::int64_t>(0, w->as_int());
+            ++i;
+        } else if (read_int(fmt, i, n)) {
+            sp.width = n;
+        }
+        if (i < fmt.size() && fmt[i] == '.') {
+            ++i;
+            n = 0;
+            read_int(fmt, i, n);
+            sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
+        }
+        if (i >= fmt.size()) return fail("incomplete format");
+        char type = fmt[i];
+        if (std::string_view("srdifFeEgGxXoc").find(type) == std::string_view::npos)
+            return fail(std::string("unsupported format character '") + type + "'");
+        if (!v) v = take();
+        if (!v) return fail("not enough arguments for format string");
+        if ((type == 'd' || type == 'i' || std::string_view("fFeEgGxXo").find(type) != std::string_view::npos) &&
+            !is_number(*v))
+            return fail(std::string("%") + type + " format: a number is required, not " + v->type_name());
+        if (sp.zero && sp.align == '<') sp.zero = false;
+        sp.type = type == 'i' ? 'd' : type;
+        SF_TRY(piece, format_field(*v, sp));
+        out += piece;
+        if (out.size() > kMaxString) return fail("string result is too long");
+    }
+    if (!used_mapping && ((list && next_arg < list->size()) || (!list && next_arg == 0 && !args.is_dict())))
+        return fail("not all arguments converted during string formatting");
+    return out;
+}
+
+// ---- str methods --------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> split_ws(const std::string& s, std::int64_t maxsplit, bool from_right) {
+    std::vector<std::string> parts;
+    if (!from_right) {
+        std::size_t i = 0;
+        while (true) {
+            while (i < s.size() && is_ws(s[i])) ++i;
+            if (i >= s.size()) break;
+            if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
+                std::size_t end = s.size();
+                while (end > i && is_ws(s[end - 1])) --end;
+                parts.push_back(s.substr(i, end - i));
+                break;
+            }
+            std::size_t j = i;
+            while (j < s.size() && !is_ws(s[j])) ++j;
+            parts.push_back(s.substr(i, j - i));
+            i = j;
+        }
+        return parts;
+    }
+    std::size_t i = s.size();
+    while (true) {
+        while (i > 0 && is_ws(s[i - 1])) --i;
+        if (i == 0) break;
+        if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
+            std::size_t b = 0;
+            while (b < i && is_ws(s[b])) ++b;
+            parts.push_back(s.substr(b, i - b));
+            break;
+        }
+        std::size_t j = i;
+        while (j > 0 && !is_ws(s[j - 1])) --j;
+        parts.push_back(s.substr(j, i - j));
+        i = j;
+    }
+    std::reverse(parts.begin(), parts.end());
+    return parts;
+}
+
+std::vector<std::string> split_sep(const std::string& s, const std::string& sep, std::int64_t maxsplit,
+                                   bool from_right) {
+    std::vector<std::string> parts;
+    if (!from_right) {
+        std::size_t start = 0;
+        while (maxsplit < 0 || static_cast<std::int64_t>(parts.size()) < maxsplit) {
+            std::size_t at = find_sub(s, sep, start);
+            if (at == std::string::npos) break;
+            parts.push_back(s.substr(start, at - start));
+            start = at + sep.size();
+        }
+        parts.push_back(s.substr(start));
+        return parts;
+    }
+    std::size_t end = s.size();
+    while (maxsplit < 0 || static_cast<std::int64_t>(parts.size()) < maxsplit) {
+        if (end < sep.size()) break;
+        std::size_t at = rfind_sub(std::string_view(s).substr(0, end), sep);
+        if (at == std::string::npos) break;
+        parts.push_back(s.substr(at + sep.size(), end - at - sep.size()));
+        end = at;
+    }
+    parts.push_back(s.substr(0, end));
+    std::reverse(parts.begin(), parts.end());
+    return parts;
+}
+
+Value to_list(std::vector<std::string> parts) {
+    List l;
+    l.reserve(parts.size());
+    for (auto& p : parts) l.emplace_back(std::move(p));
+    return Value(std::move(l));
+}
+
+std::string strip_chars(const std::string& s, const Value* chars, bool left, bool right) {
+    auto in_set = [&](char c) {
+        if (!chars || chars->is_none()) return is_ws(c);
+        return chars->as_string().find(c) != std::string::npos;
+    };
+    std::size_t b = 0, e = s.size();
+    if (left) while (b < e && in_set(s[b])) ++b;
+    if (right) while (e > b && in_set(s[e - 1])) --e;
+    return s.substr(b, e - b);
+}
+
+char lower_c(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
+char upper_c(char c) { return (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c; }
+
+Result<bool> affix_match(const std::string& s, const Value& arg, bool prefix, const char* fname) {
+    auto one = [&](const Value& v) -> Result<bool> {
+        if (!v.is_string())
+            return fail(std::string(fname) + " first arg must be str or a tuple of str, not " + v.type_name());
+        const std::string& p = v.as_string();
+        if (p.size() > s.size()) return false;
+        return prefix ? s.compare(0, p.size(), p) == 0 : s.compare(s.size() - p.size(), p.size(), p) == 0;
+    };
+    if (arg.is_list()) {
+        for (const auto& v : arg.as_list()) {
+            SF_TRY(m, one(v));
+            if (m) return true;
+        }
+        return false;
+    }
+    return one(arg);
+}
+
+constexpr std::string_view kStrMethods[] = {
+    "replace", "split", "rsplit", "join", "startswith", "endswith", "lower", "upper", "strip",
+    "lstrip", "rstrip", "format", "count", "find", "rfind", "index", "zfill", "title", "capitalize",
+    "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "splitlines", "removeprefix",
+    "removesuffix"};
+
+}  // namespace
+
+bool is_str_method(std::string_view name) {
+    return std::find(std::begin(kStrMethods), std::end(kStrMethods), name) != std::end(kStrMethods);
+}
+
+Result<Value> call_str_method(const std::string& s, std::string_view name, const List& args,
+                              const KwArgs& kwargs, bool& found) {
+    found = true;
+    std::string fname = "str." + std::string(name);
+    Args a{args, kwargs, fname.c_str()};
+    if (name == "replace") {
+        SF_TRY_VOID(a.at_most(3));
+        SF_TRY(from, a.str(0, "old"));
+        SF_TRY(to, a.str(1, "new"));
+        SF_TRY(count, a.integer(2, "count", -1));
+        std::string out;
+        std::size_t start = 0;
+        std::int64_t done = 0;
+        if (from.empty()) {
+            for (std::size_t i = 0; i <= s.size(); ++i) {
+                if (count < 0 || done < count) { out += to; ++done; }
+                if (i < s.size()) out += s[i];
+                if (out.size() > kMaxString) break;
+            }
+            return check_string(std::move(out));
+        }
+        while (count < 0 || done < count) {
+            std::size_t at = find_sub(s, from, start);
+            if (at == std::string::npos) break;
+            out.append(s, start, at - start);
+            out += to;
+            start = at + from.size();
+            ++done;
+            if (out.size() > kMaxString) break;
+        }
+        out.append(s, start, std::string::npos);
+        return check_string(std::move(out));
+    }
+    if (name == "split" || name == "rsplit") {
+        SF_TRY_VOID(a.at_most(2));
+        SF_TRY(maxsplit, a.integer(1, "maxsplit", -1));
+        const Value* sep = a.get(0, "sep");
+        if (!sep || sep->is_none()) return to_list(split_ws(s, maxsplit, name == "rsplit"));
+        if (!sep->is_string()) return fail(fname + "() argument 'sep' must be str or None, not " + sep->type_name());
+        if (sep->as_string().empty()) return fail("empty separator");
+        return to_list(split_sep(s, sep->as_string(), maxsplit, name == "rsplit"));
+    }
+    if (name == "splitlines") {
+        SF_TRY_VOID(a.at_most(0));
+        std::vector<std::string> lines;
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] == '\n' || s[i] == '\r') {
+                lines.push_back(s.substr(start, i - start));
+                if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
+                start = i + 1;
+            }
+        }
+        if (start < s.size()) lines.push_back(s.substr(start));
+        return to_list(std::move(lines));
+    }
+    if (name == "join") {
+        SF_TRY_VOID(a.at_most(1));
+        const Value* items = a.get(0, "iterable");
+        if (!items) return fail("str.join() takes exactly one argument (0 given)");
+        SF_TRY(list, iterate(*items));
+        std::string out;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            if (!list[i].is_string())
+                return fail("sequence item " + std::to_string(i) + ": expected str instance, " +
+                            list[i].type_name() + " found");
+            if (i) out += s;
+            out += list[i].as_string();
+            if (out.size() > kMaxString) break;
+        }
+        return check_string(std::move(out));
+    }
+    if (name == "startswith" || name == "endswith") {
+        SF_TRY_VOID(a.at_most(1));
+        const Value* arg = a.get(0, "prefix");
+        if (!arg) return fail(fname + "() takes at least 1 argument (0 given)");
+        SF_TRY(m, affix_match(s, *arg, name == "startswith", fname.c_str()));
+        return Value(m);
+    }
+    if (name == "lower" || name == "upper" || name == "title" || name == "capitalize") {
+        SF_TRY_VOID(a.at_most(0));
+        std::string out = s;
+        bool word_start = true;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            char& c = out[i];
+            if (name == "lower") c = lower_c(c);
+            else if (name == "upper") c = upper_c(c);
+            else if (name == "capitalize") c = i == 0 ? upper_c(c) : lower_c(c);
+            else {
+                bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+                c = word_start ? upper_c(c) : lower_c(c);
+                word_start = !alpha;
+            }
+        }
+        return Value(std::move(out));
+    }
+    if (name == "strip" || name == "lstrip" || name == "rstrip") {
+        SF_TRY_VOID(a.at_most(1));
+        const Value* chars = a.get(0, "chars");
+        if (chars && !chars->is_none() && !chars->is_string())
+            return fail(fname + " arg must be None or str");
+        return Value(strip_chars(s, chars, name != "rstrip", name != "lstrip"));
+    }
+    if (name == "format") {
+        SF_TRY(out, str_format(s, args, kwargs));
+        return Value(std::move(out));
+    }
+    if (name == "count" || name == "find" || name == "rfind" || name == "index") {
+        SF_TRY_VOID(a.at_most(1));
+        SF_TRY(sub, a.str(0, "sub"));
+        if (name == "count") {
+            if (sub.empty()) return Value(static_cast<std::int64_t>(s.size() + 1));
+            std::int64_t n = 0;
+            for (std::size_t at = find_sub(s, sub); at != std::string::npos; at = find_sub(s, sub, at + sub.size())) ++n;
+            return Value(n);
+        }
+        std::size_t at = name == "rfind" ? rfind_sub(s, sub) : find_sub(s, sub);
+        if (at == std::string::npos) {
+            if (name == "index") return fail("substring not found");
+            return Value(std::int64_t(-1));
+        }
+        return Value(static_cast<std::int64_t>(at));
+    }
+    if (name == "zfill") {
+        SF_TRY_VOID(a.at_most(1));
+        SF_TRY(width, a.integer(0, "width", 0));
+        if (width > static_cast<std::int64_t>(kMaxString)) return fail("zfill() width is too large");
+        if (width <= static_cast<std::int64_t>(s.size())) return Value(s);
+        std::size_t pad = static_cast<std::size_t>(width) - s.size();
+        if (!s.empty() && (s[0] == '-' || s[0] == '+')) return Value(s.substr(0, 1) + std::string(pad, '0') + s.substr(1));
+        return Value(std::string(pad, '0') + s);
+    }
+    if (name.substr(0, 2) == "is") {
+        SF_TRY_VOID(a.at_most(0));
+        if (s.empty()) return Value(false);
+        bool ok = true, any_cased = false;
+        for (char c : s) {
+            bool dig = c >= '0' && c <= '9';
+            bool lo = c >= 'a' && c <= 'z', up = c >= 'A' && c <= 'Z';
+            any_cased = any_cased || lo || up;
+            if (name == "isdigit") ok = ok && dig;
+            else if (name == "isalpha") ok = ok && (lo || up);
+            else if (name == "isalnum") ok = ok && (lo || up || dig);
+            else if (name == "isspace") ok = ok && is_ws(c);
+            else if (name == "islower") ok = ok && !up;
+            else if (name == "isupper") ok = ok && !lo;
+        }
+        if (name == "islower" || name == "isupper") ok = ok && any_cased;
+        return Value(ok);
+    }
+    if (name == "removeprefix" || name == "removesuffix") {
+        SF_TRY_VOID(a.at_most(1));
+        SF_TRY(affix, a.str(0, name == "removeprefix" ? "prefix" : "suffix"));
+        if (affix.size() > s.size()) return Value(s);
+        if (name == "removeprefix")
+            return Value(s.compare(0, affix.size(), affix) == 0 ? s.substr(affix.size()) : s);
+        return Value(s.compare(s.size() - affix.size(), affix.size(), affix) == 0
+                         ? s.substr(0, s.size() - affix.size()) : s);
+    }
+    found = false;
+    return Value();
+}
+
+}  // namespace sf::jinja::detail
