@@ -1,0 +1,131 @@
+#include "recipe/raw_recipe.hpp"
+
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::recipe {
+namespace {
+
+int map_line(int line0, const std::vector<int>& line_map) {
+    // yaml-cpp marks are 0-based.
+    if (line_map.empty()) return line0 + 1;
+    if (line0 >= 0 && static_cast<size_t>(line0) < line_map.size()) return line_map[line0];
+    return line_map.back();
+}
+
+Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
+                              const std::vector<int>& line_map) {
+    if (node.IsMap()) {
+        std::map<std::string, int> seen;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            const YAML::Node& key = it->first;
+            std::string k = key.IsScalar() ? key.Scalar() : std::string("<complex key>");
+            int line = map_line(key.Mark().line, line_map);
+            auto [pos, inserted] = seen.emplace(k, line);
+            if (!inserted)
+                return fail(SourceLoc{file, line, key.Mark().column + 1},
+                            "duplicate key '" + k + "' (first defined on line " +
+                                std::to_string(pos->second) + ")",
+                            "remove one, or give each a selector that excludes the other");
+            if (auto r = check_duplicates(it->second, file, line_map); !r) return r;
+        }
+    } else if (node.IsSequence()) {
+        for (const auto& child : node)
+            if (auto r = check_duplicates(child, file, line_map); !r) return r;
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<void> check_text(const std::string& text, const std::string& file) {
+    size_t bad = 0;
+    if (!str::is_valid_utf8(text, &bad)) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < bad; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        return fail(SourceLoc{file, line, col}, "invalid UTF-8 byte in recipe",
+                    "save the file as UTF-8");
+    }
+    int line = 1;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        for (size_t i = start; i < end; ++i) {
+            if (text[i] == ' ') continue;
+            if (text[i] == '\t')
+                return fail(SourceLoc{file, line, static_cast<int>(i - start) + 1},
+                            "tab character in indentation", "YAML forbids tabs for indentation; use spaces");
+            break;
+        }
+        ++line;
+        start = end + 1;
+    }
+    return {};
+}
+
+Result<RawRecipe> RawRecipe::from_text(std::string text, std::string file) {
+    if (auto r = check_text(text, file); !r) return unexpected(r.error());
+    RawRecipe raw;
+    raw.meta_file = std::move(file);
+    raw.lines = split_selectors(text);
+    raw.text = std::move(text);
+    return raw;
+}
+
+Result<RawRecipe> RawRecipe::load(const std::filesystem::path& dir) {
+    std::filesystem::path meta = dir / "meta.yaml";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        return fail(SourceLoc{dir.string()}, "recipe directory not found",
+                    "pass the folder that holds meta.yaml");
+    if (!std::filesystem::exists(meta, ec))
+        return fail(SourceLoc{meta.string()}, "no meta.yaml in recipe directory",
+                    "splitforge reads conda-build style recipes (meta.yaml)");
+    auto text = fs::read_file(meta);
+    if (!text) return unexpected(text.error());
+    auto raw = from_text(std::move(*text), meta.lexically_normal().string());
+    if (!raw) return raw;
+    raw->dir = dir;
+    if (std::filesystem::exists(dir / "conda_build_config.yaml", ec))
+        raw->config_file = dir / "conda_build_config.yaml";
+    return raw;
+}
+
+std::optional<std::string> RawRecipe::script_text(const std::string& relative) const {
+    if (dir.empty()) return std::nullopt;
+    std::error_code ec;
+    auto p = dir / relative;
+    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+    auto t = fs::read_file(p);
+    if (!t) return std::nullopt;
+    return *t;
+}
+
+std::string RawRecipe::display_path(const std::string& relative) const {
+    return (dir / relative).lexically_normal().string();
+}
+
+Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
+                              const std::vector<int>& line_map) {
+    YAML::Node node;
+    try {
+        node = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        int line = e.mark.is_null() ? 0 : map_line(e.mark.line, line_map);
+        int col = e.mark.is_null() ? 0 : e.mark.column + 1;
+        return fail(SourceLoc{file, line, col}, "YAML error: " + e.msg,
+                    "check indentation and quoting on this line (after Jinja rendering)");
+    }
+    if (auto r = check_duplicates(node, file, line_map); !r) return unexpected(r.error());
+    return node;
+}
+
+}  // namespace sf::recipe

@@ -1,0 +1,51 @@
+#pragma once
+// `# [expr]` line selectors, applied to the raw text before Jinja (as
+// conda-build does). A line's selector is found with conda-build's own
+// pattern; the expression is evaluated with Python semantics by our Jinja
+// expression evaluator over the selector namespace.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "jinja/jinja.hpp"
+
+namespace sf::recipe {
+
+using VariantValues = std::map<std::string, std::string>;
+
+struct SelectorLine {
+    std::optional<std::string> selector;  // the text between [ and ]
+    std::string text;                      // the line without its selector (rstripped)
+    int selector_col = 0;                  // 1-based column of the selector text
+};
+
+// conda-build's _split_line_selector: comment-only lines become blank lines.
+std::vector<SelectorLine> split_selectors(std::string_view text);
+
+// Text with unselected lines dropped, and for each kept line its 1-based
+// line number in the source (for error messages after selection).
+struct Selected {
+    std::string text;              // unselected lines dropped (what conda-build scans)
+    std::vector<int> source_line;  // for each line of `text`, its source line
+    std::string blanked;           // unselected lines blanked: line numbers stay exact
+};
+
+// Evaluates each selector (cached per expression). An unknown name or a bad
+// expression is an error at file:line:col.
+Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const jinja::Context& ns,
+                                 const std::string& file);
+
+// The names a selector can use for `subdir`: os/arch flags (linux, osx, win,
+// unix, x86_64, aarch64, arm64, ppc64le, linux64, ...), py/py3k/np,
+// build_platform, target_platform, and every variant key (ints and booleans
+// converted as conda-build does: "312" -> 312, "true" -> True).
+jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
+                                  const VariantValues& variant);
+
+// The subdirs conda knows; selector flags are derived from these.
+const std::vector<std::string>& known_subdirs();
+
+}  // namespace sf::recipe

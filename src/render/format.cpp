@@ -1,0 +1,132 @@
+#include "render/format.hpp"
+
+#include <algorithm>
+
+#include <yaml-cpp/yaml.h>
+
+#include "util/strings.hpp"
+
+namespace sf::render {
+
+nlohmann::ordered_json to_json(const RenderedOutput& o) {
+    using J = nlohmann::ordered_json;
+    J j;
+    j["name"] = o.name;
+    j["version"] = o.version;
+    j["build"] = o.build_string;
+    j["build_number"] = o.build_number;
+    if (!o.noarch.empty()) j["noarch"] = o.noarch;
+    J reqs = J::object();
+    auto put = [](J& obj, const char* k, const std::vector<std::string>& v) {
+        if (!v.empty()) obj[k] = v;
+    };
+    put(reqs, "build", o.requirements.build);
+    put(reqs, "host", o.requirements.host);
+    put(reqs, "run", o.requirements.run);
+    put(reqs, "run_constrained", o.requirements.run_constrained);
+    j["requirements"] = reqs;
+    J re = J::object();
+    put(re, "weak", o.run_exports.weak);
+    put(re, "strong", o.run_exports.strong);
+    put(re, "noarch", o.run_exports.noarch);
+    put(re, "weak_constrains", o.run_exports.weak_constrains);
+    put(re, "strong_constrains", o.run_exports.strong_constrains);
+    if (!re.empty()) j["run_exports"] = re;
+    J test = J::object();
+    put(test, "requires", o.test.requires_);
+    put(test, "imports", o.test.imports);
+    put(test, "commands", o.test.commands);
+    put(test, "files", o.test.files);
+    if (!test.empty()) j["test"] = test;
+    if (!o.script.empty()) j["script"] = o.script;
+    J used = J::object();
+    for (const auto& [k, v] : o.used) used[k] = v;
+    j["used_variant"] = used;
+    j["hash_input"] = o.hash_input;
+    j["staging_variant"] = o.top_variant;
+    return j;
+}
+
+nlohmann::ordered_json to_json(const RenderedRecipe& r) {
+    nlohmann::ordered_json j;
+    j["recipe"] = r.name;
+    j["version"] = r.version;
+    j["subdir"] = r.subdir;
+    j["staging_builds"] = r.top_variants.size();
+    j["outputs"] = nlohmann::ordered_json::array();
+    for (const auto& o : r.outputs) j["outputs"].push_back(to_json(o));
+    return j;
+}
+
+namespace {
+
+void emit_list(YAML::Emitter& e, const char* key, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    e << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+    for (const auto& s : v) e << s;
+    e << YAML::EndSeq;
+}
+
+}  // namespace
+
+std::string to_yaml(const RenderedRecipe& r) {
+    std::string out;
+    for (const auto& o : r.outputs) {
+        YAML::Emitter e;
+        e << YAML::BeginMap;
+        e << YAML::Key << "package" << YAML::Value << YAML::BeginMap;
+        e << YAML::Key << "name" << YAML::Value << o.name;
+        e << YAML::Key << "version" << YAML::Value << o.version;
+        e << YAML::EndMap;
+        e << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
+        e << YAML::Key << "number" << YAML::Value << o.build_number;
+        e << YAML::Key << "string" << YAML::Value << o.build_string;
+        if (!o.noarch.empty()) e << YAML::Key << "noarch" << YAML::Value << o.noarch;
+        if (!o.run_exports.empty()) {
+            e << YAML::Key << "run_exports" << YAML::Value << YAML::BeginMap;
+            emit_list(e, "weak", o.run_exports.weak);
+            emit_list(e, "strong", o.run_exports.strong);
+            emit_list(e, "noarch", o.run_exports.noarch);
+            emit_list(e, "weak_constrains", o.run_exports.weak_constrains);
+            emit_list(e, "strong_constrains", o.run_exports.strong_constrains);
+            e << YAML::EndMap;
+        }
+        e << YAML::EndMap;
+        const auto& rq = o.requirements;
+        if (!rq.build.empty() || !rq.host.empty() || !rq.run.empty() || !rq.run_constrained.empty()) {
+            e << YAML::Key << "requirements" << YAML::Value << YAML::BeginMap;
+            emit_list(e, "build", rq.build);
+            emit_list(e, "host", rq.host);
+            emit_list(e, "run", rq.run);
+            emit_list(e, "run_constrained", rq.run_constrained);
+            e << YAML::EndMap;
+        }
+        if (!o.test.empty() || !o.test.requires_.empty()) {
+            e << YAML::Key << "test" << YAML::Value << YAML::BeginMap;
+            emit_list(e, "requires", o.test.requires_);
+            emit_list(e, "imports", o.test.imports);
+            emit_list(e, "commands", o.test.commands);
+            emit_list(e, "files", o.test.files);
+            e << YAML::EndMap;
+        }
+        e << YAML::EndMap;
+        std::vector<std::string> used;
+        for (const auto& [k, v] : o.used) used.push_back(k + "=" + v);
+        out += "# " + o.dist() + "  [" + str::join(used, ", ") + "]\n";
+        out += e.c_str();
+        out += "\n---\n";
+    }
+    return out;
+}
+
+std::string builds_tsv(const RenderedRecipe& r) {
+    std::vector<std::string> lines;
+    for (const auto& o : r.outputs) lines.push_back(o.name + "\t" + o.version + "\t" + o.build_string);
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    std::string out;
+    for (const auto& l : lines) out += l + "\n";
+    return out;
+}
+
+}  // namespace sf::render

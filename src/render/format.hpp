@@ -1,0 +1,18 @@
+#pragma once
+// Printing a RenderedRecipe for people (YAML documents) and tools (JSON).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "render/output.hpp"
+
+namespace sf::render {
+
+nlohmann::ordered_json to_json(const RenderedOutput& o);
+nlohmann::ordered_json to_json(const RenderedRecipe& r);
+// One YAML document per output, each headed by a comment with its variant.
+std::string to_yaml(const RenderedRecipe& r);
+// "name<TAB>version<TAB>build", sorted: the golden .builds.tsv shape.
+std::string builds_tsv(const RenderedRecipe& r);
+
+}  // namespace sf::render

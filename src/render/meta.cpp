@@ -1,0 +1,536 @@
+#include "render/meta.hpp"
+
+#include <algorithm>
+
+#include "render/pins.hpp"
+#include "util/pyregex.hpp"
+#include "util/strings.hpp"
+
+namespace sf::render {
+namespace {
+
+const PyRegex& output_re() {
+    static const PyRegex re(R"(^\ +-\ +(?:name|type):.+?(?=^\w|\Z|^\ +-\ +(?:name|type)))",
+                            PyRegex::multiline | PyRegex::dotall);
+    return re;
+}
+
+std::string rstrip(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    return s;
+}
+
+std::string as_string(const Meta& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "";
+    return v.dump();
+}
+
+const Meta& section(const Meta& meta, const char* name) {
+    static const Meta empty = Meta::object();
+    if (!meta.is_object() || !meta.contains(name) || !meta[name].is_object()) return empty;
+    return meta[name];
+}
+
+// First token of a spec, as MatchSpec would name it.
+std::string spec_name(const std::string& spec) {
+    size_t i = 0;
+    while (i < spec.size() && !std::isspace(static_cast<unsigned char>(spec[i])) &&
+           std::string("=<>!~[").find(spec[i]) == std::string::npos)
+        ++i;
+    return spec.substr(0, i);
+}
+
+std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            if (!cur.empty()) out.push_back(cur), cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+// utils.expand_reqs: a plain list means host and run.
+Meta expand_reqs(const Meta& reqs) {
+    if (reqs.is_null()) return Meta::object();
+    if (!reqs.is_object()) {
+        Meta list = reqs.is_array() ? reqs : Meta::array({reqs});
+        if (list.empty()) return Meta::object();
+        return Meta{{"host", list}, {"run", list}};
+    }
+    Meta out = Meta::object();
+    for (auto& [k, v] : reqs.items()) out[k] = v.is_array() ? v : (v.is_null() ? Meta::array() : Meta::array({v}));
+    return out;
+}
+
+std::vector<std::string> reqs_of(const Meta& meta, const char* env) {
+    const Meta& r = section(meta, "requirements");
+    return r.contains(env) ? string_list(r[env]) : std::vector<std::string>{};
+}
+
+void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env) {
+    std::vector<std::string> build_deps = string_list(reqs.value("build", Meta::array()));
+    for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
+    if (!reqs.contains(env) || !reqs[env].is_array()) return;
+    Meta& list = reqs[env];
+    bool changed = false;
+    for (const auto& [key, val] : v.values) {
+        PyRegex re("^(" + str::replace_all(key, "_", "[-_]") + R"()(?:\s*$))");
+        for (auto& item : list) {
+            if (!item.is_string()) continue;
+            auto m = re.match(item.get<std::string>());
+            if (!m) continue;
+            bool in_build = std::find(build_deps.begin(), build_deps.end(), m->str(1)) != build_deps.end();
+            if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
+                item = ensure_valid_spec(m->str(1) + " " + val);
+                changed = true;
+            }
+        }
+    }
+    static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
+    for (auto& item : list) {
+        if (!item.is_string()) continue;
+        auto m = xx_re.match(item.get<std::string>());
+        if (!m) continue;
+        if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val), changed = true;
+    }
+    (void)changed;
+}
+
+}  // namespace
+
+Meta yaml_to_meta(const YAML::Node& node) {
+    switch (node.Type()) {
+        case YAML::NodeType::Map: {
+            Meta out = Meta::object();
+            for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = yaml_to_meta(it->second);
+            return out;
+        }
+        case YAML::NodeType::Sequence: {
+            Meta out = Meta::array();
+            for (const auto& n : node) out.push_back(yaml_to_meta(n));
+            return out;
+        }
+        case YAML::NodeType::Scalar: return node.Scalar();
+        default: return nullptr;
+    }
+}
+
+bool meta_truthy(const Meta& v) {
+    if (v.is_null()) return false;
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_string()) {
+        std::string s = str::lower(v.get<std::string>());
+        if (s.empty() || s == "n" || s == "no" || s == "false" || s == "off") return false;
+        return true;
+    }
+    if (v.is_array() || v.is_object()) return !v.empty();
+    return true;
+}
+
+std::vector<std::string> string_list(const Meta& v) {
+    std::vector<std::string> out;
+    if (v.is_array()) {
+        for (const auto& x : v)
+            if (!x.is_null()) out.push_back(as_string(x));
+    } else if (!v.is_null()) {
+        out.push_back(as_string(v));
+    }
+    return out;
+}
+
+int build_number(const Meta& meta) {
+    const Meta& b = section(meta, "build");
+    if (!b.contains("number") || !meta_truthy(b["number"])) return 0;
+    try {
+        return std::stoi(as_string(b["number"]));
+    } catch (...) {
+        return 0;
+    }
+}
+
+std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
+    std::string text = raw->text;
+    if (pattern) {
+        auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
+        text = m && m->group(1) ? *m->group(1) : "";
+    }
+    if (apply_selectors) {
+        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file);
+        if (sel) text = sel->text;
+    }
+    return rstrip(text);
+}
+
+std::string VariantText::outputs_text(bool apply_selectors) const {
+    return recipe_text(R"((^outputs:.*?)(?=^test:|^extra:|^about:|\Z))", apply_selectors);
+}
+
+std::string VariantText::single_output_text(const std::string& name, bool apply_selectors) const {
+    auto matches = output_re().findall(outputs_text(apply_selectors));
+    std::string top_name = as_string(section(meta, "package").value("name", Meta("")));
+    std::vector<std::string> names;
+    if (meta.contains("outputs") && meta["outputs"].is_array() && !meta["outputs"].empty()) {
+        for (const auto& o : meta["outputs"])
+            names.push_back(o.is_object() && o.contains("name") ? as_string(o["name"]) : top_name);
+    } else {
+        names.push_back(top_name);
+    }
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) return name;
+    size_t idx = static_cast<size_t>(it - names.begin());
+    return idx < matches.size() ? matches[idx] : "";
+}
+
+namespace {
+
+bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
+    auto run = reqs_of(vt.meta, "run");
+    for (const auto& n : output_names) {
+        PyRegex re("^" + n + R"((\s|\Z|$))");
+        for (const auto& r : run)
+            if (re.match(r)) return true;
+    }
+    static const PyRegex pin_re(R"(\{\{\s*pin_subpackage\(.*\)\s*\}\})");
+    std::string reqs_text =
+        vt.recipe_text(R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))", true);
+    return pin_re.matches_anywhere(reqs_text);
+}
+
+}  // namespace
+
+std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v) {
+    Meta top = vt.meta;
+    std::string top_name = as_string(section(top, "package").value("name", Meta("")));
+    std::string top_version = as_string(section(top, "package").value("version", Meta("")));
+    Meta outs = top.contains("outputs") && top["outputs"].is_array() ? top["outputs"] : Meta::array();
+    if (outs.empty()) {
+        outs.push_back(Meta{{"name", top_name}});
+    } else {
+        std::vector<std::string> names;
+        bool has_top = false;
+        for (const auto& o : outs) {
+            std::string n = o.is_object() ? as_string(o.value("name", Meta(""))) : "";
+            names.push_back(n);
+            has_top |= n == top_name;
+        }
+        if (!has_top && uses_subpackage(vt, names)) outs.push_back(Meta{{"name", top_name}});
+    }
+    bool has_package = vt.raw->text.find("package:") != std::string::npos;
+    std::vector<OutputMeta> result;
+    for (auto& out : outs) {
+        if (!out.is_object()) continue;
+        std::string name = as_string(out.value("name", Meta(top_name)));
+        if (name == top_name && has_package) {
+            for (const char* sec : {"requirements", "build", "about"}) {
+                Meta msec = top.contains(sec) && top[sec].is_object() ? top[sec] : Meta::object();
+                Meta osec = out.contains(sec) && !out[sec].is_null() ? out[sec] : Meta::object();
+                if (std::string(sec) == "requirements") osec = expand_reqs(osec);
+                if (!osec.is_object()) osec = Meta::object();
+                for (auto& [k, val] : msec.items())
+                    if (!osec.contains(k)) osec[k] = val;
+                out[sec] = osec;
+                top[sec] = osec;
+            }
+        }
+        Meta reqs = out.contains("requirements") ? expand_reqs(out["requirements"]) : Meta::object();
+        for (const char* env : {"build", "host", "run"}) insert_variant_versions(reqs, v, env);
+        if (out.contains("requirements")) out["requirements"] = reqs;
+        if (name == top_name) top["requirements"] = out.contains("requirements") ? reqs : top.value("requirements", Meta::object());
+
+        OutputMeta om;
+        om.name = name;
+        om.output_dict = out;
+        if (name == top_name) {
+            om.is_output = false;
+            om.meta = top;
+        } else {
+            om.is_output = true;
+            Meta m = top;
+            Meta filtered = Meta::object();
+            PyRegex self_re("(?:^" + name + R"((?:\s|$|\Z)))");
+            for (const char* env : {"build", "host", "run"}) {
+                if (!reqs.contains(env)) continue;
+                Meta list = Meta::array();
+                for (const auto& r : reqs[env])
+                    if (!r.is_string() || !self_re.match(r.get<std::string>())) list.push_back(r);
+                if (!list.empty()) filtered[env] = list;
+            }
+            if (reqs.contains("run_constrained") && !reqs["run_constrained"].empty())
+                filtered["run_constrained"] = reqs["run_constrained"];
+            for (auto& [k, val] : reqs.items())
+                if (k != "build" && k != "host" && k != "run" && k != "run_constrained") filtered[k] = val;
+            m["requirements"] = filtered;
+            m["package"]["name"] = name;
+            m["package"]["version"] = out.contains("version") && meta_truthy(out["version"]) ? out["version"] : Meta(top_version);
+            // Tests of the top level do not carry over to other outputs.
+            if (m.contains("test") && m["test"].is_object()) {
+                m["test"].erase("commands");
+                m["test"].erase("imports");
+            }
+            Meta build = m.contains("build") && m["build"].is_object() ? m["build"] : Meta::object();
+            for (const char* key : {"entry_points", "run_exports", "script"}) {
+                if (out.contains(key)) build[key] = out[key];
+                else build.erase(key);
+            }
+            build["noarch"] = out.contains("noarch") ? out["noarch"] : Meta("false");
+            build["noarch_python"] = out.contains("noarch_python") ? out["noarch_python"] : Meta("false");
+            for (const char* key : {"number", "string", "run_exports", "track_features", "features"})
+                if (out.contains(key) && meta_truthy(out[key])) build[key] = out[key];
+            if (out.contains("build")) {
+                Meta ob = out["build"].is_object() ? out["build"] : Meta::object();
+                if (!ob.contains("number"))
+                    ob["number"] = out.contains("number") ? out["number"] : Meta(std::to_string(build_number(top)));
+                build = ob;
+            }
+            m["build"] = build;
+            if (out.contains("test")) m["test"] = out["test"];
+            if (out.contains("about")) m["about"] = out["about"];
+            om.meta = std::move(m);
+        }
+        result.push_back(std::move(om));
+    }
+    return result;
+}
+
+namespace {
+
+std::set<std::string> trim_build_only_deps(const OutputMeta& om, std::set<std::string> used,
+                                           const variant::Specials& sp) {
+    auto names = [&](const char* env) {
+        std::set<std::string> out;
+        for (const auto& r : reqs_of(om.meta, env)) {
+            auto w = words(r);
+            if (!w.empty()) out.insert(str::replace_all(w[0], "-", "_"));
+        }
+        return out;
+    };
+    auto build = names("build"), host = names("host");
+    auto run = reqs_of(om.meta, "run");
+    const auto& ignore = sp.ignore_build_only_deps;
+    std::set<std::string> out;
+    for (const auto& dep : used) {
+        bool remove = false;
+        if (std::find(run.begin(), run.end(), dep) != run.end()) {
+            remove = !build.count(dep) && !host.count(dep);
+        } else {
+            remove = build.count(dep) && !host.count(dep) &&
+                     std::find(ignore.begin(), ignore.end(), dep) != ignore.end();
+        }
+        if (!remove) out.insert(dep);
+    }
+    return out;
+}
+
+// get_recipe_text() of this metadata: the output's own text, or the whole recipe.
+std::string own_text(const VariantText& vt, const OutputMeta& om) {
+    return om.is_output ? vt.single_output_text(om.name, true) : vt.recipe_text(nullptr, true);
+}
+
+std::string requirements_text(const VariantText& vt, const OutputMeta& om) {
+    std::string text = own_text(vt, om);
+    const char* pattern = text.find("package:") != std::string::npos
+                              ? R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))"
+                              : R"((^\s*requirements:.*?)(?=^\s*test:|^\s*extra:|^\s*about:|^\s*-\s+name:|^outputs:|\Z))";
+    auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
+    return m && m->group(1) ? *m->group(1) : "";
+}
+
+bool numpy_xx(const VariantText& vt, const OutputMeta& om) {
+    static const PyRegex re(R"((numpy\s*x\.x)|pin_compatible\([\'\"]numpy.*max_pin=[\'\"]x\.x[\'\"])");
+    return re.matches_anywhere(requirements_text(vt, om));
+}
+
+void splitforge_keys(const Meta& meta, const std::string& field, std::vector<std::string>& out) {
+    const Meta& extra = section(meta, "extra");
+    if (!extra.contains("splitforge") || !extra["splitforge"].is_object()) return;
+    const Meta& sf = extra["splitforge"];
+    if (sf.contains(field)) {
+        auto l = string_list(sf[field]);
+        out.insert(out.end(), l.begin(), l.end());
+    }
+}
+
+}  // namespace
+
+std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                                const variant::Specials& sp, const variant::UsedVarScanner& scanner,
+                                UsedVarsOptions opts) {
+    std::string raw_text, sel_text, reqs_text;
+    if (opts.force_global) {
+        raw_text = vt.recipe_text(nullptr, false);
+        sel_text = vt.recipe_text(nullptr, true);
+        reqs_text = sel_text;
+    } else {
+        auto text_for = [&](bool apply) {
+            if (om.is_output) return vt.single_output_text(om.name, apply);
+            std::string all = vt.recipe_text(nullptr, apply);
+            std::string outs = std::string(str::trim(vt.outputs_text(apply)));
+            if (!outs.empty()) all = str::replace_all(all, outs, "");
+            return all + vt.single_output_text(om.name, apply);
+        };
+        raw_text = text_for(false);
+        sel_text = text_for(true);
+        static const PyRegex reqs_re(R"(requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type)))",
+                                     PyRegex::multiline | PyRegex::dotall);
+        auto m = reqs_re.search(sel_text);
+        reqs_text = m ? m->str() : "";
+    }
+    std::set<std::string> used = scanner.in_text(raw_text, variant::Scan::selectors_only);
+    for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) used.insert(k);
+    if (!opts.force_global) {
+        auto req_used = scanner.in_text(reqs_text, variant::Scan::full);
+        std::set<std::string> outside;
+        for (const auto& k : used)
+            if (!req_used.count(k)) outside.insert(k);
+        for (const auto& k : trim_build_only_deps(om, req_used, sp)) outside.insert(k);
+        used = std::move(outside);
+    }
+    // Scripts: an output's own script, or the top level's build.sh / bld.bat.
+    bool win = str::starts_with(vt.subdir, "win-");
+    if (om.is_output) {
+        std::string script = om.output_dict.is_object() && om.output_dict.contains("script")
+                                 ? as_string(om.output_dict["script"]) : "";
+        if (str::ends_with(script, ".sh")) {
+            if (auto t = vt.raw->script_text(script))
+                for (const auto& k : scanner.in_shell_script(*t)) used.insert(k);
+        } else if (str::ends_with(script, ".bat")) {
+            if (auto t = vt.raw->script_text(script))
+                for (const auto& k : scanner.in_batch_script(*t)) used.insert(k);
+        }
+    } else {
+        if (auto t = vt.raw->script_text("build.sh"))
+            for (const auto& k : scanner.in_shell_script(*t)) used.insert(k);
+        if (win)
+            if (auto t = vt.raw->script_text("bld.bat"))
+                for (const auto& k : scanner.in_batch_script(*t)) used.insert(k);
+    }
+    const Meta& build = section(om.meta, "build");
+    bool noarch = build.contains("noarch") && meta_truthy(build["noarch"]);
+    if (v.has("target_platform") && !noarch) used.insert("target_platform");
+    if (v.has("channel_targets")) used.insert("channel_targets");
+
+    std::vector<std::string> force_use = build.contains("force_use_keys") ? string_list(build["force_use_keys"]) : std::vector<std::string>{};
+    std::vector<std::string> force_ignore = build.contains("force_ignore_keys") ? string_list(build["force_ignore_keys"]) : std::vector<std::string>{};
+    // splitforge's recipe-level declarations (extra/splitforge): use_keys and
+    // ignore_keys apply everywhere; output_keys never split the staging build.
+    splitforge_keys(om.meta, "use_keys", force_use);
+    splitforge_keys(om.meta, "ignore_keys", force_ignore);
+    if (!om.is_output) splitforge_keys(om.meta, "output_keys", force_ignore);
+    for (const auto& k : force_ignore) used.erase(k);
+    for (const auto& k : force_use) used.insert(k);
+    return used;
+}
+
+nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const std::set<std::string>& used,
+                             const variant::Variant& v, const variant::Specials& sp) {
+    std::vector<std::string> excludes = {"python", "r_base", "perl", "lua"};
+    excludes.insert(excludes.end(), sp.ignore_version.begin(), sp.ignore_version.end());
+    if (used.count("numpy")) {
+        std::string text = requirements_text(vt, om);
+        static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
+        static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
+        bool pin_compatible = compat.matches_anywhere(text);
+        bool not_xx = true;
+        if (pin_compatible)
+            if (auto m = compat_x.search(text)) not_xx = std::count(m->str(1).begin(), m->str(1).end(), 'x') != 2;
+        if (numpy_xx(vt, om) || (pin_compatible && !not_xx)) excludes.push_back("numpy");
+    }
+    std::vector<std::string> alts;
+    for (const auto& e : excludes) alts.push_back(e + R"([\s$]?.*)");
+    PyRegex exclude(str::join(alts, "|"));
+    std::vector<std::string> deps;
+    for (const auto& k : used) {
+        const std::string* val = v.get(k);
+        if (!exclude.match(k) || (val && val->find(' ') != std::string::npos)) deps.push_back(k);
+    }
+    nlohmann::json h = nlohmann::json::object();
+    if (!(deps.size() == 1 && deps[0] == "target_platform"))
+        for (const auto& k : deps)
+            if (const std::string* val = v.get(k)) h[k] = *val;
+    for (const auto& r : reqs_of(om.meta, "run"))
+        if (str::starts_with(r, "__")) h[r.substr(0, r.find(' '))] = strip_pin(r);
+    return h;
+}
+
+std::string build_id(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                     const std::string& hash) {
+    const Meta& build = section(om.meta, "build");
+    std::string manual = build.contains("string") && meta_truthy(build["string"]) ? as_string(build["string"]) : "";
+    std::string text = own_text(vt, om);
+    {
+        auto m = PyRegex(R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))",
+                         PyRegex::multiline | PyRegex::dotall).search(text);
+        text = m && m->group(1) ? *m->group(1) : "";
+    }
+    static const PyRegex string_re(R"(\s*string:)");
+    static const PyRegex pkg_hash_re(R"(h\{\{\s*PKG_HASH\s*\}\})");
+    bool raw_manual = string_re.matches_anywhere(text);
+    if (!manual.empty() && !(raw_manual && pkg_hash_re.matches_anywhere(text))) return manual;
+
+    std::string out = manual;
+    if (out.empty()) {
+        // build_string_from_metadata: py312 / np126 / pl / lua / r prefixes.
+        bool is_cross = section(om.meta, "requirements").contains("host");
+        auto build_deps = reqs_of(om.meta, is_cross ? "host" : "build");
+        std::vector<std::string> build_names;
+        for (const auto& d : build_deps) build_names.push_back(spec_name(strip_pin(d)));
+        std::vector<std::string> run_names;
+        for (const auto& d : reqs_of(om.meta, "run")) run_names.push_back(spec_name(strip_pin(d)));
+        std::string noarch = build.contains("noarch") ? as_string(build["noarch"]) : "";
+        bool noarch_python = build.contains("noarch_python") && meta_truthy(build["noarch_python"]);
+        struct Prefix { const char* s; std::vector<std::string> names; size_t places; };
+        const Prefix prefixes[] = {{"np", {"numpy"}, 2}, {"py", {"python"}, 2}, {"pl", {"perl"}, 3},
+                                   {"lua", {"lua"}, 2}, {"r", {"r", "r-base"}, 2},
+                                   {"mro", {"mro-base"}, 3}, {"mro", {"mro-base_impl"}, 3}};
+        std::vector<std::string> res;
+        for (const auto& p : prefixes)
+            for (const auto& rn : run_names)
+                for (const auto& name : p.names) {
+                    if (rn != name || std::find(build_names.begin(), build_names.end(), name) == build_names.end()) continue;
+                    if (name == "numpy" && !numpy_xx(vt, om)) continue;
+                    if (noarch == name || (noarch_python && name == "python")) {
+                        res.push_back(p.s);
+                        continue;
+                    }
+                    std::vector<std::string> pkg_names = p.names;
+                    for (const auto& n : p.names)
+                        if (n.find('-') != std::string::npos) pkg_names.push_back(str::replace_all(n, "-", "_"));
+                    std::string version;
+                    for (const auto& n : pkg_names) {
+                        for (const auto& d : build_deps) {
+                            auto w = words(strip_pin(d));
+                            if (w.size() > 1 && w[0] == n) version = w[1];
+                        }
+                        if (version.empty()) version = v.value_or(str::replace_all(n, "-", "_"), "");
+                        if (!version.empty()) break;
+                    }
+                    auto parts = str::split(version, '.');
+                    std::string entry = p.s;
+                    for (size_t i = 0; i < std::min(p.places, parts.size()); ++i) entry += parts[i];
+                    if (std::find(res.begin(), res.end(), entry) == res.end()) res.push_back(entry);
+                }
+        auto features = build.contains("features") ? string_list(build["features"]) : std::vector<std::string>{};
+        if (!res.empty()) res.push_back("_");
+        if (!features.empty()) res.push_back(str::join(features, "_")), res.push_back("_");
+        res.push_back(std::to_string(build_number(om.meta)));
+        out = str::join(res, "");
+    }
+    static const PyRegex hash_re(R"(h[0-9a-f]{7})");
+    if (!hash_re.matches_anywhere(out)) {
+        auto us = out.rfind('_');
+        std::string head = us == std::string::npos ? out : out.substr(0, us);
+        bool numeric = !head.empty() && std::all_of(head.begin(), head.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        std::string rebuilt = numeric ? (hash.empty() ? head : hash + "_" + head) : head + hash;
+        if (us != std::string::npos) rebuilt += "_" + out.substr(us + 1);
+        return rebuilt;
+    }
+    return boost::regex_replace(out, boost::regex("h[0-9a-f]{7}"), hash);
+}
+
+}  // namespace sf::render

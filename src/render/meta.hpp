@@ -1,0 +1,64 @@
+#pragma once
+// conda-build's metadata rules, reproduced rule for rule: how an output's
+// metadata is derived from the top level, which variant keys it uses (the
+// text-scanning rules of metadata.py), its hash and its build string.
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "recipe/raw_recipe.hpp"
+#include "variant/config.hpp"
+#include "variant/used_vars.hpp"
+
+namespace sf::render {
+
+using Meta = nlohmann::ordered_json;
+
+Meta yaml_to_meta(const YAML::Node& node);
+// get_value("build/skip") with YAML 1.1 booleans: "true"/"yes"/"on" -> true.
+bool meta_truthy(const Meta& v);
+std::vector<std::string> string_list(const Meta& v);  // ensure_list of strings
+int build_number(const Meta& meta);
+
+// Everything needed to reason about one variant's rendering of the recipe.
+struct VariantText {
+    const recipe::RawRecipe* raw = nullptr;
+    const jinja::Context* ns = nullptr;  // selector namespace
+    std::string subdir;
+    Meta meta;  // the rendered top-level dict
+
+    // conda-build's get_recipe_text(extract_pattern, apply_selectors)
+    std::string recipe_text(const char* pattern, bool apply_selectors) const;
+    std::string outputs_text(bool apply_selectors) const;
+    std::string single_output_text(const std::string& name, bool apply_selectors) const;
+};
+
+struct OutputMeta {
+    std::string name;
+    bool is_output = false;  // false for the top level (or an output named like it)
+    Meta meta;               // package/build/requirements/test/about/... of this output
+    Meta output_dict;        // the raw output entry from `outputs:`
+};
+
+// The outputs of one variant, in recipe order (skipped ones included).
+std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v);
+
+struct UsedVarsOptions {
+    bool force_global = false;
+};
+std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                                const variant::Specials& sp, const variant::UsedVarScanner& scanner,
+                                UsedVarsOptions opts = {});
+
+nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const std::set<std::string>& used,
+                             const variant::Variant& v, const variant::Specials& sp);
+
+// build_id(): the manual build/string with its h<hash> filled in, or the
+// default py312h<hash>_<number>.
+std::string build_id(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                     const std::string& hash);
+
+}  // namespace sf::render

@@ -1,0 +1,145 @@
+#include "render/pins.hpp"
+
+#include <cctype>
+#include <vector>
+
+#include "util/pyregex.hpp"
+#include "util/strings.hpp"
+
+namespace sf::render {
+namespace {
+
+// One place of a conda version: a number or a string.
+struct Place {
+    bool is_num = false;
+    long long num = 0;
+    std::string text;
+    std::string str() const { return is_num ? std::to_string(num) : text; }
+};
+
+// conda's VersionOrder component split, flattened: "2.13.0" -> [2, 13, 0],
+// "1.0rc1" -> [1, 0, rc, 1]. `last_list` is the index of the last component
+// that holds more than... (conda-build calls it the nesting position: the
+// index of the last component, after which no dot is written).
+std::vector<Place> flatten(const std::string& version, size_t& nesting_position) {
+    std::string v = str::lower(version);
+    if (auto bang = v.find('!'); bang != std::string::npos) v = v.substr(bang + 1);
+    if (auto plus = v.find('+'); plus != std::string::npos) v = v.substr(0, plus);
+    v = str::replace_all(v, "_", ".");
+    std::vector<Place> flat;
+    auto comps = str::split(v, '.');
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+        const std::string& c = comps[ci];
+        std::vector<Place> parts;
+        size_t i = 0;
+        while (i < c.size()) {
+            Place p;
+            if (std::isdigit(static_cast<unsigned char>(c[i]))) {
+                size_t j = i;
+                while (j < c.size() && std::isdigit(static_cast<unsigned char>(c[j]))) ++j;
+                p.is_num = true;
+                p.num = std::stoll(c.substr(i, j - i));
+                i = j;
+            } else {
+                size_t j = i;
+                while (j < c.size() && !std::isdigit(static_cast<unsigned char>(c[j]))) ++j;
+                p.text = c.substr(i, j - i);
+                i = j;
+            }
+            parts.push_back(p);
+        }
+        if (parts.empty() || !parts.front().is_num) parts.insert(parts.begin(), Place{true, 0, ""});
+        nesting_position = ci;
+        flat.insert(flat.end(), parts.begin(), parts.end());
+    }
+    return flat;
+}
+
+std::string increment(const Place& p, bool alpha_ver) {
+    if (p.is_num) return std::to_string(p.num + 1) + (alpha_ver ? "a" : ".0a0");
+    std::string t = p.text;
+    if (!t.empty()) t[0] = static_cast<char>(t[0] + 1);
+    return t.substr(0, 1);
+}
+
+bool is_alpha(const std::string& s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+}  // namespace
+
+std::string apply_pin_expressions(const std::string& version, const std::string& min_pin,
+                                  const std::string& max_pin) {
+    size_t nesting = 0;
+    auto flat = flatten(version, nesting);
+    auto count = [](const std::string& p) { return p.empty() ? 0 : str::split(p, '.').size(); };
+    size_t pins[2] = {count(min_pin), count(max_pin)};
+    if (!max_pin.empty() && count(max_pin) > flat.size()) pins[1] = flat.size();
+    std::string versions[2];
+    for (int idx = 0; idx < 2; ++idx) {
+        size_t pin = pins[idx];
+        if (!pin) continue;
+        for (size_t v_idx = 0; v_idx < std::min(pin, flat.size()); ++v_idx) {
+            std::string v = flat[v_idx].str();
+            if (idx == 1 && v_idx == pin - 1) {
+                bool alpha = is_alpha(flat[std::min(pin, flat.size() - 1)].str());
+                v = increment(flat[v_idx], alpha);
+            }
+            versions[idx] += v;
+            if (v_idx != nesting) versions[idx] += '.';
+        }
+        if (!versions[idx].empty() && versions[idx].back() == '.') versions[idx].pop_back();
+    }
+    std::vector<std::string> out;
+    if (!versions[0].empty()) out.push_back(">=" + versions[0]);
+    if (!versions[1].empty()) out.push_back("<" + versions[1]);
+    return str::join(out, ",");
+}
+
+std::string ensure_valid_spec(const std::string& spec) {
+    static const PyRegex needs_star(
+        R"(([\w\d\.\-\_]+)\s+((?<![><=])[\w\d\.\-\_]+?(?!\*))(\s+[\w\d\.\_]+)?$)");
+    auto m = needs_star.match(spec);
+    if (!m || m->group(3)) return spec;
+    if ((m->str(1) == "python" || m->str(1) == "numpy") && m->str(2) == "x.x")
+        return m->str(1) + " " + m->str(2) + spec.substr(m->length);
+    if (spec.find('*') != std::string::npos) return spec;
+    return m->str(1) + " " + m->str(2) + ".*" + spec.substr(m->length);
+}
+
+std::string encode_pin(const PinMarker& m) {
+    std::string kind = m.kind == PinMarker::Kind::subpackage ? "sub" : "compat";
+    return m.name + " @@pin:" + kind + ":" + m.min_pin + ":" + m.max_pin + ":" + (m.exact ? "1" : "0") + ":" +
+           m.lower_bound + ":" + m.upper_bound + "@@";
+}
+
+std::optional<PinMarker> decode_pin(const std::string& spec) {
+    auto at = spec.find(" @@pin:");
+    if (at == std::string::npos) return std::nullopt;
+    auto end = spec.find("@@", at + 7);
+    if (end == std::string::npos) return std::nullopt;
+    auto fields = str::split(spec.substr(at + 7, end - at - 7), ':');
+    if (fields.size() != 6) return std::nullopt;
+    PinMarker m;
+    m.name = spec.substr(0, at);
+    m.kind = fields[0] == "sub" ? PinMarker::Kind::subpackage : PinMarker::Kind::compatible;
+    m.min_pin = fields[1];
+    m.max_pin = fields[2];
+    m.exact = fields[3] == "1";
+    m.lower_bound = fields[4];
+    m.upper_bound = fields[5];
+    return m;
+}
+
+std::string strip_pin(const std::string& spec) {
+    auto at = spec.find(" @@pin:");
+    if (at == std::string::npos) return spec;
+    auto end = spec.find("@@", at + 7);
+    std::string rest = end == std::string::npos ? "" : spec.substr(end + 2);
+    return spec.substr(0, at) + rest;
+}
+
+}  // namespace sf::render

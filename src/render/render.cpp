@@ -1,0 +1,351 @@
+#include "render/render.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "render/context.hpp"
+#include "render/hash.hpp"
+#include "render/meta.hpp"
+#include "render/pins.hpp"
+#include "util/strings.hpp"
+#include "variant/used_vars.hpp"
+
+namespace sf::render {
+namespace {
+
+std::string str_of(const Meta& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "";
+    return v.dump();
+}
+
+const Meta& sub(const Meta& m, const char* key) {
+    static const Meta empty = Meta::object();
+    return m.is_object() && m.contains(key) && m[key].is_object() ? m[key] : empty;
+}
+
+// One rendering of meta.yaml under one variant.
+struct Pass {
+    jinja::Context ns;
+    VariantText vt;
+};
+
+class Renderer {
+public:
+    Renderer(const recipe::RawRecipe& raw, const RenderOptions& opts) : raw_(raw), opts_(opts) {
+        build_subdir_ = opts.build_subdir.empty() ? opts.subdir : opts.build_subdir;
+    }
+
+    Result<RenderedRecipe> run();
+
+private:
+    Result<const Pass*> pass_for(const variant::Variant& v);
+    Result<Meta> render_meta(const recipe::Selected& sel, const variant::Variant& v, const jinja::Context& ns);
+    RenderedOutput to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                             const std::set<std::string>& used);
+    void resolve_pins(std::vector<RenderedOutput>& outs);
+    void order_outputs(std::vector<RenderedOutput>& outs);
+    void record_key_uses(RenderedRecipe& rr, const std::set<std::string>& keys);
+
+    const recipe::RawRecipe& raw_;
+    const RenderOptions& opts_;
+    std::string build_subdir_;
+    variant::CombinedSpec spec_;
+    std::unique_ptr<variant::UsedVarScanner> scanner_;
+    std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
+};
+
+Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const variant::Variant& v,
+                                   const jinja::Context& ns) {
+    PackageInfo pkg;
+    std::string recipe_dir = raw_.dir.empty() ? "" : std::filesystem::absolute(raw_.dir).string();
+    if (raw_.text.find("PKG_") != std::string::npos) {
+        // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
+        // from a lenient rendering first.
+        auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
+        if (auto text = jinja::render(sel.blanked, {raw_.meta_file, 1, 1}, ctx))
+            if (auto node = recipe::parse_yaml(*text, raw_.meta_file); node && node->IsMap()) {
+                Meta m = yaml_to_meta(*node);
+                pkg.name = str_of(sub(m, "package").value("name", Meta("")));
+                pkg.version = str_of(sub(m, "package").value("version", Meta("")));
+                pkg.build_number = std::to_string(build_number(m));
+            }
+    }
+    auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::strict);
+    auto text = jinja::render(sel.blanked, {raw_.meta_file, 1, 1}, ctx);
+    if (!text) return unexpected(text.error());
+    auto node = recipe::parse_yaml(*text, raw_.meta_file);
+    if (!node) return unexpected(node.error());
+    if (!node->IsMap())
+        return fail(SourceLoc{raw_.meta_file, 1}, "meta.yaml must be a mapping (package:, build:, ...)");
+    Meta meta = yaml_to_meta(*node);
+    const Meta& package = sub(meta, "package");
+    if (str_of(package.value("name", Meta(""))).empty())
+        return fail(SourceLoc{raw_.meta_file, 1}, "package/name is missing", "add package: name: <name>");
+    return meta;
+}
+
+Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
+    for (const auto& [pv, p] : passes_)
+        if (pv == v) return p.get();
+    auto pass = std::make_unique<Pass>();
+    pass->ns = recipe::selector_namespace(opts_.subdir, build_subdir_, v.as_map());
+    auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file);
+    if (!sel) return unexpected(sel.error());
+    auto meta = render_meta(*sel, v, pass->ns);
+    if (!meta) return unexpected(meta.error());
+    pass->vt.raw = &raw_;
+    pass->vt.ns = &pass->ns;
+    pass->vt.subdir = opts_.subdir;
+    pass->vt.meta = std::move(*meta);
+    passes_.emplace_back(v, std::move(pass));
+    // The context holds pointers into the pass; it lives in a unique_ptr, so
+    // `ns` keeps its address.
+    passes_.back().second->vt.ns = &passes_.back().second->ns;
+    return passes_.back().second.get();
+}
+
+RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                                   const std::set<std::string>& used) {
+    RenderedOutput o;
+    const Meta& m = om.meta;
+    o.name = om.name;
+    o.version = str_of(sub(m, "package").value("version", Meta("")));
+    o.build_number = build_number(m);
+    o.is_staging = !om.is_output;
+    o.variant = v;
+    for (const auto& k : used)
+        if (const std::string* val = v.get(k)) o.used[k] = *val;
+    o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
+    o.hash = pkg_hash(o.hash_input);
+    o.build_string = build_id(vt, om, v, o.hash);
+    const Meta& build = sub(m, "build");
+    std::string noarch = build.contains("noarch") ? str_of(build["noarch"]) : "";
+    if (meta_truthy(Meta(noarch))) o.noarch = (noarch == "python") ? "python" : "generic";
+    const Meta& reqs = sub(m, "requirements");
+    auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
+    o.requirements = {list("build"), list("host"), list("run"), list("run_constrained")};
+    if (build.contains("run_exports")) {
+        const Meta& re = build["run_exports"];
+        if (re.is_object()) {
+            auto get = [&](const char* k) { return re.contains(k) ? string_list(re[k]) : std::vector<std::string>{}; };
+            o.run_exports = {get("weak"), get("strong"), get("noarch"), get("weak_constrains"), get("strong_constrains")};
+        } else {
+            o.run_exports.weak = string_list(re);
+        }
+    }
+    if (build.contains("ignore_run_exports")) o.ignore_run_exports = string_list(build["ignore_run_exports"]);
+    if (build.contains("ignore_run_exports_from")) o.ignore_run_exports_from = string_list(build["ignore_run_exports_from"]);
+    const Meta& test = sub(m, "test");
+    auto tl = [&](const char* k) { return test.contains(k) ? string_list(test[k]) : std::vector<std::string>{}; };
+    o.test = {tl("commands"), tl("imports"), tl("requires"), tl("files"), tl("source_files")};
+    for (auto& [k, val] : sub(m, "about").items()) o.about[k] = val;
+    const Meta& od = om.output_dict;
+    if (om.is_output) {
+        if (od.contains("script")) o.script = str_of(od["script"]);
+        if (od.contains("files")) o.files = string_list(od["files"]);
+    } else if (raw_.script_text("build.sh")) {
+        o.script = "build.sh";
+    }
+    if (build.contains("script") && !build["script"].is_null()) o.script_lines = string_list(build["script"]);
+    return o;
+}
+
+void Renderer::resolve_pins(std::vector<RenderedOutput>& outs) {
+    auto resolve = [&](const RenderedOutput& self, const std::string& spec) -> std::string {
+        auto m = decode_pin(spec);
+        if (!m) return spec;
+        if (m->kind == PinMarker::Kind::subpackage) {
+            const RenderedOutput* hit = nullptr;
+            std::vector<const RenderedOutput*> cands;
+            for (const auto& o : outs)
+                if (o.name == m->name) cands.push_back(&o);
+            if (cands.size() == 1) hit = cands[0];
+            for (const auto* c : cands) {
+                if (hit) break;
+                bool agree = true;
+                for (const auto& [k, val] : c->used)
+                    if (const std::string* mine = self.variant.get(k); mine && *mine != val) agree = false;
+                if (agree) hit = c;
+            }
+            if (!hit) return m->name;
+            if (m->exact) return hit->name + " " + hit->version + " " + hit->build_string;
+            std::string bounds = apply_pin_expressions(hit->version, m->min_pin, m->max_pin);
+            return bounds.empty() ? hit->name : hit->name + " " + bounds;
+        }
+        // pin_compatible: against the version this output builds with (host).
+        if (!m->lower_bound.empty() || !m->upper_bound.empty()) {
+            std::vector<std::string> b;
+            if (!m->lower_bound.empty()) b.push_back(">=" + m->lower_bound);
+            if (!m->upper_bound.empty()) b.push_back("<" + m->upper_bound);
+            return m->name + " " + str::join(b, ",");
+        }
+        for (const auto& h : self.requirements.host) {
+            auto parts = str::split(std::string(str::trim(h)), ' ');
+            if (parts.size() < 2 || parts[0] != m->name) continue;
+            std::string ver = parts[1];
+            if (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
+            if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
+            if (m->exact) return m->name + " " + ver;
+            std::string bounds = apply_pin_expressions(ver, m->min_pin, m->max_pin);
+            return bounds.empty() ? m->name : m->name + " " + bounds;
+        }
+        return m->name;
+    };
+    for (auto& o : outs) {
+        for (auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run,
+                        &o.requirements.run_constrained, &o.run_exports.weak, &o.run_exports.strong,
+                        &o.run_exports.noarch, &o.run_exports.weak_constrains, &o.run_exports.strong_constrains,
+                        &o.test.requires_})
+            for (auto& s : *l) s = resolve(o, s);
+    }
+}
+
+// Dependencies first (build, host and run edges between outputs), recipe
+// order otherwise; grouped by staging variant.
+void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
+    std::vector<RenderedOutput> ordered;
+    std::vector<bool> placed(outs.size(), false);
+    auto deps_of = [&](const RenderedOutput& o) {
+        std::set<std::string> d;
+        for (const auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run})
+            for (const auto& s : *l) d.insert(s.substr(0, s.find(' ')));
+        return d;
+    };
+    bool progress = true;
+    while (ordered.size() < outs.size() && progress) {
+        progress = false;
+        for (size_t i = 0; i < outs.size(); ++i) {
+            if (placed[i]) continue;
+            auto d = deps_of(outs[i]);
+            bool ready = true;
+            for (size_t j = 0; j < outs.size(); ++j)
+                if (!placed[j] && j != i && outs[j].top_variant == outs[i].top_variant && d.count(outs[j].name) &&
+                    outs[j].name != outs[i].name)
+                    ready = false;
+            if (ready) {
+                placed[i] = true;
+                ordered.push_back(outs[i]);
+                progress = true;
+            }
+        }
+    }
+    for (size_t i = 0; i < outs.size(); ++i)
+        if (!placed[i]) ordered.push_back(outs[i]);  // a cycle: keep recipe order
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const RenderedOutput& a, const RenderedOutput& b) { return a.top_variant < b.top_variant; });
+    outs = std::move(ordered);
+}
+
+void Renderer::record_key_uses(RenderedRecipe& rr, const std::set<std::string>& keys) {
+    for (const auto& k : keys) {
+        if (k == "target_platform" || k == "channel_targets") continue;
+        int line = scanner_->first_use_in_text(k, raw_.text, variant::Scan::selectors_only);
+        if (!line) line = scanner_->first_use_in_text(k, raw_.text, variant::Scan::full);
+        if (line) {
+            rr.key_uses[k] = SourceLoc{raw_.meta_file, line};
+            continue;
+        }
+        std::set<std::string> scripts = {"build.sh", "bld.bat"};
+        for (const auto& o : rr.outputs)
+            if (!o.script.empty()) scripts.insert(o.script);
+        for (const auto& s : scripts)
+            if (auto t = raw_.script_text(s))
+                if (int l = scanner_->first_use_in_script(k, *t)) {
+                    rr.key_uses[k] = SourceLoc{raw_.display_path(s), l};
+                    break;
+                }
+    }
+}
+
+Result<RenderedRecipe> Renderer::run() {
+    variant::LoadOptions lo;
+    lo.subdir = opts_.subdir;
+    lo.build_subdir = build_subdir_;
+    lo.recipe_config = raw_.config_file;
+    lo.variant_files = opts_.variant_files;
+    lo.overrides = opts_.overrides;
+    auto spec = variant::load(lo);
+    if (!spec) return unexpected(spec.error());
+    spec_ = std::move(*spec);
+    auto variants = variant::explode(spec_);
+    if (variants.empty()) variants.emplace_back();
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : variants.front().values) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    scanner_ = std::make_unique<variant::UsedVarScanner>(keys);
+
+    RenderedRecipe rr;
+    rr.recipe_dir = raw_.dir.string();
+    rr.subdir = opts_.subdir;
+
+    auto top_om = [&](const VariantText& vt) {
+        OutputMeta om;
+        om.name = str_of(sub(vt.meta, "package").value("name", Meta("")));
+        om.is_output = false;
+        om.meta = vt.meta;
+        return om;
+    };
+    auto as_vec = [](const std::set<std::string>& s) { return std::vector<std::string>(s.begin(), s.end()); };
+
+    // distribute_variants: one staging (top-level) loop over the keys the
+    // top level uses.
+    auto p0 = pass_for(variants.front());
+    if (!p0) return unexpected(p0.error());
+    auto used_top = used_vars((*p0)->vt, top_om((*p0)->vt), variants.front(), spec_.specials, *scanner_);
+    auto loop_top = variant::loop_vars(variants, spec_.specials, as_vec(used_top));
+    auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
+    rr.name = str_of(sub((*p0)->vt.meta, "package").value("name", Meta("")));
+    rr.version = str_of(sub((*p0)->vt.meta, "package").value("version", Meta("")));
+
+    std::set<std::string> all_used;
+    std::vector<RenderedOutput> outs;
+    std::set<std::string> seen;
+    for (const auto& tv : top_loop) {
+        auto pt = pass_for(tv);
+        if (!pt) return unexpected(pt.error());
+        if (meta_truthy(sub((*pt)->vt.meta, "build").value("skip", Meta(nullptr)))) continue;
+        std::vector<variant::Variant> mv = variants;
+        for (const auto& k : loop_top) mv = variant::filter_by(mv, k, {tv.value_or(k, "")});
+        auto used_global = used_vars((*pt)->vt, top_om((*pt)->vt), tv, spec_.specials, *scanner_, {true});
+        all_used.insert(used_global.begin(), used_global.end());
+        auto loop2 = variant::reduce(mv, spec_.specials, variant::loop_vars(mv, spec_.specials, as_vec(used_global)));
+        int top_index = static_cast<int>(rr.top_variants.size());
+        rr.top_variants.push_back(tv);
+        for (const auto& v : loop2) {
+            auto p = pass_for(v);
+            if (!p) return unexpected(p.error());
+            for (const auto& om : derive_outputs((*p)->vt, v)) {
+                if (meta_truthy(sub(om.meta, "build").value("skip", Meta(nullptr)))) continue;
+                auto used = used_vars((*p)->vt, om, v, spec_.specials, *scanner_);
+                all_used.insert(used.begin(), used.end());
+                RenderedOutput o = to_output((*p)->vt, om, v, used);
+                o.top_variant = top_index;
+                std::string key = o.dist() + "|" + v.value_or("target_platform", opts_.subdir);
+                for (const auto& [k, val] : o.used) key += "|" + k + "=" + val;
+                if (seen.insert(key).second) outs.push_back(std::move(o));
+            }
+        }
+    }
+    order_outputs(outs);
+    resolve_pins(outs);
+    rr.outputs = std::move(outs);
+    record_key_uses(rr, all_used);
+    return rr;
+}
+
+}  // namespace
+
+Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts) {
+    Renderer r(raw, opts);
+    return r.run();
+}
+
+Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const RenderOptions& opts) {
+    auto raw = recipe::RawRecipe::load(dir);
+    if (!raw) return unexpected(raw.error());
+    return render(*raw, opts);
+}
+
+}  // namespace sf::render

@@ -1,0 +1,463 @@
+#include "variant/config.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "recipe/raw_recipe.hpp"
+#include "recipe/selectors.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::variant {
+namespace {
+
+const std::set<std::string> kDefaultExtendKeys = {"pin_run_as_build", "ignore_version",
+                                                  "ignore_build_only_deps", "extend_keys"};
+
+template <class V>
+V* find_key(std::vector<std::pair<std::string, V>>& kv, const std::string& key) {
+    for (auto& [k, v] : kv)
+        if (k == key) return &v;
+    return nullptr;
+}
+template <class V>
+const V* find_key(const std::vector<std::pair<std::string, V>>& kv, const std::string& key) {
+    for (const auto& [k, v] : kv)
+        if (k == key) return &v;
+    return nullptr;
+}
+template <class V>
+void put(std::vector<std::pair<std::string, V>>& kv, const std::string& key, V value) {
+    if (V* v = find_key(kv, key))
+        *v = std::move(value);
+    else
+        kv.emplace_back(key, std::move(value));
+}
+
+void append_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
+    for (const auto& v : from)
+        if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
+}
+
+// zip_keys / pin_run_as_build are stored flattened in SpecSource::lists with
+// these encodings, so every source has one shape.
+constexpr char kGroupSep = '\x1f';
+
+}  // namespace
+
+const std::vector<std::string>* Specials::zip_group_of(const std::string& key) const {
+    for (const auto& g : zip_keys)
+        if (std::find(g.begin(), g.end(), key) != g.end()) return &g;
+    return nullptr;
+}
+
+bool Specials::is_special(const std::string& key) const {
+    return key == "zip_keys" || key == "pin_run_as_build" || key == "ignore_version" ||
+           key == "extend_keys" || key == "ignore_build_only_deps" || key == "replacements" ||
+           std::find(extend_keys.begin(), extend_keys.end(), key) != extend_keys.end();
+}
+
+const std::string* Variant::get(const std::string& key) const { return find_key(values, key); }
+std::string Variant::value_or(const std::string& key, const std::string& def) const {
+    const std::string* v = get(key);
+    return v ? *v : def;
+}
+void Variant::set(const std::string& key, std::string value) { put(values, key, std::move(value)); }
+std::map<std::string, std::string> Variant::as_map() const {
+    return {values.begin(), values.end()};
+}
+
+const std::vector<std::string>* CombinedSpec::get(const std::string& key) const {
+    return find_key(lists, key);
+}
+
+SpecSource default_spec(const std::string& subdir) {
+    SpecSource s;
+    s.name = "<defaults>";
+    auto add = [&](const std::string& k, std::vector<std::string> v) { s.lists.emplace_back(k, std::move(v)); };
+    // conda-build's DEFAULT_VARIANTS, as run under Python 3.12.
+    add("python", {"3.12"});
+    add("numpy", {"1.26"});
+    add("perl", {"5.26.2"});
+    add("lua", {"5"});
+    add("r_base", {str::starts_with(subdir, "win-") ? "3.4" : "3.5"});
+    add("cpu_optimization_target", {"nocona"});
+    add("pin_run_as_build", {std::string("python") + kGroupSep + "x.x" + kGroupSep + "x.x",
+                             std::string("r-base") + kGroupSep + "x.x" + kGroupSep + "x.x"});
+    add("ignore_version", {});
+    add("ignore_build_only_deps", {"python", "numpy"});
+    add("extend_keys", {"pin_run_as_build", "ignore_version", "ignore_build_only_deps", "extend_keys"});
+    add("cran_mirror", {"https://cran.r-project.org"});
+    add("target_platform", {subdir});
+    if (str::starts_with(subdir, "win-")) {
+        add("c_compiler", {"vs2017"});
+        add("cxx_compiler", {"vs2017"});
+        add("fortran_compiler", {"gfortran"});
+        add("vc", {"14"});
+    } else if (str::starts_with(subdir, "osx-")) {
+        add("c_compiler", {"clang"});
+        add("cxx_compiler", {"clangxx"});
+        add("fortran_compiler", {"gfortran"});
+    } else {
+        add("c_compiler", {"gcc"});
+        add("cxx_compiler", {"gxx"});
+        add("fortran_compiler", {"gfortran"});
+    }
+    return s;
+}
+
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::string& subdir,
+                                    const std::string& build_subdir) {
+    std::string file = p.lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec))
+        return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
+    auto text = fs::read_file(p);
+    if (!text) return unexpected(text.error());
+    if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
+    auto ns = recipe::selector_namespace(subdir, build_subdir, {});
+    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file);
+    if (!selected) return unexpected(selected.error());
+    auto node = recipe::parse_yaml(selected->text, file, selected->source_line);
+    if (!node) return unexpected(node.error());
+    SpecSource src;
+    src.name = file;
+    if (node->IsNull()) return src;
+    if (!node->IsMap())
+        return fail(SourceLoc{file, 1}, "a variant config must be a mapping of key: [values]");
+    auto line_of = [&](const YAML::Node& n) {
+        int l = n.Mark().line;
+        return l >= 0 && static_cast<size_t>(l) < selected->source_line.size() ? selected->source_line[l] : 0;
+    };
+    for (auto it = node->begin(); it != node->end(); ++it) {
+        std::string key = it->first.Scalar();
+        const YAML::Node& v = it->second;
+        int line = line_of(it->first);
+        src.line_of[key] = line;
+        if (key.find('-') != std::string::npos)
+            return fail(SourceLoc{file, line}, "variant key '" + key + "' contains an invalid character '-'",
+                        "use '_' in variant keys");
+        std::vector<std::string> values;
+        if (v.IsNull()) continue;  // empty keys are dropped, as conda-build does
+        if (key == "zip_keys") {
+            if (!v.IsSequence()) return fail(SourceLoc{file, line}, "zip_keys must be a list of lists of keys");
+            bool flat = v.size() > 0 && v[0].IsScalar();
+            auto add_group = [&](const YAML::Node& g) -> Result<void> {
+                std::vector<std::string> keys;
+                for (const auto& k : g) {
+                    if (!k.IsScalar()) return fail(SourceLoc{file, line_of(k)}, "zip_keys entries must be key names");
+                    keys.push_back(k.Scalar());
+                }
+                if (!keys.empty()) values.push_back(str::join(keys, std::string(1, kGroupSep)));
+                return {};
+            };
+            if (flat) {
+                if (auto r = add_group(v); !r) return unexpected(r.error());
+            } else {
+                for (const auto& g : v) {
+                    if (g.IsNull()) continue;
+                    if (!g.IsSequence()) return fail(SourceLoc{file, line_of(g)}, "zip_keys must be a list of lists of keys");
+                    if (auto r = add_group(g); !r) return unexpected(r.error());
+                }
+            }
+        } else if (v.IsMap()) {
+            if (key != "pin_run_as_build")
+                return fail(SourceLoc{file, line}, "mapping values are only supported for pin_run_as_build",
+                            "give '" + key + "' a list of values");
+            for (auto p2 = v.begin(); p2 != v.end(); ++p2) {
+                const YAML::Node& pin = p2->second;
+                std::string mn = pin["min_pin"] ? pin["min_pin"].Scalar() : "";
+                std::string mx = pin["max_pin"] ? pin["max_pin"].Scalar() : "";
+                values.push_back(p2->first.Scalar() + kGroupSep + mn + kGroupSep + mx);
+            }
+        } else if (v.IsSequence()) {
+            for (const auto& item : v) {
+                if (!item.IsScalar())
+                    return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
+                values.push_back(item.Scalar());
+            }
+        } else {
+            values.push_back(v.Scalar());
+        }
+        src.lists.emplace_back(key, std::move(values));
+    }
+    // Within one file, zipped lists must have equal lengths.
+    for (const auto& [k, v] : src.lists) {
+        if (k != "zip_keys") continue;
+        for (const auto& enc : v) {
+            auto group = str::split(enc, kGroupSep);
+            std::string first;
+            size_t first_len = 0;
+            for (const auto& g : group) {
+                const auto* vals = find_key(src.lists, g);
+                if (!vals) continue;
+                if (first.empty()) {
+                    first = g;
+                    first_len = vals->size();
+                } else if (vals->size() != first_len) {
+                    return fail(SourceLoc{file, src.line_of[g]},
+                                "zip_keys group [" + str::join(group, ", ") + "] has lists of different lengths: " +
+                                    first + " has " + std::to_string(first_len) + ", " + g + " has " +
+                                    std::to_string(vals->size()),
+                                "zipped keys vary together, so their lists must be equally long");
+                }
+            }
+        }
+    }
+    return src;
+}
+
+Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
+    CombinedSpec out;
+    std::set<std::string> extend(kDefaultExtendKeys);
+    for (const auto& s : sources)
+        if (const auto* ek = find_key(s.lists, "extend_keys"))
+            extend.insert(ek->begin(), ek->end());
+
+    // First pass: zip_keys from every source.
+    std::vector<std::vector<std::string>> groups;
+    for (const auto& s : sources)
+        if (const auto* zk = find_key(s.lists, "zip_keys"))
+            for (const auto& enc : *zk) {
+                auto g = str::split(enc, kGroupSep);
+                auto sorted_g = g;
+                std::sort(sorted_g.begin(), sorted_g.end());
+                bool dup = false;
+                for (const auto& e : groups) {
+                    auto se = e;
+                    std::sort(se.begin(), se.end());
+                    dup |= se == sorted_g;
+                }
+                if (!dup) groups.push_back(g);
+            }
+    out.specials.zip_keys = groups;
+    auto group_of = [&](const std::string& k) -> std::vector<std::string> {
+        for (const auto& g : groups)
+            if (std::find(g.begin(), g.end(), k) != g.end()) return g;
+        return {k};
+    };
+
+    for (const auto& s : sources) {
+        for (const auto& [k, v] : s.lists) {
+            SourceLoc where{s.name, s.line_of.count(k) ? s.line_of.at(k) : 0};
+            if (k == "zip_keys") continue;
+            if (extend.count(k)) {
+                auto* cur = find_key(out.lists, k);
+                if (!cur) {
+                    out.lists.emplace_back(k, std::vector<std::string>{});
+                    cur = &out.lists.back().second;
+                }
+                if (k == "pin_run_as_build") {
+                    // dict update: later entries for the same package win
+                    for (const auto& e : v) {
+                        auto name = str::split(e, kGroupSep).at(0);
+                        cur->erase(std::remove_if(cur->begin(), cur->end(),
+                                                  [&](const std::string& x) { return str::split(x, kGroupSep).at(0) == name; }),
+                                   cur->end());
+                        cur->push_back(e);
+                    }
+                } else {
+                    append_unique(*cur, v);
+                }
+                out.origin[k] = where;
+                continue;
+            }
+            auto group = group_of(k);
+            bool all_in_spec = std::all_of(group.begin(), group.end(),
+                                           [&](const std::string& g) { return find_key(s.lists, g) != nullptr; });
+            if (all_in_spec) {
+                for (const auto& g : group) {
+                    const auto* gv = find_key(s.lists, g);
+                    if (gv->size() != v.size())
+                        return fail(SourceLoc{s.name, s.line_of.count(g) ? s.line_of.at(g) : 0},
+                                    "zip_keys: '" + k + "' has " + std::to_string(v.size()) + " values but '" + g +
+                                        "' has " + std::to_string(gv->size()),
+                                    "zipped keys vary together, so their lists must be equally long");
+                    put(out.lists, g, *gv);
+                    out.origin[g] = SourceLoc{s.name, s.line_of.count(g) ? s.line_of.at(g) : 0};
+                }
+            } else if (auto* cur = find_key(out.lists, k)) {
+                bool consistent = true;
+                for (const auto& g : group) {
+                    if (const auto* gv = find_key(s.lists, g); gv && gv->size() != v.size()) consistent = false;
+                    if (const auto* gv = find_key(out.lists, g); gv && g != k && gv->size() != v.size()) consistent = false;
+                }
+                if (consistent) {
+                    *cur = v;
+                    out.origin[k] = where;
+                } else {
+                    for (const auto& x : v)
+                        if (std::find(cur->begin(), cur->end(), x) == cur->end())
+                            return fail(where,
+                                        "'" + k + "' is zipped with [" + str::join(group, ", ") +
+                                            "] but this file sets only some of them, to values not in the zip",
+                                        "set every key of the zip group here, with lists of equal length");
+                }
+            }
+        }
+    }
+    // Specials out of the merged lists.
+    for (const auto& [k, v] : out.lists) {
+        if (k == "pin_run_as_build") {
+            for (const auto& e : v) {
+                auto parts = str::split(e, kGroupSep);
+                out.specials.pin_run_as_build[parts.at(0)] = {parts.at(1), parts.at(2)};
+            }
+        } else if (k == "extend_keys") {
+            out.specials.extend_keys = v;
+        } else if (k == "ignore_version") {
+            out.specials.ignore_version = v;
+        } else if (k == "ignore_build_only_deps") {
+            out.specials.ignore_build_only_deps = v;
+        }
+    }
+    for (const auto& e : extend) append_unique(out.specials.extend_keys, {e});
+    // zip groups whose keys are all unset are dropped; partially set ones are an error.
+    for (const auto& g : groups) {
+        for (const auto& k : g)
+            if (!find_key(out.lists, k))
+                return fail(SourceLoc{sources.back().name}, "zip_keys entry '" + k + "' in group [" +
+                                                                str::join(g, ", ") + "] does not have any settings",
+                            "give it a list of values or remove it from zip_keys");
+    }
+    out.sources = std::move(sources);
+    return out;
+}
+
+Result<CombinedSpec> load(const LoadOptions& opts) {
+    std::string build_subdir = opts.build_subdir.empty() ? opts.subdir : opts.build_subdir;
+    std::vector<SpecSource> sources;
+    sources.push_back(default_spec(opts.subdir));
+    std::vector<std::filesystem::path> files;
+    if (opts.recipe_config) files.push_back(*opts.recipe_config);
+    files.insert(files.end(), opts.variant_files.begin(), opts.variant_files.end());
+    for (const auto& f : files) {
+        auto s = read_config_file(f, opts.subdir, build_subdir);
+        if (!s) return unexpected(s.error());
+        sources.push_back(std::move(*s));
+    }
+    if (!opts.overrides.empty()) {
+        SpecSource cli;
+        cli.name = "<command line>";
+        for (const auto& [k, v] : opts.overrides) put(cli.lists, k, str::split(v, ','));
+        sources.push_back(std::move(cli));
+    }
+    return combine(std::move(sources));
+}
+
+namespace {
+
+// Product over the explode keys; zipped keys advance together.
+std::vector<Variant> product(const std::vector<std::pair<std::string, std::vector<std::string>>>& lists,
+                             const Specials& sp) {
+    struct Axis {
+        std::vector<std::string> keys;
+        std::vector<std::vector<std::string>> rows;  // each row: one value per key
+    };
+    std::vector<Axis> axes;
+    std::set<std::string> done;
+    for (const auto& [k, v] : lists) {
+        if (done.count(k) || sp.is_special(k)) continue;
+        Axis a;
+        if (const auto* g = sp.zip_group_of(k)) {
+            a.keys = *g;
+            size_t n = SIZE_MAX;
+            for (const auto& gk : *g) n = std::min(n, find_key(lists, gk) ? find_key(lists, gk)->size() : 0);
+            for (size_t i = 0; i < n; ++i) {
+                std::vector<std::string> row;
+                for (const auto& gk : *g) row.push_back(find_key(lists, gk)->at(i));
+                a.rows.push_back(std::move(row));
+            }
+            done.insert(g->begin(), g->end());
+        } else {
+            a.keys = {k};
+            for (const auto& x : v) a.rows.push_back({x});
+            done.insert(k);
+        }
+        if (a.rows.empty()) continue;  // empty lists are dropped
+        axes.push_back(std::move(a));
+    }
+    std::vector<Variant> out(1);
+    for (const auto& a : axes) {
+        std::vector<Variant> next;
+        next.reserve(out.size() * a.rows.size());
+        for (const auto& base : out)
+            for (const auto& row : a.rows) {
+                Variant v = base;
+                for (size_t i = 0; i < a.keys.size(); ++i) v.values.emplace_back(a.keys[i], row[i]);
+                next.push_back(std::move(v));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<Variant> filter_by(const std::vector<Variant>& variants, const std::string& key,
+                               const std::vector<std::string>& values) {
+    std::vector<Variant> out;
+    for (const auto& v : variants) {
+        const std::string* x = v.get(key);
+        if (x && std::find(values.begin(), values.end(), *x) != values.end()) out.push_back(v);
+    }
+    return out.empty() ? variants : out;
+}
+
+std::vector<Variant> explode(const CombinedSpec& spec) {
+    auto variants = product(spec.lists, spec.specials);
+    // Each source (latest first, defaults excluded) narrows the matrix to its
+    // values, unless that would remove everything.
+    for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it) {
+        if (it->name == "<defaults>") continue;
+        for (const auto& [k, vs] : it->lists) {
+            if (spec.specials.is_special(k)) continue;
+            variants = filter_by(variants, k, vs);
+        }
+    }
+    return variants;
+}
+
+std::vector<std::string> loop_vars(const std::vector<Variant>& variants, const Specials& sp,
+                                   const std::vector<std::string>& used) {
+    std::vector<std::string> out;
+    if (variants.empty()) return out;
+    for (const auto& [k, v] : variants.front().values)
+        if (!sp.is_special(k) && std::find(used.begin(), used.end(), k) != used.end()) out.push_back(k);
+    return out;
+}
+
+std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials& sp,
+                            const std::vector<std::string>& used) {
+    if (variants.empty()) return variants;
+    auto is_used = [&](const std::string& k) { return std::find(used.begin(), used.end(), k) != used.end(); };
+    // Squish to key -> unique values (first-seen order); zip groups as unique rows.
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    for (const auto& [k, x] : variants.front().values) lists.emplace_back(k, std::vector<std::string>{});
+    Specials local = sp;
+    for (auto& [k, vals] : lists) {
+        const auto* g = sp.zip_group_of(k);
+        if (g) continue;
+        for (const auto& v : variants) append_unique(vals, {v.value_or(k, "")});
+        if (!is_used(k) && !vals.empty()) vals.resize(1);
+    }
+    for (const auto& g : sp.zip_keys) {
+        bool present = std::all_of(g.begin(), g.end(), [&](const std::string& k) { return find_key(lists, k) != nullptr; });
+        if (!present) continue;
+        bool group_used = std::any_of(g.begin(), g.end(), is_used);
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& v : variants) {
+            std::vector<std::string> row;
+            for (const auto& k : g) row.push_back(v.value_or(k, ""));
+            if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+            if (!group_used) break;
+        }
+        for (size_t i = 0; i < g.size(); ++i) {
+            auto* vals = find_key(lists, g[i]);
+            for (const auto& row : rows) vals->push_back(row[i]);
+        }
+    }
+    return product(lists, local);
+}
+
+}  // namespace sf::variant

@@ -1,0 +1,92 @@
+#pragma once
+// Variant configuration: conda_build_config.yaml, -m files and command-line
+// overrides, merged in conda-build's order, then exploded into the matrix.
+// All values are strings, as conda-build reads these files (YAML BaseLoader).
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace sf::variant {
+
+struct PinRunAsBuild {
+    std::string min_pin, max_pin;
+};
+
+// Keys that are not exploded into the matrix.
+struct Specials {
+    std::vector<std::vector<std::string>> zip_keys;
+    std::map<std::string, PinRunAsBuild> pin_run_as_build;
+    std::vector<std::string> extend_keys;
+    std::vector<std::string> ignore_version;
+    std::vector<std::string> ignore_build_only_deps;
+    // The zip group holding `key`, or nullptr.
+    const std::vector<std::string>* zip_group_of(const std::string& key) const;
+    bool is_special(const std::string& key) const;
+};
+
+// One point of the matrix: every ordinary key with one value.
+struct Variant {
+    std::vector<std::pair<std::string, std::string>> values;  // insertion order
+    const std::string* get(const std::string& key) const;
+    bool has(const std::string& key) const { return get(key) != nullptr; }
+    std::string value_or(const std::string& key, const std::string& def) const;
+    void set(const std::string& key, std::string value);
+    std::map<std::string, std::string> as_map() const;
+    bool operator==(const Variant& o) const { return values == o.values; }
+};
+
+// One source of settings (a file, the defaults, the command line).
+struct SpecSource {
+    std::string name;  // file path, "<defaults>" or "<command line>"
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    std::map<std::string, int> line_of;  // key -> line in the file
+};
+
+struct CombinedSpec {
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    Specials specials;
+    std::vector<SpecSource> sources;            // in merge order, defaults first
+    std::map<std::string, SourceLoc> origin;    // where each key's final value was set
+    const std::vector<std::string>* get(const std::string& key) const;
+};
+
+struct LoadOptions {
+    std::string subdir = "linux-64";  // target platform
+    std::string build_subdir;         // defaults to subdir
+    std::optional<std::filesystem::path> recipe_config;   // <recipe>/conda_build_config.yaml
+    std::vector<std::filesystem::path> variant_files;     // -m files, in order
+    std::vector<std::pair<std::string, std::string>> overrides;  // KEY=VALUE from the command line
+};
+
+// The defaults conda-build starts from for `subdir`.
+SpecSource default_spec(const std::string& subdir);
+
+// Reads one config file (selectors applied for the platform).
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::string& subdir,
+                                    const std::string& build_subdir);
+
+Result<CombinedSpec> load(const LoadOptions& opts);
+Result<CombinedSpec> combine(std::vector<SpecSource> sources);
+
+// The full matrix, filtered by each source's values as conda-build does.
+std::vector<Variant> explode(const CombinedSpec& spec);
+
+// Keys of the matrix that are ordinary (not special) and in `used`.
+std::vector<std::string> loop_vars(const std::vector<Variant>& variants, const Specials& sp,
+                                   const std::vector<std::string>& used);
+
+// conda-build's get_reduced_variant_set: keep every value of the used keys
+// (and of zip groups touching them), the first value of all other keys.
+std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials& sp,
+                            const std::vector<std::string>& used);
+
+// Variants whose `key` is one of `values`; when none match, all of them.
+std::vector<Variant> filter_by(const std::vector<Variant>& variants, const std::string& key,
+                               const std::vector<std::string>& values);
+
+}  // namespace sf::variant

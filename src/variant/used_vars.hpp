@@ -1,0 +1,46 @@
+#pragma once
+// Which variant keys a piece of recipe text uses. These are conda-build's own
+// regexes (variants.py), run through PyRegex so that our matrix, and therefore
+// our hashes, agree with conda-build's exactly: Jinja references, `{% if %}`
+// conditions, bare requirement names, selectors, compiler() calls, and
+// $VAR / ${VAR} in shell scripts (%VAR% in batch files).
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/pyregex.hpp"
+
+namespace sf::variant {
+
+enum class Scan { selectors_only, full };
+
+class UsedVarScanner {
+public:
+    explicit UsedVarScanner(std::vector<std::string> keys);
+
+    std::set<std::string> in_text(std::string_view text, Scan scan) const;
+    std::set<std::string> in_shell_script(std::string_view text) const;
+    std::set<std::string> in_batch_script(std::string_view text) const;
+
+    // 1-based line of the first use of `key` in `text`, or 0.
+    int first_use_in_text(const std::string& key, std::string_view text, Scan scan) const;
+    int first_use_in_script(const std::string& key, std::string_view text) const;
+
+    const std::vector<std::string>& keys() const { return keys_; }
+
+private:
+    struct Patterns {
+        std::unique_ptr<PyRegex> full, selectors, shell, batch;
+        std::string compiler_lang;  // non-empty for <lang>_compiler(_version) keys
+    };
+    const Patterns& patterns(const std::string& key) const;
+    bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
+
+    std::vector<std::string> keys_;
+    mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
+};
+
+}  // namespace sf::variant
