@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "util/strings.hpp"
 
@@ -87,11 +88,11 @@ RetargetReport retarget_python(CMakeCache& cache, const PythonFacts& f) {
     // Values that name the old interpreter, to spot leftovers afterwards.
     std::vector<std::string> old_values;
     for (const auto& e : before) {
-        bool names_python = str::ends_with(e.key, "_INTERPRETER_PROPERTIES") || e.key == "PYTHON_EXECUTABLE" ||
-                            e.key == "Python_EXECUTABLE" || e.key == "Python3_EXECUTABLE" || e.key == "_Python_EXECUTABLE" ||
-                            e.key == "_Python3_EXECUTABLE" || e.key == "PYTHON_INCLUDE_DIR" ||
-                            e.key == "_Python_INCLUDE_DIR" || e.key == "_Python3_INCLUDE_DIR" ||
-                            e.key == "Python_INCLUDE_DIR" || e.key == "Python3_INCLUDE_DIR";
+        static const std::set<std::string> kPathKeys = {
+            "PYTHON_EXECUTABLE",  "Python_EXECUTABLE",  "Python3_EXECUTABLE",  "_Python_EXECUTABLE",
+            "_Python3_EXECUTABLE", "PYTHON_INCLUDE_DIR", "Python_INCLUDE_DIR", "Python3_INCLUDE_DIR",
+            "_Python_INCLUDE_DIR", "_Python3_INCLUDE_DIR"};
+        bool names_python = kPathKeys.count(e.key) > 0 || str::ends_with(e.key, "_INTERPRETER_PROPERTIES");
         if (!names_python || e.value.empty() || str::ends_with(e.value, "-NOTFOUND")) continue;
         if (!str::ends_with(e.key, "_INTERPRETER_PROPERTIES")) old_values.push_back(e.value);
         // <prefix>/include/pythonX.Y -> <prefix>/lib/pythonX.Y (stdlib and site-packages)

@@ -79,7 +79,7 @@ void register_cmake_cache(CLI::App& app, Action& action) {
                         if (e->type.empty()) {
                             auto cur = c.get(e->key);
                             if (!cur)
-                                return fail(SourceLoc{opts->file}, "'" + e->key + "' is not in the cache",
+                                return fail("'" + e->key + "' is not in " + opts->file,
                                             "give a type for a new entry, e.g. " + e->key + ":STRING=" + e->value);
                             e->type = cur->type;
                         }

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
+
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -212,4 +215,25 @@ TEST_CASE("process: current_env and minimal_env") {
         CHECK(all.at(k) == v);
         CHECK((k == "PATH" || k == "HOME" || k == "LANG" || k == "TERM" || k == "TMPDIR" || k == "USER"));
     }
+}
+
+TEST_CASE("process: children started from several threads at once do not hold each other's pipes") {
+    // If a pipe end leaked into a sibling child, `cat` would wait for an EOF
+    // that never comes until that sibling exits; the results would still be
+    // right, so check both the results and that every run ends.
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&ok, t] {
+            for (int i = 0; i < 25; ++i) {
+                Command c;
+                c.argv = {"/bin/cat"};
+                c.stdin_data = "thread " + std::to_string(t) + " run " + std::to_string(i) + "\n";
+                auto r = process::capture(c);
+                if (r && r->exit_code == 0 && r->out == *c.stdin_data) ++ok;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(ok == 100);
 }
