@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "package/meta.hpp"
+
+using namespace sf;
+using namespace sf::package;
+using nlohmann::json;
+
+TEST_CASE("meta_from_json reads every field") {
+    json j = {{"name", "libtorch"},
+              {"version", "2.5.1"},
+              {"build", "cuda126_h1234567_0"},
+              {"build_number", 0},
+              {"depends", {"libgcc >=13", "libblas * *mkl"}},
+              {"constrains", {"pytorch 2.5.1"}},
+              {"subdir", "linux-64"},
+              {"license", "BSD-3-Clause"},
+              {"run_exports", {{"weak", {"libtorch >=2.5.1,<2.6.0a0"}}}},
+              {"test", {{"commands", {"test -f $PREFIX/lib/libtorch.so"}}, {"files", {{{"dest", "t.py"}, {"content", "x"}}}}}},
+              {"recipe_files", {{{"dest", "meta.yaml"}, {"content", "a: 1"}}}},
+              {"timestamp", 1700000000000}};
+    auto m = meta_from_json(j, "meta.json");
+    REQUIRE(m);
+    CHECK(m->name == "libtorch");
+    CHECK(m->stem() == "libtorch-2.5.1-cuda126_h1234567_0");
+    CHECK(m->depends.size() == 2);
+    CHECK(m->run_exports.weak == std::vector<std::string>{"libtorch >=2.5.1,<2.6.0a0"});
+    CHECK(m->test.commands.size() == 1);
+    CHECK(m->test.files.at(0).dest == "t.py");
+    CHECK(m->recipe_files.at(0).content == "a: 1");
+    CHECK(*m->timestamp == 1700000000000);
+    CHECK(resolved_timestamp(*m) == 1700000000000);
+    SECTION("run_exports as a plain list means weak") {
+        j["run_exports"] = {"a >=1"};
+        auto m2 = meta_from_json(j, "meta.json");
+        REQUIRE(m2);
+        CHECK(m2->run_exports.weak == std::vector<std::string>{"a >=1"});
+        CHECK(m2->run_exports.strong.empty());
+    }
+}
+
+TEST_CASE("meta_from_json rejects mistakes with the file name") {
+    json base = {{"name", "x"}, {"version", "1"}, {"build", "0"}};
+    SECTION("unknown key") {
+        base["dependz"] = json::array();
+        auto r = meta_from_json(base, "m.json");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str().find("m.json") == 0);
+        CHECK(r.error().message.find("dependz") != std::string::npos);
+    }
+    SECTION("wrong type") {
+        base["build_number"] = "zero";
+        CHECK_FALSE(meta_from_json(base, "m.json"));
+    }
+    SECTION("missing version") {
+        base.erase("version");
+        CHECK_FALSE(meta_from_json(base, "m.json"));
+    }
+}
+
+TEST_CASE("validate") {
+    PackageMeta m;
+    m.name = "ok-name_1.x";
+    m.version = "1!2.0.post1+local";
+    m.build = "py312h1234567_0";
+    CHECK(validate(m));
+    SECTION("uppercase names") { m.name = "Torch"; CHECK_FALSE(validate(m)); }
+    SECTION("dash in version") { m.version = "1.0-1"; CHECK_FALSE(validate(m)); }
+    SECTION("space in build") { m.build = "a b"; CHECK_FALSE(validate(m)); }
+    SECTION("unknown subdir") { m.subdir = "linux-128"; CHECK_FALSE(validate(m)); }
+    SECTION("noarch needs subdir noarch") { m.noarch = "generic"; CHECK_FALSE(validate(m)); m.subdir = "noarch"; CHECK(validate(m)); }
+    SECTION("subdir noarch needs noarch") { m.subdir = "noarch"; CHECK_FALSE(validate(m)); }
+    SECTION("bad noarch kind") { m.subdir = "noarch"; m.noarch = "java"; CHECK_FALSE(validate(m)); }
+}
+
+TEST_CASE("arch_platform") {
+    CHECK(arch_platform("linux-64")->arch == "x86_64");
+    CHECK(arch_platform("linux-aarch64")->arch == "aarch64");
+    CHECK(arch_platform("osx-arm64")->arch == "arm64");
+    CHECK(arch_platform("osx-arm64")->platform == "osx");
+    CHECK(arch_platform("win-64")->platform == "win");
+    CHECK(arch_platform("noarch")->arch.empty());
+    CHECK_FALSE(arch_platform("beos-64"));
+}

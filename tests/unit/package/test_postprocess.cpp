@@ -1,0 +1,210 @@
+#include <catch2/catch.hpp>
+
+#include "package/elf.hpp"
+#include "package/postprocess.hpp"
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "unit/package/fixture.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+using namespace sf::package;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string run_out(const std::vector<std::string>& argv) {
+    process::Command c;
+    c.argv = argv;
+    c.env = process::current_env();
+    auto r = process::capture(c);
+    REQUIRE(r);
+    INFO(argv[0] << ": " << r->err);
+    REQUIRE(r->exit_code == 0);
+    return std::string(str::trim(r->out));
+}
+
+bool have(const std::string& tool) {
+    auto env = process::current_env();
+    return process::find_executable(tool, env["PATH"]).has_value();
+}
+
+}  // namespace
+
+TEST_CASE("detect_prefix classifies text and binary files") {
+    fs::TempDir tmp("sf-pp");
+    const std::string prefix = "/opt/build/_placehold_placehold";
+    test::make_payload(tmp.path(), prefix);
+    SECTION("text") {
+        auto r = detect_prefix(tmp.path() / "include/demo.h", "include/demo.h", prefix, BinaryPrefix::detect);
+        REQUIRE(r);
+        REQUIRE(r->has_value());
+        CHECK((*r)->mode == FileMode::text);
+        CHECK((*r)->placeholder == prefix);
+        CHECK((*r)->path == "include/demo.h");
+    }
+    SECTION("binary, unless disabled") {
+        auto r = detect_prefix(tmp.path() / "lib/libdemo.so.1", "lib/libdemo.so.1", prefix, BinaryPrefix::detect);
+        REQUIRE(r);
+        REQUIRE(r->has_value());
+        CHECK((*r)->mode == FileMode::binary);
+        auto off = detect_prefix(tmp.path() / "lib/libdemo.so.1", "x", prefix, BinaryPrefix::ignore);
+        REQUIRE(off);
+        CHECK_FALSE(off->has_value());
+    }
+    SECTION("no prefix") {
+        auto r = detect_prefix(tmp.path() / "bin/demo", "bin/demo", prefix, BinaryPrefix::detect);
+        REQUIRE(r);
+        CHECK_FALSE(r->has_value());
+    }
+    SECTION("a prefix straddling the 1 MiB read boundary, NUL far after it") {
+        std::string big((1 << 20) - 5, 'a');
+        big += prefix;
+        big += std::string(1 << 20, 'b');
+        big.push_back('\0');
+        test::put(tmp.path() / "big", big);
+        auto r = detect_prefix(tmp.path() / "big", "big", prefix, BinaryPrefix::detect);
+        REQUIRE(r);
+        REQUIRE(r->has_value());
+        CHECK((*r)->mode == FileMode::binary);
+    }
+}
+
+TEST_CASE("postprocess reports prefix files and fixes symlinks") {
+    fs::TempDir tmp("sf-pp");
+    const std::string prefix = "/opt/build/_placehold_placehold";
+    test::make_payload(tmp.path(), prefix);
+    stdfs::create_symlink(prefix + "/include/demo.h", tmp.path() / "include/alias.h");
+    PostprocessOptions o;
+    o.prefix = prefix;
+    auto r = postprocess(tmp.path(), o);
+    REQUIRE(r);
+    REQUIRE(r->prefix_files.size() == 2);
+    CHECK(r->prefix_files[0].path == "include/demo.h");
+    CHECK(r->prefix_files[1].path == "lib/libdemo.so.1");
+    CHECK(stdfs::read_symlink(tmp.path() / "include/alias.h") == "demo.h");
+    CHECK(r->symlinks_made_relative.size() == 1);
+    o.binary = BinaryPrefix::ignore;
+    auto r2 = postprocess(tmp.path(), o);
+    REQUIRE(r2);
+    REQUIRE(r2->prefix_files.size() == 1);
+    CHECK(r2->prefix_files[0].mode == FileMode::text);
+}
+
+TEST_CASE("fix_symlinks refuses links leaving the prefix") {
+    fs::TempDir tmp("sf-pp");
+    const std::string prefix = "/opt/build/prefix";
+    test::put(tmp.path() / "lib/libz.so.1", "z");
+    SECTION("absolute outside") {
+        stdfs::create_symlink("/usr/lib/libz.so.1", tmp.path() / "lib/libz.so");
+        auto r = fix_symlinks(tmp.path(), prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().loc.file == "lib/libz.so");
+        CHECK(r.error().message.find("outside the prefix") != std::string::npos);
+    }
+    SECTION("relative escaping") {
+        stdfs::create_symlink("../../../etc/passwd", tmp.path() / "lib/evil");
+        auto r = fix_symlinks(tmp.path(), prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str().find("lib/evil") != std::string::npos);
+    }
+    SECTION("relative inside is fine, absolute inside becomes relative") {
+        stdfs::create_symlink("libz.so.1", tmp.path() / "lib/libz.so");
+        stdfs::create_directories(tmp.path() / "bin");
+        stdfs::create_symlink(prefix + "/lib/libz.so.1", tmp.path() / "bin/z");
+        auto r = fix_symlinks(tmp.path(), prefix);
+        REQUIRE(r);
+        CHECK(stdfs::read_symlink(tmp.path() / "lib/libz.so") == "libz.so.1");
+        CHECK(stdfs::read_symlink(tmp.path() / "bin/z") == "../lib/libz.so.1");
+    }
+}
+
+TEST_CASE("relocate_rpath") {
+    const std::string p = "/opt/prefix";
+    std::vector<std::string> dropped;
+    CHECK(relocate_rpath("/opt/prefix/lib", p, "lib") == "$ORIGIN");
+    CHECK(relocate_rpath("/opt/prefix/lib", p, "bin") == "$ORIGIN/../lib");
+    CHECK(relocate_rpath("/opt/prefix/lib/python3.12/site-packages/torch/lib", p,
+                         "lib/python3.12/site-packages/torch") == "$ORIGIN/lib");
+    CHECK(relocate_rpath("$ORIGIN/../lib:/opt/prefix/lib", p, "bin") == "$ORIGIN/../lib");
+    CHECK(relocate_rpath("/usr/local/cuda/lib64:/opt/prefix/lib", p, "lib", &dropped) == "$ORIGIN");
+    CHECK(dropped == std::vector<std::string>{"/usr/local/cuda/lib64"});
+    CHECK(relocate_rpath("/opt/prefixx/lib", p, "lib", nullptr).empty());  // not inside
+    CHECK(relocate_rpath("", p, "lib").empty());
+}
+
+TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
+    if (!have("g++") || !have("patchelf")) {
+        WARN("skipped: needs g++ and patchelf");
+        return;
+    }
+    fs::TempDir tmp("sf-rpath");
+    const stdfs::path prefix = tmp.path() / "prefix";
+    stdfs::create_directories(prefix / "lib");
+    test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
+    const std::string so = (prefix / "lib/libanswer.so").string();
+    run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(),
+             "-Wl,-rpath," + prefix.string() + "/lib:/usr/local/nowhere", "-Wl,--enable-new-dtags"});
+    auto before = read_elf(so);
+    REQUIRE(before);
+    CHECK(before->is_elf);
+    CHECK(before->kind == RpathKind::runpath);
+    CHECK(before->rpath == prefix.string() + "/lib:/usr/local/nowhere");
+    CHECK(run_out({"patchelf", "--print-rpath", so}) == before->rpath);
+
+    const std::string so2 = (prefix / "lib/libold.so").string();  // DT_RPATH stays DT_RPATH
+    run_out({"g++", "-shared", "-fPIC", "-o", so2, (tmp.path() / "a.cpp").string(),
+             "-Wl,-rpath," + prefix.string() + "/lib/sub", "-Wl,--disable-new-dtags"});
+    REQUIRE(read_elf(so2)->kind == RpathKind::rpath);
+
+    PostprocessOptions o;
+    o.prefix = prefix.string();
+    o.env = process::current_env();
+    auto r = postprocess(prefix, o);
+    REQUIRE(r);
+    CHECK(run_out({"patchelf", "--print-rpath", so}) == "$ORIGIN");
+    CHECK(run_out({"patchelf", "--print-rpath", so2}) == "$ORIGIN/sub");
+    CHECK(read_elf(so2)->kind == RpathKind::rpath);
+    CHECK(r->rpaths_rewritten.size() == 2);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK(r->warnings[0].find("/usr/local/nowhere") != std::string::npos);
+
+    SECTION("a second run changes nothing") {
+        auto again = postprocess(prefix, o);
+        REQUIRE(again);
+        CHECK(again->rpaths_rewritten.empty());
+    }
+}
+
+TEST_CASE("a missing patchelf is a clear error") {
+    if (!have("g++")) {
+        WARN("skipped: needs g++");
+        return;
+    }
+    fs::TempDir tmp("sf-rpath");
+    const stdfs::path prefix = tmp.path() / "prefix";
+    stdfs::create_directories(prefix / "lib");
+    test::put(tmp.path() / "a.cpp", "int f() { return 1; }\n");
+    run_out({"g++", "-shared", "-fPIC", "-o", (prefix / "lib/libf.so").string(), (tmp.path() / "a.cpp").string(),
+             "-Wl,-rpath," + prefix.string() + "/lib"});
+    PostprocessOptions o;
+    o.prefix = prefix.string();
+    o.env = {{"PATH", (tmp.path() / "empty-bin").string()}};
+    auto r = postprocess(prefix, o);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "patchelf not found (apt-get install patchelf)");
+    SECTION("but RpathFix::keep does not need it") {
+        o.rpath = RpathFix::keep;
+        CHECK(postprocess(prefix, o));
+    }
+}
+
+TEST_CASE("read_elf on non-ELF and truncated files") {
+    fs::TempDir tmp("sf-elf");
+    test::put(tmp.path() / "text", "hello");
+    auto r = read_elf(tmp.path() / "text");
+    REQUIRE(r);
+    CHECK_FALSE(r->is_elf);
+    test::put(tmp.path() / "trunc", std::string("\x7f" "ELF\2\1\1", 7) + std::string(20, '\0'));
+    CHECK_FALSE(read_elf(tmp.path() / "trunc"));
+}
