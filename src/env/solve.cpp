@@ -67,7 +67,9 @@ struct Solver {
         failure = "cannot satisfy '" + p.spec->str() + "' (" + by + "): " + why;
     }
 
-    std::string channel_list() const { return str::join(index.channels, ", "); }
+    std::string channel_list() const {
+        return index.channels.empty() ? "(none given; add -c CHANNEL)" : str::join(index.channels, ", ");
+    }
 
     // Does `c` agree with the constrains of everything chosen, and they with it?
     std::optional<std::string> constraint_clash(const Candidate& c) const {

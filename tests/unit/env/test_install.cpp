@@ -215,7 +215,7 @@ TEST_CASE("install: a package file plus its dependencies from a channel", "[inst
     auto lone = install(f.prefix, {file.string()}, f.opts({}));
     REQUIRE_FALSE(lone);
     CHECK(lone.error().str() == "cannot satisfy 'demolib >=1.2,<2' (required by demo-tool-0.1.0-0): no such package "
-                                "in channels ");
+                                "in channels (none given; add -c CHANNEL)");
     CHECK_FALSE(stdfs::exists(f.prefix));
 }
 
