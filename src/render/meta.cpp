@@ -418,10 +418,11 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     std::vector<std::string> force_use = build.contains("force_use_keys") ? string_list(build["force_use_keys"]) : std::vector<std::string>{};
     std::vector<std::string> force_ignore = build.contains("force_ignore_keys") ? string_list(build["force_ignore_keys"]) : std::vector<std::string>{};
     // splitforge's recipe-level declarations (extra/splitforge): use_keys and
-    // ignore_keys apply everywhere; output_keys never split the staging build.
+    // ignore_keys apply everywhere; output_keys never split the staging build
+    // but are always looped over for the outputs (force_global).
     splitforge_keys(om.meta, "use_keys", force_use);
     splitforge_keys(om.meta, "ignore_keys", force_ignore);
-    if (!om.is_output) splitforge_keys(om.meta, "output_keys", force_ignore);
+    if (!om.is_output) splitforge_keys(om.meta, "output_keys", opts.force_global ? force_use : force_ignore);
     for (const auto& k : force_ignore) used.erase(k);
     for (const auto& k : force_use) used.insert(k);
     return used;

@@ -25,6 +25,29 @@ const Meta& sub(const Meta& m, const char* key) {
     return m.is_object() && m.contains(key) && m[key].is_object() ? m[key] : empty;
 }
 
+std::vector<Source> sources_of(const Meta& meta) {
+    std::vector<Source> out;
+    if (!meta.contains("source")) return out;
+    Meta list = meta["source"].is_array() ? meta["source"] : Meta::array({meta["source"]});
+    for (const auto& s : list) {
+        if (!s.is_object()) continue;
+        Source src;
+        auto get = [&](const char* k) { return s.contains(k) ? str_of(s[k].is_array() && !s[k].empty() ? s[k][0] : s[k]) : ""; };
+        src.url = get("url");
+        src.sha256 = get("sha256");
+        src.md5 = get("md5");
+        src.path = get("path");
+        src.git_url = get("git_url");
+        src.git_rev = get("git_rev");
+        if (src.git_rev.empty()) src.git_rev = get("git_tag");
+        if (src.git_rev.empty()) src.git_rev = get("git_branch");
+        src.folder = get("folder");
+        if (s.contains("patches")) src.patches = string_list(s["patches"]);
+        out.push_back(std::move(src));
+    }
+    return out;
+}
+
 // One rendering of meta.yaml under one variant.
 struct Pass {
     jinja::Context ns;
@@ -298,6 +321,8 @@ Result<RenderedRecipe> Renderer::run() {
     auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
     rr.name = str_of(sub((*p0)->vt.meta, "package").value("name", Meta("")));
     rr.version = str_of(sub((*p0)->vt.meta, "package").value("version", Meta("")));
+    rr.sources = sources_of((*p0)->vt.meta);
+    if (raw_.script_text("build.sh")) rr.build_script = "build.sh";
 
     std::set<std::string> all_used;
     std::vector<RenderedOutput> outs;
