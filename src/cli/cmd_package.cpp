@@ -2,6 +2,7 @@
 #include <iostream>
 #include <memory>
 
+#include "channel/index.hpp"
 #include "cli/commands.hpp"
 #include "package/meta.hpp"
 #include "package/postprocess.hpp"
@@ -18,7 +19,7 @@ struct PackageOpts {
     std::vector<std::string> depends, constrains;
     std::string format = "conda";
     int level = 19, threads = 1;
-    std::string output_dir;
+    std::string output_dir, channel;
     std::string prefix;
     bool no_binary_prefix = false, no_rpath = false;
     std::optional<std::int64_t> timestamp;
@@ -71,7 +72,10 @@ int run_package(const PackageOpts& o) {
     wo.format = value_or_throw(package::parse_format(o.format));
     wo.zstd_level = o.level;
     wo.threads = o.threads;
-    for (const auto& p : value_or_throw(package::write_package(in, o.output_dir, wo))) std::cout << p.string() << "\n";
+    for (const auto& p : value_or_throw(package::write_package(in, o.output_dir, wo))) {
+        std::cout << p.string() << "\n";
+        if (!o.channel.empty()) std::cout << value_or_throw(channel::add_package(o.channel, p)).string() << "\n";
+    }
     return 0;
 }
 
@@ -100,6 +104,7 @@ void register_package(CLI::App& app, Action& action) {
     sub->add_flag("--no-binary-prefix", o->no_binary_prefix, "Do not record the prefix in binary files");
     sub->add_flag("--no-rpath-fix", o->no_rpath, "Do not rewrite ELF RPATHs");
     sub->add_option("--output-dir,-o", o->output_dir, "Where to write the package(s)")->required();
+    sub->add_option("--channel", o->channel, "Also add the package(s) to this local channel and re-index it");
     sub->callback([&action, o] { action = [o] { return run_package(*o); }; });
 }
 
