@@ -64,6 +64,9 @@ struct RenderedRecipe {
     std::vector<Source> sources;
     std::string build_script;  // top-level build.sh (relative), if any
     std::vector<variant::Variant> top_variants;  // one staging build each
+    std::vector<std::string> staging_keys;       // keys that split the staging build
+    std::vector<std::string> used_keys;          // keys used anywhere (sorted)
+    std::vector<variant::Variant> variants;      // the full matrix, before reduction
     std::vector<RenderedOutput> outputs;  // build order: top variant, then dependencies first
     // Where each variant key is used first (file:line), for `splitforge variants`.
     std::map<std::string, SourceLoc> key_uses;

@@ -356,6 +356,9 @@ Result<RenderedRecipe> Renderer::run() {
     order_outputs(outs);
     resolve_pins(outs);
     rr.outputs = std::move(outs);
+    rr.staging_keys = loop_top;
+    rr.used_keys = as_vec(all_used);
+    rr.variants = variants;
     record_key_uses(rr, all_used);
     return rr;
 }
