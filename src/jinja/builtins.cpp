@@ -449,10 +449,10 @@ const Value* builtin_global(std::string_view name) {
             if (!args[0].is_dict()) return fail(std::string("dict() argument must be a dict, not ") + args[0].type_name());
             out = args[0].as_dict();
         }
-        for (const auto& [k, v] : kwargs) {
-            auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == k; });
-            if (it != out.end()) it->second = v;
-            else out.emplace_back(k, v);
+        for (const auto& arg : kwargs) {
+            auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == arg.first; });
+            if (it != out.end()) it->second = arg.second;
+            else out.emplace_back(arg.first, arg.second);
         }
         return Value(std::move(out));
     })};

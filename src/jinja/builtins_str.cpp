@@ -325,9 +325,7 @@ std::vector<std::string> split_ws(const std::string& s, std::int64_t maxsplit, b
             while (i < s.size() && is_ws(s[i])) ++i;
             if (i >= s.size()) break;
             if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
-                std::size_t end = s.size();
-                while (end > i && is_ws(s[end - 1])) --end;
-                parts.push_back(s.substr(i, end - i));
+                parts.push_back(s.substr(i));
                 break;
             }
             std::size_t j = i;
@@ -342,9 +340,7 @@ std::vector<std::string> split_ws(const std::string& s, std::int64_t maxsplit, b
         while (i > 0 && is_ws(s[i - 1])) --i;
         if (i == 0) break;
         if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
-            std::size_t b = 0;
-            while (b < i && is_ws(s[b])) ++b;
-            parts.push_back(s.substr(b, i - b));
+            parts.push_back(s.substr(0, i));
             break;
         }
         std::size_t j = i;

@@ -184,7 +184,7 @@ Result<Value> Evaluator::eval(const Expr& e) {
         for (std::size_t i = 0; i < e.ops.size(); ++i) {
             SF_TRY(right, eval(*e.kids[i + 1]));
             SF_TRY_VOID(charge(shallow_size(left) + shallow_size(right), e));
-            SF_TRY(ok, compare_op(e.ops[i], left, right, *e.kids[i + 1]));
+            SF_TRY(ok, compare_op(e.ops[i], left, right, e, e.op_locs[i]));
             if (!ok) return Value(false);
             left = std::move(right);
         }
@@ -307,21 +307,22 @@ Result<Value> Evaluator::binary(const std::string& op, const Value& l, const Val
     return fail(at(e), unsupported(op, l, r).error.message);
 }
 
-Result<bool> Evaluator::compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e) {
+Result<bool> Evaluator::compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e,
+                                   std::pair<int, int> where) {
     if (op == "==") return l.equals(r);
     if (op == "!=") return !l.equals(r);
     if (op == "in" || op == "not in") {
-        if (r.is_undefined() && !lenient_) return undefined_error(r, e);
+        if (r.is_undefined() && !lenient_) return undefined_error(r, *e.kids[0]);
         auto c = contains(r, l);
-        if (!c) return fail(at(e), c.error().message);
+        if (!c) return fail(at(where.first, where.second), c.error().message);
         return op == "in" ? *c : !*c;
     }
     if (l.is_undefined() || r.is_undefined()) {
         if (lenient_) return false;
-        return undefined_error(l.is_undefined() ? l : r, e);
+        return undefined_error(l.is_undefined() ? l : r, *e.kids[0]);
     }
     auto c = compare(l, r, op.c_str());
-    if (!c) return fail(at(e), c.error().message);
+    if (!c) return fail(at(where.first, where.second), c.error().message);
     if (op == "<") return *c < 0;
     if (op == "<=") return *c <= 0;
     if (op == ">") return *c > 0;
@@ -433,17 +434,18 @@ Result<Value> Evaluator::invoke(const Value& fn, const List& args, const KwArgs&
         if (lenient_) return fn;
         return undefined_error(fn, *e.kids[0]);
     }
-    if (!fn.is_callable()) return fail(at(e), std::string("'") + fn.type_name() + "' object is not callable");
+    const Expr& where = *e.kids[0];  // errors point at the function's name
+    if (!fn.is_callable()) return fail(at(where), std::string("'") + fn.type_name() + "' object is not callable");
     try {
-        return locate(fn.as_callable()(args, kwargs), e);
+        return locate(fn.as_callable()(args, kwargs), where);
     } catch (const Failure& f) {
         Error err = f.error();
-        if (err.loc.line == 0) err.loc = at(e);
+        if (err.loc.line == 0) err.loc = at(where);
         return Unexpected<Error>{std::move(err)};
     } catch (const std::exception& ex) {
-        return fail(at(e), std::string("error in function call: ") + ex.what());
+        return fail(at(where), std::string("error in function call: ") + ex.what());
     } catch (...) {
-        return fail(at(e), "error in function call");
+        return fail(at(where), "error in function call");
     }
 }
 

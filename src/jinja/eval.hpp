@@ -44,7 +44,8 @@ private:
     Result<Value> eval_probe(const Expr& e);  // unknown names -> Undefined (default, is defined)
     Result<void> eval_args(const Expr& e, List& args, KwArgs& kwargs);
     Result<Value> binary(const std::string& op, const Value& l, const Value& r, const Expr& e);
-    Result<bool> compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e);
+    Result<bool> compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e,
+                            std::pair<int, int> where);
     Result<Value> get_attr(const Value& obj, const std::string& name, const Expr& e, bool probe);
     Result<Value> get_item(const Value& obj, const Value& key, const Expr& e, bool probe);
     Result<Value> slice(const Value& obj, const Value& start, const Value& stop, const Value& step,

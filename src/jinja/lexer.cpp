@@ -63,7 +63,7 @@ private:
     std::size_t pos_ = 0;
     std::vector<Token> out_;
     bool strip_next_ = false;  // a -%} asked to strip the following text
-    int depth_ = 0;            // bracket depth inside the current tag
+    std::string brackets_;     // open ( [ { inside the current tag
     // Incremental offset -> line/col tracking (offsets mostly increase).
     std::size_t track_ = 0;
     int line_idx_ = 0;
@@ -212,7 +212,7 @@ private:
             if (*raw) return {};
         }
         out_.push_back(make(is_var ? Tok::var_begin : Tok::block_begin, begin, is_var ? "{{" : "{%"));
-        depth_ = 0;
+        brackets_.clear();
         while (true) {
             skip_space();
             if (pos_ >= s_.size()) {
@@ -221,7 +221,9 @@ private:
             }
             bool dash = s_[pos_] == '-';
             std::string_view close = is_var ? "}}" : "%}";
-            if (s_.substr(pos_ + (dash ? 1 : 0), 2) == close && (!is_var || depth_ == 0)) {
+            // Inside {{ }}, `}}` may close nested dicts: {{ {'a': {'b': 1}}}}.
+            bool in_dict = !brackets_.empty() && brackets_.back() == '{';
+            if (s_.substr(pos_ + (dash ? 1 : 0), 2) == close && (!is_var || !in_dict)) {
                 out_.push_back(make(is_var ? Tok::var_end : Tok::block_end, pos_, std::string(close)));
                 pos_ += (dash ? 3 : 2);
                 if (dash) strip_next_ = true;
@@ -250,8 +252,8 @@ private:
             }
         }
         if (std::string_view("+-*/%~<>()[]{},:.|=").find(c) != std::string_view::npos) {
-            if (c == '(' || c == '[' || c == '{') ++depth_;
-            if ((c == ')' || c == ']' || c == '}') && depth_ > 0) --depth_;
+            if (c == '(' || c == '[' || c == '{') brackets_ += c;
+            if ((c == ')' || c == ']' || c == '}') && !brackets_.empty()) brackets_.pop_back();
             out_.push_back(make(Tok::op, begin, std::string(1, c)));
             ++pos_;
             return {};

@@ -40,6 +40,16 @@ private:
     const Origin& origin_;
     std::size_t i_ = 0;
     int depth_ = 0;
+    // Blocks being parsed, innermost last: tag name and its '{%' token.
+    std::vector<std::pair<std::string, Token>> open_;
+
+    struct OpenBlock {
+        std::vector<std::pair<std::string, Token>>& open;
+        OpenBlock(std::vector<std::pair<std::string, Token>>& o, const char* kind, const Token& at) : open(o) {
+            open.emplace_back(kind, at);
+        }
+        ~OpenBlock() { open.pop_back(); }
+    };
 
     struct DepthGuard {
         int& d;
@@ -169,6 +179,13 @@ private:
             } else if (name.text == "endif" || name.text == "elif" || name.text == "else" ||
                        name.text == "endfor" || name.text == "endset") {
                 std::string opener = name.text == "endfor" ? "for" : name.text == "endset" ? "set" : "if";
+                // A closing tag for an outer block: the inner one was left open.
+                for (const auto& blk : open_) {
+                    if (blk.first != opener) continue;
+                    const auto& inner = open_.back();
+                    return fail(loc(inner.second), "unclosed '{% " + inner.first + " %}' block",
+                                "missing '{% end" + inner.first + " %}'");
+                }
                 return fail(loc(begin), "unexpected '{% " + name.text + " %}'",
                             "no '{% " + opener + " %}' block is open here");
             } else {
@@ -192,6 +209,7 @@ private:
         if (depth_ > kMaxDepth) return too_deep(begin);
         auto node = make_node(NodeKind::if_, begin);
         Token open = begin;
+        OpenBlock blk(open_, "if", begin);
         SF_TRY(cond, parse_expr());
         SF_TRY_VOID(expect_block_end());
         bool seen_else = false;
@@ -244,6 +262,7 @@ private:
         if (depth_ > kMaxDepth) return too_deep(begin);
         auto node = make_node(NodeKind::for_, begin);
         Token open = begin;
+        OpenBlock blk(open_, "for", begin);
         SF_TRY(targets, parse_targets());
         node->targets = std::move(targets);
         if (!is_name("in")) return unexpected(peek(), "'in'");
@@ -292,6 +311,7 @@ private:
             return fail(loc(open), "a '{% set %}' block assigns exactly one name");
         next();
         auto node = make_node(NodeKind::set_block, open);
+        OpenBlock blk(open_, "set", open);
         node->targets = std::move(targets);
         std::string stop;
         SF_TRY(body, parse_body({"endset"}, stop));
@@ -388,6 +408,7 @@ private:
         while (true) {
             std::string op;
             const Token& t = peek();
+            const std::pair<int, int> where{t.line, t.col};
             if (t.kind == Tok::op && (t.text == "==" || t.text == "!=" || t.text == "<" ||
                                       t.text == "<=" || t.text == ">" || t.text == ">=")) {
                 op = t.text;
@@ -408,6 +429,7 @@ private:
             }
             SF_TRY(operand, parse_sum());
             cmp->ops.push_back(op);
+            cmp->op_locs.push_back(where);
             cmp->kids.push_back(std::move(operand));
         }
         if (!cmp) return first;
@@ -530,9 +552,8 @@ private:
                 e->kids.push_back(std::move(node));
                 if (is_op("(")) {
                     SF_TRY_VOID(parse_call_args(*e));
-                } else if (peek().kind == Tok::integer || peek().kind == Tok::floating ||
-                           peek().kind == Tok::string) {
-                    SF_TRY(arg, parse_primary());
+                } else if (starts_test_arg()) {  // `x is divisibleby 3`, `x is in [1, 2]`
+                    SF_TRY(arg, parse_postfix());
                     e->kids.push_back(std::move(arg));
                     e->npos = 1;
                 }
@@ -542,6 +563,13 @@ private:
                 return node;
             }
         }
+    }
+
+    bool starts_test_arg() const {
+        const Token& t = peek();
+        if (t.kind == Tok::integer || t.kind == Tok::floating || t.kind == Tok::string) return true;
+        if (t.kind == Tok::name) return !is_reserved(t.text);
+        return is_op("[") || is_op("{");
     }
 
     // '(' args ')' appended to e.kids after kids[0].

@@ -43,6 +43,7 @@ struct Expr {
     Value value;                     // literal
     std::string name;                // name / attribute / filter / test / operator
     std::vector<std::string> ops;    // compare
+    std::vector<std::pair<int, int>> op_locs;  // compare: line/col of each operator
     std::vector<ExprPtr> kids;
     // For call/filter/test: kids[1..1+npos) are positional, the rest keyword
     // arguments named by kwnames.
