@@ -216,6 +216,24 @@ void Renderer::resolve_pins(std::vector<RenderedOutput>& outs) {
         }
         return m->name;
     };
+    // pin_run_as_build (conda-build's finalize): a bare run dependency that
+    // the host pins to a version gets bounds around that version.
+    for (auto& o : outs) {
+        for (auto& r : o.requirements.run) {
+            auto it = spec_.specials.pin_run_as_build.find(r);
+            if (it == spec_.specials.pin_run_as_build.end()) continue;
+            for (const auto& h : o.requirements.host) {
+                auto parts = str::split(std::string(str::trim(h)), ' ');
+                if (parts.size() < 2 || parts[0] != r) continue;
+                std::string ver = parts[1];
+                while (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
+                if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
+                std::string bounds = apply_pin_expressions(ver, it->second.min_pin, it->second.max_pin);
+                if (!bounds.empty()) r += " " + bounds;
+                break;
+            }
+        }
+    }
     for (auto& o : outs) {
         for (auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run,
                         &o.requirements.run_constrained, &o.run_exports.weak, &o.run_exports.strong,
