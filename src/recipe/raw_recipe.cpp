@@ -122,7 +122,7 @@ Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
         int line = e.mark.is_null() ? 0 : map_line(e.mark.line, line_map);
         int col = e.mark.is_null() ? 0 : e.mark.column + 1;
         return fail(SourceLoc{file, line, col}, "YAML error: " + e.msg,
-                    "check indentation and quoting on this line (after Jinja rendering)");
+                    "check indentation and quoting; Jinja has already been applied to this text");
     }
     if (auto r = check_duplicates(node, file, line_map); !r) return unexpected(r.error());
     return node;

@@ -65,9 +65,16 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
                 auto v = jinja::evaluate(*l.selector, origin, ns);
                 if (!v) {
                     Error e = v.error();
-                    e.message = "invalid selector [" + *l.selector + "]: " + e.message;
-                    if (e.hint.empty())
-                        e.hint = "selectors are Python expressions over platform flags and variant keys";
+                    if (str::ends_with(e.message, "is undefined")) {
+                        e.message = "unknown name " + e.message.substr(0, e.message.size() - 13) +
+                                    " in selector [" + *l.selector + "]";
+                        e.hint = "use a platform flag (linux, osx, win, x86_64, ...) or a variant key";
+                    } else {
+                        e.message = "invalid selector [" + *l.selector + "]: " + e.message;
+                        e.hint = l.selector->find(',') != std::string::npos
+                                     ? "a line ending in [...] is read as a selector; write the list in block style"
+                                     : "selectors are Python expressions over platform flags and variant keys";
+                    }
                     return unexpected(std::move(e));
                 }
                 keep = v->truthy();

@@ -1,0 +1,3 @@
+#!/bin/bash
+echo "${feature_a}"
+echo $feature_b and more

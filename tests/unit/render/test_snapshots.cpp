@@ -1,0 +1,78 @@
+// Snapshot tests: tests/data/render/good/<case>/expected.yaml is the rendered
+// recipe, tests/data/render/bad/<case>/expected.txt the exact error line.
+// Regenerate with SF_UPDATE_SNAPSHOTS=1 and review the diff.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "render/format.hpp"
+#include "render/render.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::vector<stdfs::path> case_dirs(const stdfs::path& root) {
+    std::vector<stdfs::path> out;
+    for (const auto& d : stdfs::directory_iterator(root))
+        if (d.is_directory()) out.push_back(d.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+render::RenderOptions options_for(const stdfs::path& dir) {
+    render::RenderOptions opts;
+    std::istringstream args(test::slurp(dir / "args"));
+    std::string flag, value;
+    while (args >> flag >> value) {
+        if (flag == "--platform") opts.subdir = value;
+        if (flag == "-m") opts.variant_files.push_back(dir / value);
+    }
+    return opts;
+}
+
+std::string relative_to_data(std::string s) {
+    return str::replace_all(std::move(s), test::data_dir().string() + "/", "");
+}
+
+void compare_snapshot(const stdfs::path& file, const std::string& actual) {
+    if (test::update_snapshots()) {
+        REQUIRE(fs::write_file_atomic(file, actual));
+        return;
+    }
+    REQUIRE(stdfs::exists(file));
+    CHECK(test::slurp(file) == actual);
+}
+
+}  // namespace
+
+TEST_CASE("render: good recipes match their snapshots") {
+    auto dirs = case_dirs(test::data_dir() / "render" / "good");
+    REQUIRE(dirs.size() >= 25);
+    for (const auto& dir : dirs) {
+        SECTION(dir.filename().string()) {
+            auto rr = render::render_dir(dir, options_for(dir));
+            INFO((rr ? std::string() : rr.error().str()));
+            REQUIRE(rr);
+            compare_snapshot(dir / "expected.yaml", render::to_yaml(*rr));
+        }
+    }
+}
+
+TEST_CASE("render: bad recipes fail with their exact one-line error") {
+    auto dirs = case_dirs(test::data_dir() / "render" / "bad");
+    REQUIRE(dirs.size() >= 15);
+    for (const auto& dir : dirs) {
+        SECTION(dir.filename().string()) {
+            auto rr = render::render_dir(dir, options_for(dir));
+            REQUIRE_FALSE(rr);
+            std::string msg = relative_to_data(rr.error().str()) + "\n";
+            CHECK(msg.find('\n') == msg.size() - 1);
+            compare_snapshot(dir / "expected.txt", msg);
+        }
+    }
+}
