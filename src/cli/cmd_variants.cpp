@@ -1,10 +1,45 @@
+#include <iostream>
+
 #include "cli/commands.hpp"
+#include "render/format.hpp"
+#include "render/render.hpp"
 
 namespace sf::cli {
 
 void register_variants(CLI::App& app, Action& action) {
-    auto* sub = app.add_subcommand("variants", "(not yet implemented)");
-    sub->callback([&action] { action = [] { return 0; }; });
+    struct Opts {
+        std::string recipe;
+        std::vector<std::string> variant_files;
+        std::vector<std::string> overrides;
+        std::string platform = "linux-64";
+        bool json = false;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* sub = app.add_subcommand("variants", "Print the variant matrix and why each key is used");
+    sub->add_option("recipe", o->recipe, "Recipe directory (holds meta.yaml)")->required();
+    sub->add_option("-m,--variant-config-files", o->variant_files, "Extra variant config file (repeatable)");
+    sub->add_option("--variant", o->overrides, "Override a variant key: KEY=VALUE[,VALUE...]");
+    sub->add_option("--platform", o->platform, "Target platform (subdir)");
+    sub->add_flag("--json", o->json, "Machine-readable output");
+    sub->callback([o, &action] {
+        action = [o] {
+            render::RenderOptions ro;
+            ro.subdir = o->platform;
+            for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
+            for (const auto& kv : o->overrides) {
+                auto eq = kv.find('=');
+                if (eq == std::string::npos)
+                    throw Failure(Error{{}, "--variant expects KEY=VALUE, got '" + kv + "'", {}});
+                ro.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+            }
+            auto rr = value_or_throw(render::render_dir(o->recipe, ro));
+            if (o->json)
+                std::cout << render::variants_json(rr).dump(2) << "\n";
+            else
+                std::cout << render::variants_report(rr);
+            return 0;
+        };
+    });
 }
 
 }  // namespace sf::cli

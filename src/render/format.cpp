@@ -130,3 +130,71 @@ std::string builds_tsv(const RenderedRecipe& r) {
 }
 
 }  // namespace sf::render
+
+namespace sf::render {
+namespace {
+
+std::string why_used(const RenderedRecipe& r, const std::string& key) {
+    if (key == "target_platform") return "always used (conda-build rule)";
+    if (key == "channel_targets") return "always used (conda-build rule)";
+    auto it = r.key_uses.find(key);
+    std::string where = it != r.key_uses.end() ? it->second.str() : "declared (force_use_keys / extra/splitforge)";
+    return where;
+}
+
+}  // namespace
+
+std::string variants_report(const RenderedRecipe& r) {
+    std::string out;
+    out += r.name + " " + r.version + " (" + r.subdir + "): " + std::to_string(r.variants.size()) +
+           " variants in the matrix, " + std::to_string(r.top_variants.size()) + " staging build(s), " +
+           std::to_string(r.outputs.size()) + " package(s)\n\n";
+    out += "staging builds split by: " + (r.staging_keys.empty() ? std::string("(nothing)") : str::join(r.staging_keys, ", ")) + "\n";
+    for (size_t i = 0; i < r.top_variants.size(); ++i) {
+        std::vector<std::string> kv;
+        for (const auto& k : r.staging_keys) kv.push_back(k + "=" + r.top_variants[i].value_or(k, "?"));
+        out += "  [" + std::to_string(i + 1) + "] " + (kv.empty() ? std::string("(single)") : str::join(kv, " ")) + "\n";
+        for (const auto& o : r.outputs) {
+            if (o.top_variant != static_cast<int>(i)) continue;
+            out += "      " + o.dist() + "\n";
+        }
+    }
+    out += "\nused keys (first use):\n";
+    size_t width = 0;
+    for (const auto& k : r.used_keys) width = std::max(width, k.size());
+    for (const auto& k : r.used_keys) {
+        bool staging = std::find(r.staging_keys.begin(), r.staging_keys.end(), k) != r.staging_keys.end();
+        out += "  " + k + std::string(width - k.size() + 2, ' ') + why_used(r, k) +
+               (staging ? "  [splits staging]" : "") + "\n";
+    }
+    std::vector<std::string> unused;
+    if (!r.variants.empty())
+        for (const auto& [k, v] : r.variants.front().values)
+            if (std::find(r.used_keys.begin(), r.used_keys.end(), k) == r.used_keys.end()) unused.push_back(k);
+    out += "\nunused keys: " + (unused.empty() ? std::string("(none)") : str::join(unused, ", ")) + "\n";
+    return out;
+}
+
+nlohmann::ordered_json variants_json(const RenderedRecipe& r) {
+    using J = nlohmann::ordered_json;
+    J j;
+    j["recipe"] = r.name;
+    j["subdir"] = r.subdir;
+    j["staging_keys"] = r.staging_keys;
+    j["staging_builds"] = J::array();
+    for (size_t i = 0; i < r.top_variants.size(); ++i) {
+        J sb;
+        for (const auto& k : r.staging_keys) sb["variant"][k] = r.top_variants[i].value_or(k, "");
+        sb["packages"] = J::array();
+        for (const auto& o : r.outputs)
+            if (o.top_variant == static_cast<int>(i)) sb["packages"].push_back(o.dist());
+        j["staging_builds"].push_back(sb);
+    }
+    J used = J::object();
+    for (const auto& k : r.used_keys) used[k] = why_used(r, k);
+    j["used_keys"] = used;
+    j["matrix_size"] = r.variants.size();
+    return j;
+}
+
+}  // namespace sf::render

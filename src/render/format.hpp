@@ -16,3 +16,10 @@ std::string to_yaml(const RenderedRecipe& r);
 std::string builds_tsv(const RenderedRecipe& r);
 
 }  // namespace sf::render
+
+namespace sf::render {
+// `splitforge variants`: the staging matrix, the keys each output uses and,
+// for every used key, where it is first used (file:line).
+std::string variants_report(const RenderedRecipe& r);
+nlohmann::ordered_json variants_json(const RenderedRecipe& r);
+}  // namespace sf::render
