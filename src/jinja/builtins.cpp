@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 #include "jinja/internal.hpp"
 
@@ -81,7 +82,27 @@ Result<Value> add_numbers(const Value& a, const Value& b) {
     return Value(r);
 }
 
+// One budget per builtin call for all the comparisons it makes.
+struct Budget {
+    std::size_t left = kMaxWork;
+};
+
+// A hashable identity for scalars that respects 1 == 1.0 == True; empty for
+// lists and dicts, which are compared one by one.
+std::string scalar_key(const Value& v) {
+    if (v.is_string()) return "s" + v.as_string();
+    if (v.is_none()) return "N";
+    if (v.is_undefined()) return "U";
+    if (is_number(v)) {
+        double d = to_double(v);
+        if (v.is_float() && (d != std::floor(d) || std::fabs(d) >= 9e18)) return "f" + format_float(d);
+        return "n" + std::to_string(v.is_float() ? static_cast<std::int64_t>(d) : (v.is_bool() ? v.as_bool() : v.as_int()));
+    }
+    return {};
+}
+
 Result<Value> pick_extreme(const Value& input, Args& a, bool want_max) {
+    Budget budget;
     SF_TRY(items, iterate(input));
     const Value* cs = a.get(0, "case_sensitive");
     const Value* attr = a.get(1, "attribute");
@@ -91,7 +112,7 @@ Result<Value> pick_extreme(const Value& input, Args& a, bool want_max) {
     Value best_key = sort_key(items[0], case_sensitive, attr);
     for (std::size_t i = 1; i < items.size(); ++i) {
         Value k = sort_key(items[i], case_sensitive, attr);
-        SF_TRY(c, compare(k, best_key, want_max ? ">" : "<"));
+        SF_TRY(c, compare(k, best_key, want_max ? ">" : "<", budget.left));
         if (want_max ? c > 0 : c < 0) {
             best = i;
             best_key = std::move(k);
@@ -229,9 +250,10 @@ Result<Value> apply_filter(std::string_view name, const Value& input, const List
         for (auto& it : items) keyed.emplace_back(sort_key(it, cs && cs->truthy(), attr), std::move(it));
         bool reverse = rev && rev->truthy();
         std::optional<Error> err;
+        Budget budget;
         std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
             if (err) return false;
-            auto c = compare(x.first, y.first, "<");
+            auto c = compare(x.first, y.first, "<", budget.left);
             if (!c) { err = c.error(); return false; }
             return reverse ? *c > 0 : *c < 0;
         });
@@ -246,12 +268,24 @@ Result<Value> apply_filter(std::string_view name, const Value& input, const List
         const Value* cs = a.get(0, "case_sensitive");
         const Value* attr = a.get(1, "attribute");
         SF_TRY(items, iterate(input));
-        List out, keys;
+        List out, keys;  // keys: the non-scalar ones, compared one by one
+        std::unordered_set<std::string> scalars;
+        Budget budget;
         for (auto& it : items) {
             Value k = sort_key(it, cs && cs->truthy(), attr);
-            SF_TRY(seen, contains(Value(keys), k));
-            if (seen) continue;
-            keys.push_back(std::move(k));
+            std::string sk = scalar_key(k);
+            if (!sk.empty()) {
+                if (!scalars.insert(std::move(sk)).second) continue;
+            } else {
+                bool seen = false;
+                for (const auto& other : keys) {
+                    seen = equals_within(other, k, budget.left);
+                    if (budget.left == 0) return too_expensive();
+                    if (seen) break;
+                }
+                if (seen) continue;
+                keys.push_back(std::move(k));
+            }
             out.push_back(it);
         }
         return Value(std::move(out));
@@ -349,10 +383,15 @@ Result<bool> apply_test(std::string_view name, const Value& v, const List& args)
         return x % n.as_int() == 0;
     }
     SF_TRY(other, arg(std::string(name).c_str()));
-    if (name == "eq" || name == "equalto" || name == "sameas") return v.equals(other);
-    if (name == "ne") return !v.equals(other);
-    if (name == "in") return contains(other, v);
-    SF_TRY(c, compare(v, other, name == "lt" ? "<" : name == "le" ? "<=" : name == "gt" ? ">" : ">="));
+    Budget budget;
+    if (name == "eq" || name == "equalto" || name == "sameas" || name == "ne") {
+        bool eq = equals_within(v, other, budget.left);
+        if (budget.left == 0) return too_expensive();
+        return eq == (name != "ne");
+    }
+    if (name == "in") return contains(other, v, budget.left);
+    SF_TRY(c, compare(v, other, name == "lt" ? "<" : name == "le" ? "<=" : name == "gt" ? ">" : ">=",
+                      budget.left));
     if (name == "lt") return c < 0;
     if (name == "le") return c <= 0;
     if (name == "gt") return c > 0;
@@ -380,8 +419,11 @@ Result<Value> call_method(const Value& self, std::string_view name, const List& 
             const Value* x = a.get(0, "value");
             if (!x) return fail(fname + "() takes exactly one argument (0 given)");
             std::int64_t n = 0;
+            Budget budget;
             for (std::size_t i = 0; i < l.size(); ++i) {
-                if (!l[i].equals(*x)) continue;
+                bool eq = equals_within(l[i], *x, budget.left);
+                if (budget.left == 0) return too_expensive();
+                if (!eq) continue;
                 if (name == "index") return Value(static_cast<std::int64_t>(i));
                 ++n;
             }

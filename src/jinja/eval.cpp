@@ -309,20 +309,36 @@ Result<Value> Evaluator::binary(const std::string& op, const Value& l, const Val
 
 Result<bool> Evaluator::compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e,
                                    std::pair<int, int> where) {
-    if (op == "==") return l.equals(r);
-    if (op == "!=") return !l.equals(r);
+    // Deep comparisons are paid for from the evaluation budget.
+    const std::size_t budget0 = work_ < kMaxWork ? kMaxWork - work_ : 0;
+    std::size_t budget = budget0;
+    struct Pay {
+        Evaluator& ev;
+        const std::size_t& b0;
+        const std::size_t& b;
+        ~Pay() { ev.work_ += b0 - b; }
+    } pay{*this, budget0, budget};
+    if (op == "==" || op == "!=") {
+        bool eq = equals_within(l, r, budget);
+        if (budget == 0) {
+            Error err = too_expensive().error;
+            err.loc = at(where.first, where.second);
+            return Unexpected<Error>{std::move(err)};
+        }
+        return eq == (op == "==");
+    }
     if (op == "in" || op == "not in") {
         if (r.is_undefined() && !lenient_) return undefined_error(r, *e.kids[0]);
-        auto c = contains(r, l);
-        if (!c) return fail(at(where.first, where.second), c.error().message);
+        auto c = contains(r, l, budget);
+        if (!c) return fail(at(where.first, where.second), c.error().message, c.error().hint);
         return op == "in" ? *c : !*c;
     }
     if (l.is_undefined() || r.is_undefined()) {
         if (lenient_) return false;
         return undefined_error(l.is_undefined() ? l : r, *e.kids[0]);
     }
-    auto c = compare(l, r, op.c_str());
-    if (!c) return fail(at(where.first, where.second), c.error().message);
+    auto c = compare(l, r, op.c_str(), budget);
+    if (!c) return fail(at(where.first, where.second), c.error().message, c.error().hint);
     if (op == "<") return *c < 0;
     if (op == "<=") return *c <= 0;
     if (op == ">") return *c > 0;

@@ -82,8 +82,14 @@ std::size_t find_sub(std::string_view hay, std::string_view needle, std::size_t 
 std::size_t rfind_sub(std::string_view hay, std::string_view needle);
 
 // Python semantics shared by the evaluator and the builtins.
-Result<int> compare(const Value& a, const Value& b, const char* op);  // -1/0/1
-Result<bool> contains(const Value& container, const Value& item);
+// Each visited element costs one unit of `budget`. Values may share sub-lists,
+// so a small template can describe a huge tree; the budget bounds the work.
+// equals_within() returns false once the budget is spent (callers check it);
+// compare() and contains() fail.
+bool equals_within(const Value& a, const Value& b, std::size_t& budget);
+Result<int> compare(const Value& a, const Value& b, const char* op, std::size_t& budget);  // -1/0/1
+Result<bool> contains(const Value& container, const Value& item, std::size_t& budget);
+Unexpected<Error> too_expensive();
 Result<List> iterate(const Value& v);  // list items, dict keys, string chars
 bool is_number(const Value& v);        // bool, int, float
 double to_double(const Value& v);      // for is_number() values

@@ -125,8 +125,8 @@ bool equals_impl(const Value& a, const Value& b, std::size_t& budget, int depth)
 
 Result<int> compare_impl(const Value& a, const Value& b, const char* op, std::size_t& budget,
                          int depth) {
-    if (budget == 0 || depth > kMaxValueDepth)
-        return fail(std::string("comparison with '") + op + "' is too complex");
+    if (budget == 0) return too_expensive();
+    if (depth > kMaxValueDepth) return fail(std::string("comparison with '") + op + "' is nested too deeply");
     --budget;
     if (is_number(a) && is_number(b)) {
         if (a.is_float() || b.is_float()) {
@@ -216,12 +216,19 @@ double to_double(const Value& v) {
     return v.as_float();
 }
 
-Result<int> compare(const Value& a, const Value& b, const char* op) {
-    std::size_t budget = 1u << 20;
+Unexpected<Error> too_expensive() {
+    return fail("operation is too expensive", "values this large or deeply shared are not supported");
+}
+
+bool equals_within(const Value& a, const Value& b, std::size_t& budget) {
+    return equals_impl(a, b, budget, 0);
+}
+
+Result<int> compare(const Value& a, const Value& b, const char* op, std::size_t& budget) {
     return compare_impl(a, b, op, budget, 0);
 }
 
-Result<bool> contains(const Value& container, const Value& item) {
+Result<bool> contains(const Value& container, const Value& item, std::size_t& budget) {
     if (container.is_string()) {
         if (!item.is_string())
             return fail(std::string("'in <string>' requires string as left operand, not ") +
@@ -229,9 +236,10 @@ Result<bool> contains(const Value& container, const Value& item) {
         return find_sub(container.as_string(), item.as_string()) != std::string::npos;
     }
     if (container.is_list()) {
-        std::size_t budget = 1u << 20;
-        for (const auto& x : container.as_list())
+        for (const auto& x : container.as_list()) {
             if (equals_impl(x, item, budget, 0)) return true;
+            if (budget == 0) return too_expensive();
+        }
         return false;
     }
     if (container.is_dict()) return item.is_string() && container.get(item.as_string()) != nullptr;

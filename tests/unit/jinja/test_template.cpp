@@ -240,6 +240,17 @@ TEST_CASE("hostile input fails cleanly") {
                   .find("template evaluation is too expensive") != std::string::npos);
         CHECK(render_str("{{ 'x' * 100000000 }}") == "ERROR: meta.yaml:1:8: string result is too long");
         CHECK(render_str("{{ range(100000000) }}") == "ERROR: meta.yaml:1:4: range() result is too large");
+        // Each doubling shares the previous list: 2^30 leaves described in 1 KiB.
+        std::string doubling, x_only;
+        for (int i = 0; i < 30; ++i) doubling += "{% set x = [x, x] %}{% set y = [y, y] %}";
+        for (int i = 0; i < 30; ++i) x_only += "{% set x = [x, x] %}";
+        CHECK(render_str("{% set x = [1] %}{% set y = [1] %}" + doubling + "{{ x == y }}") ==
+              "ERROR: meta.yaml:1:1240: operation is too expensive "
+              "(values this large or deeply shared are not supported)");
+        CHECK(render_str("{% set x = [1] %}{% set y = [1] %}" + doubling + "{{ [x, y] | unique | length }}")
+                  .find("too expensive") != std::string::npos);
+        CHECK(render_str("{% set x = [1] %}" + x_only + "{{ x }}") ==
+              "ERROR: meta.yaml:1:618: rendered output is too large");
         CHECK(render_str("{% set x = [1] %}{% set x = [x, x] %}{% set x = [x, x] %}{{ x }}") ==
               "[[[1], [1]], [[1], [1]]]");
     }
