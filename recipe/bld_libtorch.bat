@@ -1,0 +1,3 @@
+@echo on
+cmake --install build --prefix "%LIBRARY_PREFIX%"
+if errorlevel 1 exit 1

@@ -1,0 +1,3 @@
+@echo on
+%PYTHON% -m pip install . --no-deps --no-build-isolation -vv
+if errorlevel 1 exit 1
