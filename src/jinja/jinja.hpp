@@ -5,6 +5,23 @@
 //   evaluate():   one Python/Jinja expression -> Value (used by # [selectors]).
 // Errors carry file:line:col of the offending token, relative to the file the
 // text came from (`origin`).
+//
+// Semantics worth knowing (Jinja2 default environment unless noted):
+// - No trim_blocks/lstrip_blocks; the template's final newline is kept.
+// - Scopes: top-level {% set %} (also inside if-blocks and {% set %}...{% endset %})
+//   writes ctx.globals. Each for-iteration gets a fresh scope of its own, so a
+//   set inside a loop neither leaks out nor carries over to the next iteration.
+//   Lookup order: loop scopes (innermost first), ctx.globals, then the
+//   built-in globals range() and dict().
+// - strict mode: an unknown name is an error at its position; so is a missing
+//   dict key/attribute or an out-of-range index. `x is defined`,
+//   `x | default(...)` and `d.missing | default(...)` still work.
+// - lenient mode: those give Undefined, which renders "", is falsy, iterates
+//   as empty, and propagates through attribute/index/call/arithmetic.
+// - Callables in ctx.globals may return errors without a location (the call
+//   site is added) and may even throw; nothing escapes render()/evaluate().
+// - Hostile input is bounded: nesting depth 256, strings 16 MiB, lists 2^20
+//   items, output 64 MiB, and an evaluation step budget per call.
 #include <map>
 #include <memory>
 #include <string>

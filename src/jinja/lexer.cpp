@@ -41,6 +41,7 @@ public:
     Lexer(std::string_view src, const Origin& origin) : s_(src), origin_(origin) {}
 
     Result<std::vector<Token>> run(LexMode mode) {
+        out_.reserve(s_.size() / 4 + 4);
         if (mode == LexMode::expression) {
             while (true) {
                 skip_space();
@@ -92,8 +93,6 @@ private:
         locate(off, t.line, t.col);
         return t;
     }
-
-    bool starts(std::string_view p) const { return s_.substr(pos_, p.size()) == p; }
 
     void skip_space() {
         while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
@@ -243,18 +242,23 @@ private:
         }
         if (is_digit(c)) return number();
         if (c == '\'' || c == '"') return string_literal();
-        static constexpr std::string_view two[] = {"**", "//", "==", "!=", "<=", ">="};
-        for (auto op : two) {
-            if (starts(op)) {
-                out_.push_back(make(Tok::op, begin, std::string(op)));
-                pos_ += 2;
-                return {};
-            }
+        char c2 = pos_ + 1 < s_.size() ? s_[pos_ + 1] : '\0';
+        if ((c == '*' && c2 == '*') || (c == '/' && c2 == '/') ||
+            (c2 == '=' && (c == '=' || c == '!' || c == '<' || c == '>'))) {
+            char op[3] = {c, c2, 0};
+            Token t = make(Tok::op, begin, op);
+            t.op = op_code(op);
+            out_.push_back(std::move(t));
+            pos_ += 2;
+            return {};
         }
         if (std::string_view("+-*/%~<>()[]{},:.|=").find(c) != std::string_view::npos) {
             if (c == '(' || c == '[' || c == '{') brackets_ += c;
             if ((c == ')' || c == ']' || c == '}') && !brackets_.empty()) brackets_.pop_back();
-            out_.push_back(make(Tok::op, begin, std::string(1, c)));
+            char op[2] = {c, 0};
+            Token t = make(Tok::op, begin, op);
+            t.op = op_code(op);
+            out_.push_back(std::move(t));
             ++pos_;
             return {};
         }

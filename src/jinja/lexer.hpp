@@ -29,11 +29,18 @@ enum class Tok {
 struct Token {
     Tok kind = Tok::eof;
     std::string text;  // text, name, string contents (unescaped), operator spelling
+    std::uint16_t op = 0;  // Tok::op: the spelling packed by op_code()
     std::int64_t ival = 0;
     double fval = 0;
     int line = 0;
     int col = 0;
 };
+
+// Packs a one- or two-character operator into a number for fast comparison.
+constexpr std::uint16_t op_code(const char* s) {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(s[0]) |
+                                      (s[0] ? static_cast<unsigned char>(s[1]) << 8 : 0));
+}
 
 enum class LexMode { template_text, expression };
 

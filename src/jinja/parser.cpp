@@ -68,7 +68,7 @@ private:
     }
     bool is_op(const char* op, std::size_t k = 0) const {
         const Token& t = peek(k);
-        return t.kind == Tok::op && t.text == op;
+        return t.kind == Tok::op && t.op == op_code(op);
     }
     bool is_name(const char* n, std::size_t k = 0) const {
         const Token& t = peek(k);
