@@ -50,21 +50,32 @@ std::vector<SelectorLine> split_selectors(std::string_view text) {
 }
 
 Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const jinja::Context& ns,
-                                 const std::string& file) {
+                                 const std::string& file, SelectorCache* cache,
+                                 std::map<std::string, bool>* outcomes) {
     Selected out;
-    std::unordered_map<std::string, bool> cache;
+    std::map<std::string, bool> local;
+    std::map<std::string, bool>& seen = outcomes ? *outcomes : local;
     for (size_t i = 0; i < lines.size(); ++i) {
         const SelectorLine& l = lines[i];
         bool keep = true;
         if (l.selector) {
-            auto it = cache.find(*l.selector);
-            if (it != cache.end()) {
+            auto it = seen.find(*l.selector);
+            if (it != seen.end()) {
                 keep = it->second;
             } else {
                 jinja::Origin origin{file, static_cast<int>(i) + 1, l.selector_col};
-                auto v = jinja::evaluate(*l.selector, origin, ns);
+                Result<jinja::Value> v = jinja::Value();
+                auto parsed = cache ? cache->parsed.find(*l.selector) : decltype(cache->parsed)::iterator{};
+                if (cache && parsed == cache->parsed.end()) {
+                    auto e = jinja::Expression::parse(*l.selector, origin);
+                    if (e) parsed = cache->parsed.emplace(*l.selector, std::move(*e)).first;
+                    else v = unexpected(e.error());
+                }
+                if (v && cache && parsed != cache->parsed.end()) v = parsed->second.evaluate(ns);
+                else if (v) v = jinja::evaluate(*l.selector, origin, ns);
                 if (!v) {
                     Error e = v.error();
+                    if (e.loc.line != static_cast<int>(i) + 1) e.loc = SourceLoc{file, static_cast<int>(i) + 1, l.selector_col};
                     if (str::ends_with(e.message, "is undefined")) {
                         e.message = "unknown name " + e.message.substr(0, e.message.size() - 13) +
                                     " in selector [" + *l.selector + "]";
@@ -78,7 +89,7 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
                     return unexpected(std::move(e));
                 }
                 keep = v->truthy();
-                cache.emplace(*l.selector, keep);
+                seen.emplace(*l.selector, keep);
             }
         }
         if (keep) {

@@ -33,10 +33,17 @@ struct Selected {
     std::string blanked;           // unselected lines blanked: line numbers stay exact
 };
 
-// Evaluates each selector (cached per expression). An unknown name or a bad
-// expression is an error at file:line:col.
+// Parsed selector expressions, shared by every variant of one recipe.
+struct SelectorCache {
+    std::map<std::string, jinja::Expression, std::less<>> parsed;
+};
+
+// Evaluates each selector (once per distinct expression). An unknown name or
+// a bad expression is an error at file:line:col. `outcomes`, when given,
+// receives selector text -> kept.
 Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const jinja::Context& ns,
-                                 const std::string& file);
+                                 const std::string& file, SelectorCache* cache = nullptr,
+                                 std::map<std::string, bool>* outcomes = nullptr);
 
 // The names a selector can use for `subdir`: os/arch flags (linux, osx, win,
 // unix, x86_64, aarch64, arm64, ppc64le, linux64, ...), py/py3k/np,

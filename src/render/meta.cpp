@@ -79,17 +79,20 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
     if (!reqs.contains(env) || !reqs[env].is_array()) return;
     Meta& list = reqs[env];
     bool changed = false;
-    for (const auto& [key, val] : v.values) {
-        PyRegex re("^(" + str::replace_all(key, "_", "[-_]") + R"()(?:\s*$))");
-        for (auto& item : list) {
-            if (!item.is_string()) continue;
-            auto m = re.match(item.get<std::string>());
-            if (!m) continue;
-            bool in_build = std::find(build_deps.begin(), build_deps.end(), m->str(1)) != build_deps.end();
-            if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
-                item = ensure_valid_spec(m->str(1) + " " + val);
-                changed = true;
-            }
+    // conda-build matches ^(key with _ as [-_])\s*$ : the bare name, '-' or '_'.
+    for (auto& item : list) {
+        if (!item.is_string()) continue;
+        std::string name = std::string(str::trim(item.get<std::string>()));
+        if (name.empty() || item.get<std::string>().front() == ' ') continue;
+        std::string as_key = str::replace_all(name, "-", "_");
+        const std::string* val = nullptr;
+        for (const auto& [key, x] : v.values)
+            if (key == as_key && key.find('-') == std::string::npos) val = &x;
+        if (!val) continue;
+        bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
+        if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
+            item = ensure_valid_spec(name + " " + *val);
+            changed = true;
         }
     }
     static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
@@ -155,16 +158,22 @@ int build_number(const Meta& meta) {
 }
 
 std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
+    std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
+    if (cache)
+        if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
     std::string text = raw->text;
     if (pattern) {
         auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
         text = m && m->group(1) ? *m->group(1) : "";
     }
     if (apply_selectors) {
-        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file);
+        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file,
+                                           cache ? &cache->selectors : nullptr, &outcomes);
         if (sel) text = sel->text;
     }
-    return rstrip(text);
+    text = rstrip(text);
+    if (cache) cache->memo.emplace(key, text);
+    return text;
 }
 
 std::string VariantText::outputs_text(bool apply_selectors) const {
@@ -172,7 +181,6 @@ std::string VariantText::outputs_text(bool apply_selectors) const {
 }
 
 std::string VariantText::single_output_text(const std::string& name, bool apply_selectors) const {
-    auto matches = output_re().findall(outputs_text(apply_selectors));
     std::string top_name = as_string(section(meta, "package").value("name", Meta("")));
     std::vector<std::string> names;
     if (meta.contains("outputs") && meta["outputs"].is_array() && !meta["outputs"].empty()) {
@@ -184,7 +192,13 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) return name;
     size_t idx = static_cast<size_t>(it - names.begin());
-    return idx < matches.size() ? matches[idx] : "";
+    std::string key = "\x1eoutput\x1f" + std::to_string(idx) + '\x1f' + (apply_selectors ? outcome_key : "raw");
+    if (cache)
+        if (auto m = cache->memo.find(key); m != cache->memo.end()) return m->second;
+    auto matches = output_re().findall(outputs_text(apply_selectors));
+    std::string text = idx < matches.size() ? matches[idx] : "";
+    if (cache) cache->memo.emplace(key, text);
+    return text;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // conda-build's metadata rules, reproduced rule for rule: how an output's
 // metadata is derived from the top level, which variant keys it uses (the
 // text-scanning rules of metadata.py), its hash and its build string.
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,12 +24,22 @@ bool meta_truthy(const Meta& v);
 std::vector<std::string> string_list(const Meta& v);  // ensure_list of strings
 int build_number(const Meta& meta);
 
+// Text extractions are pure functions of the recipe text and of which
+// selectors hold, so they are memoized across variants here.
+struct TextCache {
+    std::map<std::string, std::string> memo;
+    recipe::SelectorCache selectors;
+};
+
 // Everything needed to reason about one variant's rendering of the recipe.
 struct VariantText {
     const recipe::RawRecipe* raw = nullptr;
     const jinja::Context* ns = nullptr;  // selector namespace
     std::string subdir;
     Meta meta;  // the rendered top-level dict
+    TextCache* cache = nullptr;
+    mutable std::map<std::string, bool> outcomes;  // selector -> kept, for this variant
+    std::string outcome_key;                       // outcomes, flattened: the memo key
 
     // conda-build's get_recipe_text(extract_pattern, apply_selectors)
     std::string recipe_text(const char* pattern, bool apply_selectors) const;

@@ -64,6 +64,7 @@ struct RenderedRecipe {
     std::vector<Source> sources;
     std::string build_script;  // top-level build.sh (relative), if any
     std::vector<variant::Variant> top_variants;  // one staging build each
+    std::vector<Requirements> top_requirements;  // per top variant: the top level's own requirements
     std::vector<std::string> staging_keys;       // keys that split the staging build
     std::vector<std::string> used_keys;          // keys used anywhere (sorted)
     std::vector<variant::Variant> variants;      // the full matrix, before reduction

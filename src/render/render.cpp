@@ -64,7 +64,8 @@ public:
 
 private:
     Result<const Pass*> pass_for(const variant::Variant& v);
-    Result<Meta> render_meta(const recipe::Selected& sel, const variant::Variant& v, const jinja::Context& ns);
+    Result<Meta> render_meta(const recipe::Selected& sel, const std::string& key, const variant::Variant& v,
+                             const jinja::Context& ns);
     RenderedOutput to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                              const std::set<std::string>& used);
     void resolve_pins(std::vector<RenderedOutput>& outs);
@@ -77,17 +78,26 @@ private:
     variant::CombinedSpec spec_;
     std::unique_ptr<variant::UsedVarScanner> scanner_;
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
+    TextCache texts_;
+    std::map<std::string, jinja::Template> templates_;  // by selector outcomes
 };
 
-Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const variant::Variant& v,
-                                   const jinja::Context& ns) {
+Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::string& key,
+                                   const variant::Variant& v, const jinja::Context& ns) {
+    auto tit = templates_.find(key);
+    if (tit == templates_.end()) {
+        auto t = jinja::Template::parse(sel.blanked, {raw_.meta_file, 1, 1});
+        if (!t) return unexpected(t.error());
+        tit = templates_.emplace(key, std::move(*t)).first;
+    }
+    const jinja::Template& tmpl = tit->second;
     PackageInfo pkg;
     std::string recipe_dir = raw_.dir.empty() ? "" : std::filesystem::absolute(raw_.dir).string();
     if (raw_.text.find("PKG_") != std::string::npos) {
         // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
         // from a lenient rendering first.
         auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
-        if (auto text = jinja::render(sel.blanked, {raw_.meta_file, 1, 1}, ctx))
+        if (auto text = tmpl.render(ctx))
             if (auto node = recipe::parse_yaml(*text, raw_.meta_file); node && node->IsMap()) {
                 Meta m = yaml_to_meta(*node);
                 pkg.name = str_of(sub(m, "package").value("name", Meta("")));
@@ -96,7 +106,7 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const variant::V
             }
     }
     auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::strict);
-    auto text = jinja::render(sel.blanked, {raw_.meta_file, 1, 1}, ctx);
+    auto text = tmpl.render(ctx);
     if (!text) return unexpected(text.error());
     auto node = recipe::parse_yaml(*text, raw_.meta_file);
     if (!node) return unexpected(node.error());
@@ -114,17 +124,21 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
         if (pv == v) return p.get();
     auto pass = std::make_unique<Pass>();
     pass->ns = recipe::selector_namespace(opts_.subdir, build_subdir_, v.as_map());
-    auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file);
+    std::map<std::string, bool> outcomes;
+    auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes);
     if (!sel) return unexpected(sel.error());
-    auto meta = render_meta(*sel, v, pass->ns);
+    std::string key;
+    for (const auto& [selector, kept] : outcomes) key += selector + (kept ? "\x01" : "\x02");
+    auto meta = render_meta(*sel, key, v, pass->ns);
     if (!meta) return unexpected(meta.error());
     pass->vt.raw = &raw_;
-    pass->vt.ns = &pass->ns;
     pass->vt.subdir = opts_.subdir;
     pass->vt.meta = std::move(*meta);
+    pass->vt.cache = &texts_;
+    pass->vt.outcomes = std::move(outcomes);
+    pass->vt.outcome_key = std::move(key);
     passes_.emplace_back(v, std::move(pass));
-    // The context holds pointers into the pass; it lives in a unique_ptr, so
-    // `ns` keeps its address.
+    // The pass lives in a unique_ptr, so `ns` keeps its address.
     passes_.back().second->vt.ns = &passes_.back().second->ns;
     return passes_.back().second.get();
 }
@@ -356,6 +370,11 @@ Result<RenderedRecipe> Renderer::run() {
         auto loop2 = variant::reduce(mv, spec_.specials, variant::loop_vars(mv, spec_.specials, as_vec(used_global)));
         int top_index = static_cast<int>(rr.top_variants.size());
         rr.top_variants.push_back(tv);
+        {
+            const Meta& treqs = sub((*pt)->vt.meta, "requirements");
+            auto tl = [&](const char* k) { return treqs.contains(k) ? string_list(treqs[k]) : std::vector<std::string>{}; };
+            rr.top_requirements.push_back({tl("build"), tl("host"), tl("run"), tl("run_constrained")});
+        }
         for (const auto& v : loop2) {
             auto p = pass_for(v);
             if (!p) return unexpected(p.error());

@@ -67,18 +67,28 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
 }
 
 std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) const {
+    auto& memo = memo_[scan == Scan::full ? 1 : 0];
+    if (auto it = memo.find(std::string(text)); it != memo.end()) return it->second;
     std::set<std::string> used;
     auto lines = str::split_lines(text);
-    for (const auto& key : keys_)
+    std::string dashless = str::replace_all(std::string(text), "-", "_");
+    for (const auto& key : keys_) {
+        // Cheap pre-check on the whole text before the per-line regexes.
+        const Patterns& p = patterns(key);
+        bool maybe = dashless.find(key) != std::string::npos ||
+                     (!p.compiler_lang.empty() && text.find(p.compiler_lang) != std::string_view::npos);
+        if (!maybe) continue;
         for (const auto& line : lines)
             if (line_uses(key, line, scan)) {
                 used.insert(key);
                 break;
             }
+    }
     // A C/C++ compiler brings the macOS SDK along, as in conda-build.
     if ((used.count("c_compiler") || used.count("cxx_compiler")) &&
         std::find(keys_.begin(), keys_.end(), "CONDA_BUILD_SYSROOT") != keys_.end())
         used.insert("CONDA_BUILD_SYSROOT");
+    memo.emplace(std::string(text), used);
     return used;
 }
 

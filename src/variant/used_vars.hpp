@@ -41,6 +41,7 @@ private:
 
     std::vector<std::string> keys_;
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
+    mutable std::map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
 };
 
 }  // namespace sf::variant

@@ -76,3 +76,43 @@ TEST_CASE("render: bad recipes fail with their exact one-line error") {
         }
     }
 }
+
+TEST_CASE("render: the PyTorch recipe renders cleanly on every platform") {
+    for (const char* platform : {"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"}) {
+        SECTION(platform) {
+            render::RenderOptions opts;
+            opts.subdir = platform;
+            auto rr = render::render_dir(test::source_dir() / "recipe", opts);
+            INFO((rr ? std::string() : rr.error().str()));
+            REQUIRE(rr);
+            compare_snapshot(test::data_dir() / "render" / "pytorch" / (std::string(platform) + ".builds.tsv"),
+                             render::builds_tsv(*rr));
+        }
+    }
+}
+
+TEST_CASE("render: every variants/ config of the PyTorch recipe renders") {
+    auto dir = test::source_dir() / "variants";
+    if (!stdfs::exists(dir)) return;
+    for (const auto& f : stdfs::directory_iterator(dir)) {
+        if (f.path().extension() != ".yaml") continue;
+        SECTION(f.path().stem().string()) {
+            render::RenderOptions opts;
+            opts.variant_files.push_back(f.path());
+            // conda-smithy style files name their platform in target_platform.
+            std::string text = test::slurp(f.path());
+            for (const char* p : {"linux-aarch64", "osx-arm64", "osx-64", "win-64", "linux-64"})
+                if (text.find(std::string("- ") + p) != std::string::npos) {
+                    opts.subdir = p;
+                    break;
+                }
+            auto rr = render::render_dir(test::source_dir() / "recipe", opts);
+            INFO((rr ? std::string() : rr.error().str()));
+            REQUIRE(rr);
+            CHECK(!rr->outputs.empty());
+            compare_snapshot(test::data_dir() / "render" / "pytorch" / "variants" /
+                                 (f.path().stem().string() + ".builds.tsv"),
+                             render::builds_tsv(*rr));
+        }
+    }
+}
