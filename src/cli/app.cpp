@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
     register_install(app, action);
     register_inspect(app, action);
     register_cmake_cache(app, action);
+    register_rerender(app, action);
+    register_ci_matrix(app, action);
+    register_submodules(app, action);
+    register_lint(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -19,6 +19,10 @@ void register_inspect(CLI::App& app, Action& action);
 void register_install(CLI::App& app, Action& action);
 void register_cmake_cache(CLI::App& app, Action& action);
 void register_build(CLI::App& app, Action& action);
+void register_rerender(CLI::App& app, Action& action);
+void register_ci_matrix(CLI::App& app, Action& action);
+void register_submodules(CLI::App& app, Action& action);
+void register_lint(CLI::App& app, Action& action);
 
 int main(int argc, char** argv);
 

@@ -1,0 +1,225 @@
+#include "feedstock/rerender.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "feedstock/recipe_extra.hpp"
+#include "recipe/raw_recipe.hpp"
+#include "render/render.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "variant/config.hpp"
+
+namespace sf::feedstock {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+using Split = std::vector<std::pair<std::string, std::string>>;
+
+template <class T>
+void push_unique(std::vector<T>& v, const T& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+bool matches_split(const variant::Variant& v, const Split& split) {
+    for (const auto& [k, val] : split)
+        if (v.value_or(k, "\x01") != val) return false;
+    return true;
+}
+
+// Every key the job file carries: the used keys, the split keys, the CI keys
+// when the config has them, and every zip partner of those (a partial zip
+// group would clash with the recipe's own conda_build_config.yaml).
+std::vector<std::string> keys_to_write(const render::RenderedRecipe& rr, const variant::Specials& sp) {
+    std::set<std::string> present;
+    for (const auto& [k, v] : rr.variants.front().values) present.insert(k);
+    std::set<std::string> want(rr.used_keys.begin(), rr.used_keys.end());
+    want.insert(rr.staging_keys.begin(), rr.staging_keys.end());
+    want.insert({"target_platform", kRunnerKey, kTimeoutKey});
+    for (const auto& k : std::vector<std::string>(want.begin(), want.end()))
+        if (const auto* g = sp.zip_group_of(k)) want.insert(g->begin(), g->end());
+    std::vector<std::string> out;
+    for (const auto& k : want)
+        if (present.count(k) && !sp.is_special(k)) out.push_back(k);
+    return out;  // sorted (from the set)
+}
+
+CiJob make_job(const std::string& platform, const Split& split, const std::vector<variant::Variant>& slice,
+               const std::vector<std::string>& keys, const variant::Specials& sp, const CiSettings& ci) {
+    CiJob job;
+    job.platform = platform;
+    job.split = split;
+    std::map<std::string, std::vector<std::string>> lists;
+    std::set<std::string> done;
+    for (const auto& group : sp.zip_keys) {
+        std::vector<std::string> g;
+        for (const auto& k : group)
+            if (std::find(keys.begin(), keys.end(), k) != keys.end()) g.push_back(k);
+        if (g.empty()) continue;
+        std::vector<std::vector<std::string>> tuples;
+        for (const auto& v : slice) {
+            std::vector<std::string> t;
+            for (const auto& k : g) t.push_back(v.value_or(k, ""));
+            push_unique(tuples, t);
+        }
+        for (size_t i = 0; i < g.size(); ++i) {
+            for (const auto& t : tuples) lists[g[i]].push_back(t[i]);
+            done.insert(g[i]);
+        }
+        if (g.size() > 1) job.zip_keys.push_back(g);
+    }
+    for (const auto& k : keys) {
+        if (done.count(k)) continue;
+        for (const auto& v : slice)
+            if (const auto* val = v.get(k)) push_unique(lists[k], *val);
+    }
+    if (!lists.count(kRunnerKey)) lists[kRunnerKey] = {ci.runner_for(platform)};
+    if (!lists.count(kTimeoutKey)) lists[kTimeoutKey] = {std::to_string(ci.timeout_for(platform))};
+    job.runner = lists[kRunnerKey].front();
+    try {
+        job.timeout_minutes = std::stoi(lists[kTimeoutKey].front());
+    } catch (const std::exception&) {
+        job.timeout_minutes = kDefaultTimeoutMinutes;
+    }
+    job.keys.assign(lists.begin(), lists.end());
+    return job;
+}
+
+Result<std::vector<CiJob>> jobs_for_platform(const recipe::RawRecipe& raw, const RerenderOptions& opts,
+                                             const std::string& platform) {
+    render::RenderOptions ro;
+    ro.subdir = platform;
+    ro.variant_files = opts.variant_files;
+    auto rr = render::render(raw, ro);
+    if (!rr) {
+        Error e = rr.error();
+        e.message = "rendering for " + platform + ": " + e.message;
+        return unexpected(e);
+    }
+    if (rr->top_variants.empty() || rr->variants.empty()) return std::vector<CiJob>{};
+
+    variant::LoadOptions lo;
+    lo.subdir = platform;
+    lo.recipe_config = raw.config_file;
+    lo.variant_files = opts.variant_files;
+    auto spec = variant::load(lo);
+    if (!spec) return unexpected(spec.error());
+    const variant::Specials& sp = spec->specials;
+
+    auto ci = read_ci_settings(raw, platform, rr->top_variants.front().as_map());
+    if (!ci) return unexpected(ci.error());
+
+    // Keys in the name: split keys with more than one value on this platform.
+    std::set<std::string> varying;
+    for (const auto& k : rr->staging_keys) {
+        std::set<std::string> vals;
+        for (const auto& v : rr->variants) vals.insert(v.value_or(k, ""));
+        if (vals.size() > 1) varying.insert(k);
+    }
+    auto keys = keys_to_write(*rr, sp);
+    std::vector<CiJob> jobs;
+    std::vector<Split> seen;
+    for (const auto& tv : rr->top_variants) {
+        Split split;
+        for (const auto& k : rr->staging_keys)
+            if (const auto* val = tv.get(k)) split.emplace_back(k, *val);
+        if (std::find(seen.begin(), seen.end(), split) != seen.end()) continue;
+        seen.push_back(split);
+        std::vector<variant::Variant> slice;
+        for (const auto& v : rr->variants)
+            if (matches_split(v, split)) slice.push_back(v);
+        if (slice.empty()) slice.push_back(tv);
+        CiJob job = make_job(platform, split, slice, keys, sp, *ci);
+        Split named;
+        for (const auto& kv : split)
+            if (varying.count(kv.first)) named.push_back(kv);
+        job.name = file_stem(config_name(platform, named));
+        job.short_name = short_config_name(config_name(platform, named));
+        jobs.push_back(std::move(job));
+    }
+    return jobs;
+}
+
+std::string file_name(const CiJob& j) { return j.name + ".yaml"; }
+
+}  // namespace
+
+const std::vector<std::string>& default_platforms() {
+    static const std::vector<std::string> p = {"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"};
+    return p;
+}
+
+bool is_generated(const std::string& text) { return str::starts_with(text, "# Generated by `splitforge rerender`"); }
+
+Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
+    auto raw = recipe::RawRecipe::load(opts.recipe_dir);
+    if (!raw) return unexpected(raw.error());
+    RerenderResult res;
+    const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
+    for (const auto& p : platforms) {
+        auto jobs = jobs_for_platform(*raw, opts, p);
+        if (!jobs) return unexpected(jobs.error());
+        if (jobs->empty()) res.skipped.push_back(p);
+        for (auto& j : *jobs) res.jobs.push_back(std::move(j));
+    }
+    std::sort(res.jobs.begin(), res.jobs.end(), [](const CiJob& a, const CiJob& b) { return a.name < b.name; });
+    for (size_t i = 1; i < res.jobs.size(); ++i)
+        if (res.jobs[i].name == res.jobs[i - 1].name)
+            return fail(SourceLoc{raw->meta_file}, "two CI jobs get the same name '" + res.jobs[i].name + "'",
+                        "variant values differ only in characters that are not safe in file names");
+    return res;
+}
+
+Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
+    auto planned = plan_jobs(opts);
+    if (!planned) return planned;
+    RerenderResult res = std::move(*planned);
+    const stdfs::path& dir = opts.variants_dir;
+    std::error_code ec;
+    std::set<std::string> wanted;
+    for (const auto& j : res.jobs) {
+        std::string fn = file_name(j);
+        wanted.insert(fn);
+        std::string text = job_yaml(j);
+        stdfs::path p = dir / fn;
+        auto have = stdfs::exists(p, ec) ? fs::read_file(p) : Result<std::string>(fail("absent"));
+        if (have && *have == text) {
+            res.unchanged.push_back(fn);
+            continue;
+        }
+        (have ? res.stale : res.missing).push_back(fn);
+        if (mode == RerenderMode::check) continue;
+        if (!stdfs::is_directory(dir, ec)) {
+            stdfs::create_directories(dir, ec);
+            if (ec) return fail(SourceLoc{dir.string()}, "cannot create the variants directory: " + ec.message());
+        }
+        auto w = fs::write_file_atomic(p, text);
+        if (!w) return unexpected(w.error());
+        res.written.push_back(fn);
+    }
+    if (stdfs::is_directory(dir, ec)) {
+        std::vector<stdfs::path> present;
+        for (const auto& e : stdfs::directory_iterator(dir, ec))
+            if (e.is_regular_file() && e.path().extension() == ".yaml") present.push_back(e.path());
+        std::sort(present.begin(), present.end());
+        for (const auto& p : present) {
+            std::string fn = p.filename().string();
+            if (wanted.count(fn)) continue;
+            res.extra.push_back(fn);
+            if (mode == RerenderMode::check) continue;
+            auto text = fs::read_file(p);
+            if (text && is_generated(*text)) {
+                stdfs::remove(p, ec);
+                if (ec) return fail(SourceLoc{p.string()}, "cannot remove a stale variant file: " + ec.message());
+                res.removed.push_back(fn);
+            }
+        }
+    }
+    return res;
+}
+
+}  // namespace sf::feedstock

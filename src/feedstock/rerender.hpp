@@ -1,0 +1,50 @@
+#pragma once
+// `splitforge rerender`: one variant file per CI job in variants/.
+//
+// Jobs split only over the keys that split the staging (top-level) build
+// (render::RenderedRecipe::staging_keys, conda-build's distribute_variants
+// loop): keys used only by per-Python outputs stay inside one megabuild job,
+// and output-local keys (extra/splitforge/output_keys) never split a job. A
+// platform where the recipe skips everything gets no job.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "feedstock/ci_job.hpp"
+
+namespace sf::feedstock {
+
+// The platforms rerender renders for unless told otherwise.
+const std::vector<std::string>& default_platforms();
+
+struct RerenderOptions {
+    std::filesystem::path recipe_dir = "recipe";
+    std::filesystem::path variants_dir = "variants";
+    std::vector<std::string> platforms;                  // empty: default_platforms()
+    std::vector<std::filesystem::path> variant_files;    // extra inputs (e.g. a global pinning file)
+};
+
+enum class RerenderMode { write, check };
+
+struct RerenderResult {
+    std::vector<CiJob> jobs;             // sorted by name
+    std::vector<std::string> skipped;    // platforms with no job (everything skipped)
+    // File names (not paths) in the variants dir.
+    std::vector<std::string> written, unchanged, removed;
+    std::vector<std::string> stale, missing, extra;  // what --check found (or would fix)
+    bool up_to_date() const { return stale.empty() && missing.empty() && extra.empty(); }
+};
+
+// The jobs, without touching the variants dir.
+Result<RerenderResult> plan_jobs(const RerenderOptions& opts);
+
+// Plans, then writes (atomically, only changed files; removes generated files
+// no longer wanted) or, in check mode, only compares.
+Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode);
+
+// The header line every generated file starts with (rerender only removes
+// files that carry it).
+bool is_generated(const std::string& text);
+
+}  // namespace sf::feedstock
