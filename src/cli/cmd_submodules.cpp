@@ -1,15 +1,64 @@
+#include <filesystem>
+#include <iostream>
+
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "feedstock/submodules.hpp"
 
 namespace sf::cli {
 
 void register_submodules(CLI::App& app, Action& action) {
-    auto* sub = app.add_subcommand("submodules", "(being written)");
-    sub->allow_extras();
-    sub->callback([&action] {
-        action = [] {
-            throw Failure(Error{{}, "'submodules' is not implemented yet", {}});
-            return 1;
+    struct Opts {
+        std::string source;
+        std::string recipe;
+        std::string platform = "linux-64";
+        std::vector<std::string> repodata;
+        std::string wheel;
+        std::vector<std::string> maps;
+        bool json = false;
+        bool fail_on_mismatch = false;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* sub = app.add_subcommand(
+        "submodules", "Compare bundled dependency versions (git submodules, wheel metadata) with the recipe and a channel");
+    sub->add_option("--source", o->source, "The upstream git checkout (e.g. pytorch, cloned --recursive)")->required();
+    sub->add_option("--recipe", o->recipe, "Recipe directory whose pins to compare (default: recipe, when present)");
+    sub->add_option("--platform", o->platform, "Platform to render the recipe for (default: linux-64)");
+    sub->add_option("--repodata", o->repodata, "A repodata.json file or a channel directory (repeatable)");
+    sub->add_option("--wheel", o->wheel, "A wheel (.whl), unpacked wheel dir or METADATA file: Python pins");
+    sub->add_option("--map", o->maps,
+                    "Extra name map (YAML `submodules:` / `wheel:` sections), on top of feedstock/submodule-map.yaml");
+    sub->add_flag("--json", o->json, "Print JSON instead of a Markdown table");
+    sub->add_flag("--fail-on-mismatch", o->fail_on_mismatch, "Exit 1 when a recipe pin excludes the upstream version");
+    sub->callback([o, &action] {
+        action = [o] {
+            namespace stdfs = std::filesystem;
+            feedstock::SubmoduleOptions so;
+            so.source = o->source;
+            so.platform = o->platform;
+            std::error_code ec;
+            if (!o->recipe.empty())
+                so.recipe_dir = o->recipe;
+            else if (stdfs::exists("recipe/meta.yaml", ec))
+                so.recipe_dir = "recipe";
+            if (stdfs::exists("feedstock/submodule-map.yaml", ec)) so.map_files.emplace_back("feedstock/submodule-map.yaml");
+            for (const auto& m : o->maps) so.map_files.emplace_back(m);
+            for (const auto& r : o->repodata) so.repodata.emplace_back(r);
+            if (!o->wheel.empty()) so.wheel = o->wheel;
+            auto rep = value_or_throw(feedstock::submodule_report(so));
+            if (o->json)
+                std::cout << feedstock::report_json(rep).dump(2) << "\n";
+            else
+                std::cout << feedstock::report_markdown(rep);
+            int bad = 0;
+            for (const auto& row : rep.rows)
+                if (row.mismatch) {
+                    ++bad;
+                    std::cerr << "splitforge: " << (o->fail_on_mismatch ? "error" : "warning") << ": " << row.package
+                              << ": recipe pin '" << row.why << "' excludes upstream " << row.upstream_version << " ("
+                              << row.source << ")\n";
+                }
+            return o->fail_on_mismatch && bad ? 1 : 0;
         };
     });
 }
