@@ -41,5 +41,14 @@ int main(int argc, char** argv) {
     std::printf("time per full render of the matrix: %.1f ms (mean of %d)\n", ms, n);
     std::printf("time per package: %.3f ms\n", ms / static_cast<double>(packages));
     std::printf("budget ratio (ours / 100 ms target): %.2f\n", ms / 100.0);
+    for (const char* p : platforms) {
+        sf::render::RenderOptions opts;
+        opts.subdir = p;
+        size_t count = 0;
+        auto s0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) count = sf::render::render(*raw, opts)->outputs.size();
+        double pms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count() / n;
+        std::printf("  %-14s %3zu packages  %6.1f ms\n", p, count, pms);
+    }
     return 0;
 }

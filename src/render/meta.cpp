@@ -157,12 +157,21 @@ int build_number(const Meta& meta) {
     }
 }
 
+const std::string& TextCache::extract(const char* pattern, const std::string& text) {
+    std::string key = std::string(pattern) + '\x1f' + text;
+    if (auto it = extracts_.find(key); it != extracts_.end()) return it->second;
+    auto re = regexes_.find(pattern);
+    if (re == regexes_.end()) re = regexes_.emplace(pattern, PyRegex(pattern, PyRegex::multiline | PyRegex::dotall)).first;
+    auto m = re->second.search(text);
+    return extracts_.emplace(std::move(key), m && m->group(1) ? *m->group(1) : std::string()).first->second;
+}
+
 std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
     std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
     if (cache)
         if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
-    std::string text = raw->text;
-    if (pattern) {
+    std::string text = pattern && cache ? cache->extract(pattern, raw->text) : raw->text;
+    if (pattern && !cache) {
         auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
         text = m && m->group(1) ? *m->group(1) : "";
     }
@@ -195,9 +204,13 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
     std::string key = "\x1eoutput\x1f" + std::to_string(idx) + '\x1f' + (apply_selectors ? outcome_key : "raw");
     if (cache)
         if (auto m = cache->memo.find(key); m != cache->memo.end()) return m->second;
+    // Split the outputs section once per selection; every output's text is memoized.
     auto matches = output_re().findall(outputs_text(apply_selectors));
     std::string text = idx < matches.size() ? matches[idx] : "";
-    if (cache) cache->memo.emplace(key, text);
+    if (cache)
+        for (size_t i = 0; i < matches.size(); ++i)
+            cache->memo.emplace("\x1eoutput\x1f" + std::to_string(i) + '\x1f' + (apply_selectors ? outcome_key : "raw"),
+                                matches[i]);
     return text;
 }
 
@@ -265,7 +278,9 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
             om.meta = top;
         } else {
             om.is_output = true;
-            Meta m = top;
+            Meta m = Meta::object();  // the top level without its (large) outputs list
+            for (auto& [k, val] : top.items())
+                if (k != "outputs") m[k] = val;
             Meta filtered = Meta::object();
             PyRegex self_re("(?:^" + name + R"((?:\s|$|\Z)))");
             for (const char* env : {"build", "host", "run"}) {
@@ -351,8 +366,7 @@ std::string requirements_text(const VariantText& vt, const OutputMeta& om) {
     const char* pattern = text.find("package:") != std::string::npos
                               ? R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))"
                               : R"((^\s*requirements:.*?)(?=^\s*test:|^\s*extra:|^\s*about:|^\s*-\s+name:|^outputs:|\Z))";
-    auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
-    return m && m->group(1) ? *m->group(1) : "";
+    return vt.cache->extract(pattern, text);
 }
 
 bool numpy_xx(const VariantText& vt, const OutputMeta& om) {
@@ -478,11 +492,7 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
     const Meta& build = section(om.meta, "build");
     std::string manual = build.contains("string") && meta_truthy(build["string"]) ? as_string(build["string"]) : "";
     std::string text = own_text(vt, om);
-    {
-        auto m = PyRegex(R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))",
-                         PyRegex::multiline | PyRegex::dotall).search(text);
-        text = m && m->group(1) ? *m->group(1) : "";
-    }
+    text = vt.cache->extract(R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))", text);
     static const PyRegex string_re(R"(\s*string:)");
     static const PyRegex pkg_hash_re(R"(h\{\{\s*PKG_HASH\s*\}\})");
     bool raw_manual = string_re.matches_anywhere(text);

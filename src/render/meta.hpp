@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "recipe/raw_recipe.hpp"
+#include "util/pyregex.hpp"
 #include "variant/config.hpp"
 #include "variant/used_vars.hpp"
 
@@ -29,6 +30,12 @@ int build_number(const Meta& meta);
 struct TextCache {
     std::map<std::string, std::string> memo;
     recipe::SelectorCache selectors;
+    // First group of `pattern` (multiline, dotall) searched in `text`, memoized.
+    const std::string& extract(const char* pattern, const std::string& text);
+
+private:
+    std::map<std::string, PyRegex, std::less<>> regexes_;
+    std::map<std::string, std::string> extracts_;
 };
 
 // Everything needed to reason about one variant's rendering of the recipe.

@@ -8,6 +8,7 @@
 #include "render/hash.hpp"
 #include "render/meta.hpp"
 #include "render/pins.hpp"
+#include "render/yaml_memo.hpp"
 #include "util/strings.hpp"
 #include "variant/used_vars.hpp"
 
@@ -48,6 +49,33 @@ std::vector<Source> sources_of(const Meta& meta) {
     return out;
 }
 
+// package/name, package/version and build/number of a rendered meta.yaml,
+// read from the lines themselves: a full YAML parse is not needed for three
+// scalars, and this runs once per variant.
+PackageInfo package_info(const std::string& text) {
+    PackageInfo pkg;
+    std::string section;
+    for (const auto& line : str::split_lines(text)) {
+        if (line.empty() || line[0] == '#') continue;
+        if (!std::isspace(static_cast<unsigned char>(line[0]))) {
+            section = std::string(str::trim(line.substr(0, line.find(':'))));
+            continue;
+        }
+        std::string_view t = str::trim(line);
+        auto colon = t.find(':');
+        if (colon == std::string_view::npos) continue;
+        std::string key(str::trim(t.substr(0, colon)));
+        std::string value(str::trim(t.substr(colon + 1)));
+        if (auto hash = value.find(" #"); hash != std::string::npos) value = std::string(str::trim(value.substr(0, hash)));
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
+        if (section == "package" && key == "name" && pkg.name.empty()) pkg.name = value;
+        if (section == "package" && key == "version" && pkg.version.empty()) pkg.version = value;
+        if (section == "build" && key == "number" && line.find_first_not_of(' ') == 2) pkg.build_number = value;
+    }
+    return pkg;
+}
+
 // One rendering of meta.yaml under one variant.
 struct Pass {
     jinja::Context ns;
@@ -80,6 +108,7 @@ private:
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
     TextCache texts_;
     std::map<std::string, jinja::Template> templates_;  // by selector outcomes
+    YamlMemo yaml_;
 };
 
 Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::string& key,
@@ -97,22 +126,16 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
         // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
         // from a lenient rendering first.
         auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
-        if (auto text = tmpl.render(ctx))
-            if (auto node = recipe::parse_yaml(*text, raw_.meta_file); node && node->IsMap()) {
-                Meta m = yaml_to_meta(*node);
-                pkg.name = str_of(sub(m, "package").value("name", Meta("")));
-                pkg.version = str_of(sub(m, "package").value("version", Meta("")));
-                pkg.build_number = std::to_string(build_number(m));
-            }
+        if (auto text = tmpl.render(ctx)) pkg = package_info(*text);
     }
     auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::strict);
     auto text = tmpl.render(ctx);
     if (!text) return unexpected(text.error());
-    auto node = recipe::parse_yaml(*text, raw_.meta_file);
-    if (!node) return unexpected(node.error());
-    if (!node->IsMap())
+    auto parsed = yaml_.parse(*text, raw_.meta_file);
+    if (!parsed) return unexpected(parsed.error());
+    if (!parsed->is_object())
         return fail(SourceLoc{raw_.meta_file, 1}, "meta.yaml must be a mapping (package:, build:, ...)");
-    Meta meta = yaml_to_meta(*node);
+    Meta meta = std::move(*parsed);
     const Meta& package = sub(meta, "package");
     if (str_of(package.value("name", Meta(""))).empty())
         return fail(SourceLoc{raw_.meta_file, 1}, "package/name is missing", "add package: name: <name>");

@@ -1,0 +1,24 @@
+#pragma once
+// Rendered meta.yaml -> Meta, memoized per top-level section (and per item of
+// `outputs:`). Variants of one recipe render mostly the same text, and yaml-cpp
+// is the slowest step of a render, so each distinct piece is parsed once.
+// Anything unusual (anchors, documents markers, a repeated key, a parse error)
+// falls back to parsing the whole text, which also gives the exact error.
+#include <map>
+#include <string>
+
+#include "core/error.hpp"
+#include "render/meta.hpp"
+
+namespace sf::render {
+
+class YamlMemo {
+public:
+    Result<Meta> parse(const std::string& text, const std::string& file);
+
+private:
+    std::optional<Meta> parse_chunk(const std::string& chunk, const std::string& file);
+    std::map<std::string, std::optional<Meta>> chunks_;
+};
+
+}  // namespace sf::render
