@@ -1,0 +1,407 @@
+#include "engine/engine.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include "build/capture.hpp"
+#include "build/script_env.hpp"
+#include "build/source.hpp"
+#include "channel/index.hpp"
+#include "engine/engine_detail.hpp"
+#include "engine/interrupt.hpp"
+#include "engine/python_package.hpp"
+#include "render/render.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::engine {
+
+namespace stdfs = std::filesystem;
+using detail::Ctx;
+using detail::Staging;
+
+const char* to_string(Status s) {
+    switch (s) {
+        case Status::built: return "built";
+        case Status::skipped_existing: return "skipped (in channel)";
+        case Status::skipped_unavailable: return "skipped (unavailable)";
+        case Status::failed: return "failed";
+    }
+    return "?";
+}
+
+namespace detail {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string dist_of(const plan::Step& s) { return s.output.dist(); }
+
+std::string fmt_seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1fs", s);
+    return buf;
+}
+
+stdfs::path log_path(const Ctx& ctx, const std::string& name) { return ctx.output / "logs" / (name + ".log"); }
+
+void Ctx::progress(const std::string& line) const {
+    if (opts.on_progress)
+        opts.on_progress(line);
+    else
+        std::cerr << line << std::endl;
+}
+
+void Ctx::on_line(const std::string& line) const {
+    if (opts.verbosity == Verbosity::stream) std::cerr << "    " << line << "\n";
+}
+
+}  // namespace detail
+
+namespace {
+
+// conda-build's long host prefix: placeholders up to 255 characters, so that
+// binary prefix replacement works for any shorter install prefix.
+stdfs::path padded_prefix(const stdfs::path& work) {
+    std::string p = (work / "host_env").string();
+    while (p.size() < 255) p += "_placehold";
+    return p.substr(0, 255);
+}
+
+std::string env_get(const process::Env& env, const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? "" : it->second;
+}
+
+process::Env tool_env() {
+    process::Env all = process::current_env();
+    process::Env e = process::minimal_env();
+    for (const char* k : {"CUDA_HOME", "CUDA_PATH", "MKLROOT", "PYENV_ROOT", "SPLITFORGE_CACHE", "SPLITFORGE_PKGS_DIR",
+                          "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH"})
+        if (auto it = all.find(k); it != all.end()) e.insert(*it);
+    if (!e.count("HOME")) e["HOME"] = "/tmp";
+    return e;
+}
+
+int cpu_count(const BuildOptions& opts) {
+    if (opts.cpu_count > 0) return opts.cpu_count;
+    if (const char* c = std::getenv("CPU_COUNT"); c && std::atoi(c) > 0) return std::atoi(c);
+    unsigned n = std::thread::hardware_concurrency();
+    return n ? static_cast<int>(n) : 2;
+}
+
+bool in_channel(const Ctx& ctx, const std::string& subdir, const std::string& dist) {
+    std::error_code ec;
+    for (const auto& sd : {subdir, std::string("noarch")})
+        for (const char* ext : {".conda", ".tar.bz2"})
+            if (stdfs::exists(ctx.output / sd / (dist + ext), ec)) return true;
+    return false;
+}
+
+std::vector<build::SourceSpec> source_specs(const plan::BuildPlan& p) {
+    std::vector<build::SourceSpec> out;
+    for (const auto& s : p.sources) {
+        build::SourceSpec spec;
+        spec.url = s.url;
+        spec.sha256 = s.sha256;
+        spec.md5 = s.md5;
+        spec.path = s.path;
+        spec.git_url = s.git_url;
+        spec.git_rev = s.git_rev;
+        spec.folder = s.folder;
+        for (const auto& pt : s.patches) spec.patches.emplace_back(pt);
+        out.push_back(std::move(spec));
+    }
+    return out;
+}
+
+// The variant keys the staging script sees: those every output of the build
+// agrees on (python and output-local keys like with_magma differ).
+std::map<std::string, std::string> staging_keys(const plan::StagingBuild& b) {
+    std::map<std::string, std::set<std::string>> seen;
+    for (const auto& s : b.steps)
+        for (const auto& [k, v] : s.output.used) seen[k].insert(v);
+    std::map<std::string, std::string> out;
+    for (const auto& [k, vals] : seen)
+        if (vals.size() == 1 && k != "python") out[k] = *vals.begin();
+    for (const auto& [k, v] : b.variant.values)
+        if (!out.count(k) && k != "python" && seen.count(k) == 0 && k == "target_platform") out[k] = v;
+    return out;
+}
+
+// Requirements of the top level minus the recipe's own outputs.
+std::vector<std::string> without_own(const std::vector<std::string>& reqs, const plan::StagingBuild& b) {
+    std::set<std::string> own;
+    for (const auto& s : b.steps) own.insert(s.output.name);
+    std::vector<std::string> out;
+    for (const auto& r : reqs)
+        if (!own.count(env::spec_name(r)) && r.find('\x01') == std::string::npos) out.push_back(r);
+    return out;
+}
+
+Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, StagingTiming& timing) {
+    const auto& b = *st.build;
+    auto t = std::chrono::steady_clock::now();
+    stdfs::path recipe = stdfs::absolute(p.recipe_dir);
+    st.recipe_dir = recipe;
+    std::error_code ec;
+    stdfs::path base = ctx.work / ("staging-" + b.label);
+    stdfs::remove_all(base, ec);
+    st.src_dir = base / "work";
+    st.staged = base / "staged";
+    build::SourceContext sc;
+    sc.work_dir = st.src_dir;
+    sc.recipe_dir = recipe;
+    sc.env = ctx.base_env;
+    sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    ctx.progress("==> " + p.name + " [" + b.label + "]: source");
+    if (auto r = build::fetch_sources(source_specs(p), sc); !r)
+        return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
+    stdfs::create_directories(st.src_dir, ec);
+    timing.source_s = detail::seconds_since(t);
+    st.keys = staging_keys(b);
+
+    // A single-output recipe runs build.sh as its one output's script.
+    bool top_is_output = false;
+    for (const auto& s : b.steps) top_is_output = top_is_output || s.output.is_staging;
+    if (p.build_script.empty() || top_is_output) return {};
+
+    t = std::chrono::steady_clock::now();
+    ctx.progress("==> " + p.name + " [" + b.label + "]: staging build" +
+                 (b.python.empty() ? "" : " (python " + b.python + ")"));
+    env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
+    auto benv = ctx.provider->create(be);
+    if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
+    env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
+    auto henv = ctx.provider->create(he);
+    if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
+    auto before = build::snapshot(ctx.host_prefix);
+
+    build::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
+    sctx.pkg_name = p.name;
+    sctx.pkg_version = p.version;
+    sctx.pkg_buildnum = b.steps.empty() ? 0 : b.steps.front().output.build_number;
+    build::ScriptRun run;
+    run.script = recipe / p.build_script;
+    run.work = base;
+    run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
+    run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    if (auto r = build::run_script(run, sctx); !r) {
+        if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
+        return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
+                    r.error().hint);
+    }
+    st.staged_files = build::new_files(ctx.host_prefix, before);
+    if (auto ok = build::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
+    timing.staging_s = detail::seconds_since(t);
+    ctx.progress("==> " + p.name + " [" + b.label + "]: staging build done, " +
+                 std::to_string(st.staged_files.size()) + " files installed, " +
+                 detail::fmt_seconds(timing.staging_s));
+    return {};
+}
+
+
+struct Setup {
+    process::Env env;
+    env::Interpreters pythons;
+    env::SystemMap map;
+    plan::BuildPlan plan;
+};
+
+Result<Setup> setup(const BuildOptions& opts) {
+    Setup s;
+    render::RenderOptions ro;
+    ro.subdir = opts.subdir;
+    ro.variant_files = opts.variant_files;
+    ro.overrides = opts.overrides;
+    auto rr = render::render_dir(opts.recipe_dir, ro);
+    if (!rr) return unexpected(rr.error());
+    s.env = tool_env();
+    s.pythons = env::discover_pythons(s.env);
+    s.map = env::default_system_map();
+    for (const auto& f : opts.system_maps)
+        if (auto ok = env::extend_system_map_file(s.map, f); !ok) return unexpected(ok.error());
+    auto facts = env::probe_host(s.map, s.pythons, s.env);
+    if (opts.provider != env::ProviderKind::system) facts.pythons = {"*"};
+    auto p = plan::make_plan(*rr, facts, opts.skip_unavailable);
+    if (opts.provider != env::ProviderKind::system && !p) {
+        // External providers bring their own Pythons: plan as if all exist.
+        for (const auto& o : rr->outputs)
+            if (auto py = plan::python_of(o); !py.empty()) facts.pythons.insert(py);
+        for (const auto& tr : rr->top_requirements)
+            for (const auto& h : tr.host)
+                if (env::spec_name(h) == "python") {
+                    auto parts = str::split(std::string(str::trim(h)), ' ');
+                    if (parts.size() > 1) facts.pythons.insert(plan::python_minor(parts[1]));
+                }
+        facts.mkl = facts.nvcc = true;
+        p = plan::make_plan(*rr, facts, opts.skip_unavailable);
+    }
+    if (!p) return unexpected(p.error());
+    s.plan = std::move(*p);
+    return s;
+}
+
+}  // namespace
+
+Result<plan::BuildPlan> make_build_plan(const BuildOptions& opts) {
+    auto s = setup(opts);
+    if (!s) return unexpected(s.error());
+    return s->plan;
+}
+
+Result<BuildReport> run_build(const BuildOptions& opts) {
+    InterruptGuard guard;
+    auto t_all = std::chrono::steady_clock::now();
+    auto s = setup(opts);
+    if (!s) return unexpected(s.error());
+    const plan::BuildPlan& p = s->plan;
+
+    Ctx ctx(opts);
+    ctx.t0 = t_all;
+    std::error_code ec;
+    ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
+    stdfs::create_directories(ctx.output / p.subdir, ec);
+    if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
+    if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
+
+    std::unique_ptr<fs::TempDir> tmp;
+    if (opts.work_dir.empty()) {
+        tmp = std::make_unique<fs::TempDir>("splitforge-build");
+        ctx.work = tmp->path();
+    } else {
+        ctx.work = stdfs::absolute(opts.work_dir);
+        stdfs::create_directories(ctx.work, ec);
+    }
+    if (opts.keep == KeepBuild::yes && tmp) ctx.work = tmp->release();
+    ctx.host_prefix = padded_prefix(ctx.work);
+    ctx.build_prefix = ctx.work / "build_env";
+    ctx.test_prefix = ctx.work / "test_env";
+    ctx.pkgs_out = ctx.work / "pkgs-out";
+    ctx.pkgs_cache = ctx.work / "pkgs-cache";
+    stdfs::create_directories(ctx.pkgs_out, ec);
+    ctx.splitforge = opts.splitforge.empty() ? stdfs::read_symlink("/proc/self/exe", ec) : opts.splitforge;
+    ctx.base_env = s->env;
+    ctx.pythons = s->pythons;
+    ctx.map = s->map;
+    ctx.cpu_count = cpu_count(opts);
+    ctx.local_channels.push_back(ctx.output);
+    std::vector<std::string> urls;
+    for (const auto& c : opts.channels) {
+        if (stdfs::is_directory(c, ec))
+            ctx.local_channels.push_back(stdfs::absolute(c));
+        else if (opts.provider == env::ProviderKind::system)
+            return fail("channel '" + c + "' is not a local directory",
+                        "the system provider is offline; use --env-provider micromamba for remote channels");
+        else
+            urls.push_back(c);
+    }
+    env::ProviderContext pc;
+    pc.channels = ctx.local_channels;
+    pc.channel_urls = urls;
+    pc.pkgs_dir = ctx.pkgs_cache;
+    pc.subdir = p.subdir;
+    pc.env = ctx.base_env;
+    pc.pythons = ctx.pythons;
+    pc.map = ctx.map;
+    pc.tool = opts.provider_tool;
+    pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    ctx.provider = env::make_provider(opts.provider, std::move(pc));
+
+    for (const auto& sk : p.skipped) {
+        OutputResult r;
+        r.dist = sk.what;
+        r.status = Status::skipped_unavailable;
+        r.test = "-";
+        r.detail = sk.reason;
+        ctx.report.outputs.push_back(r);
+        ctx.progress("==> skipped " + sk.what + ": " + sk.reason);
+    }
+
+    // The system provider's Pythons become packages of the channel, so that
+    // tests (and anyone using the channel) can install the per-Python outputs.
+    if (opts.provider == env::ProviderKind::system) {
+        std::set<std::string> needed;
+        for (const auto& b : p.builds)
+            for (const auto& st : b.steps)
+                if (!st.python.empty() && !in_channel(ctx, p.subdir, st.output.dist())) needed.insert(st.python);
+        for (const auto& minor : needed) {
+            const auto& py = ctx.pythons.at(minor);
+            if (!python_package_in(ctx.output, p.subdir, py).empty()) continue;
+            auto t = std::chrono::steady_clock::now();
+            auto r = export_python(py, ctx.output, p.subdir, ctx.work);
+            if (!r) return fail("python " + py.version + ": export as a package: " + r.error().str());
+            ctx.report.exported.push_back(r->filename().string());
+            ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
+                         " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
+        }
+    }
+
+    int total = p.output_count(), done = 0;
+    for (const auto& b : p.builds) {
+        StagingTiming timing;
+        timing.label = b.label;
+        bool all_there = opts.skip_existing == SkipExisting::yes;
+        for (const auto& st : b.steps) all_there = all_there && in_channel(ctx, p.subdir, st.output.dist());
+        if (all_there) {
+            for (const auto& st : b.steps) {
+                OutputResult r;
+                r.dist = st.output.dist();
+                r.name = st.output.name;
+                r.variant = b.label + (st.python.empty() ? "" : " py" + st.python);
+                r.status = Status::skipped_existing;
+                r.test = "-";
+                ctx.report.outputs.push_back(r);
+                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r.dist + "  " +
+                             r.variant + "  already in the channel, skipped");
+            }
+            ctx.report.stagings.push_back(timing);
+            continue;
+        }
+        Staging st;
+        st.build = &b;
+        if (auto ok = run_staging(ctx, p, st, timing); !ok) return unexpected(ok.error());
+        auto t_out = std::chrono::steady_clock::now();
+        for (const auto& step : b.steps) {
+            if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+            std::string variant = b.label + (step.python.empty() ? "" : " py" + step.python);
+            if (opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.subdir, step.output.dist())) {
+                OutputResult r;
+                r.dist = step.output.dist();
+                r.name = step.output.name;
+                r.variant = variant;
+                r.status = Status::skipped_existing;
+                r.test = "-";
+                ctx.report.outputs.push_back(r);
+                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r.dist + "  " +
+                             variant + "  already in the channel, skipped");
+                continue;
+            }
+            auto r = detail::build_output(ctx, st, step);
+            if (!r) {
+                if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+                return unexpected(r.error());
+            }
+            r->variant = variant;
+            ctx.report.outputs.push_back(*r);
+            ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r->dist + "  " +
+                         variant + "  built, test " + r->test + ", " + detail::fmt_seconds(r->seconds));
+        }
+        timing.outputs_s = detail::seconds_since(t_out);
+        ctx.report.stagings.push_back(timing);
+        if (opts.keep == KeepBuild::no) stdfs::remove_all(ctx.work / ("staging-" + b.label), ec);
+    }
+    if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
+    ctx.report.seconds = detail::seconds_since(t_all);
+    if (opts.keep == KeepBuild::yes) ctx.report.work_dir = ctx.work;
+    return std::move(ctx.report);
+}
+
+}  // namespace sf::engine

@@ -1,0 +1,87 @@
+#pragma once
+// `splitforge build`: render -> probe the host -> plan -> for each staging
+// build: fetch the source once, run the top-level build.sh once, then each
+// output in order in the same SRC_DIR (host env re-made at the same padded
+// prefix path, script, new files = payload), package it, test it in a fresh
+// prefix, and only then add it to the output channel. A failing test puts the
+// package in <output>/broken/ and fails the build.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "env/provider.hpp"
+#include "plan/plan.hpp"
+
+namespace sf::engine {
+
+enum class SkipExisting { yes, no };
+enum class TestMode { run, skip };
+enum class KeepBuild { no, yes };
+enum class Verbosity { stream, quiet };  // stream script output to stderr, or only log it
+
+struct BuildOptions {
+    std::filesystem::path recipe_dir;
+    std::vector<std::filesystem::path> variant_files;           // -m
+    std::vector<std::pair<std::string, std::string>> overrides;  // --variant K=V
+    std::filesystem::path output_folder;                        // the local channel
+    std::vector<std::string> channels;                          // -c (local dirs; names for external)
+    std::vector<std::filesystem::path> system_maps;             // --system-map
+    std::filesystem::path work_dir;                             // empty: a temp dir
+    std::string subdir = "linux-64";
+    SkipExisting skip_existing = SkipExisting::yes;
+    TestMode test = TestMode::run;
+    KeepBuild keep = KeepBuild::no;
+    env::ProviderKind provider = env::ProviderKind::system;
+    std::string provider_tool;                                  // external tool path (tests: a fake)
+    plan::SkipUnavailable skip_unavailable = plan::SkipUnavailable::no;
+    Verbosity verbosity = Verbosity::stream;
+    int cpu_count = 0;                                          // 0: $CPU_COUNT or the machine's
+    int zstd_level = 19;
+    std::filesystem::path splitforge;                           // our binary; empty: /proc/self/exe
+    std::function<void(const std::string&)> on_progress;        // progress lines; default: stderr
+};
+
+enum class Status { built, skipped_existing, skipped_unavailable, failed };
+const char* to_string(Status s);
+
+struct OutputResult {
+    std::string dist;       // name-version-build
+    std::string name;
+    std::string variant;    // staging label, plus "py3.12" for per-Python outputs
+    Status status = Status::built;
+    std::string test;       // "passed", "failed", "skipped", "-"
+    std::uintmax_t size = 0;
+    double seconds = 0;
+    std::filesystem::path package;  // in the channel (or broken/)
+    std::string detail;     // why skipped/failed
+};
+
+struct StagingTiming {
+    std::string label;
+    double source_s = 0, staging_s = 0, outputs_s = 0;
+};
+
+struct BuildReport {
+    std::vector<OutputResult> outputs;
+    std::vector<StagingTiming> stagings;
+    std::vector<std::string> exported;  // interpreter packages added to the channel
+    std::filesystem::path work_dir;      // when kept
+    double seconds = 0;
+};
+
+// Runs the whole build. On failure the error names file:line or output+step;
+// the output folder holds only complete packages and consistent repodata.
+Result<BuildReport> run_build(const BuildOptions& opts);
+
+// The plan only (render + probe + plan), for --dry-run and tests.
+Result<plan::BuildPlan> make_build_plan(const BuildOptions& opts);
+
+std::string summary_table(const BuildReport& r);
+nlohmann::json report_json(const BuildReport& r);
+
+}  // namespace sf::engine

@@ -1,0 +1,73 @@
+#pragma once
+// Shared between the engine's files: the state of one `splitforge build`.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "build/script_env.hpp"
+#include "engine/engine.hpp"
+#include "env/provider.hpp"
+#include "env/python_env.hpp"
+#include "plan/plan.hpp"
+#include "process/process.hpp"
+
+namespace sf::engine::detail {
+
+namespace stdfs = std::filesystem;
+
+struct Ctx {
+    explicit Ctx(const BuildOptions& o) : opts(o) {}
+    const BuildOptions& opts;
+    stdfs::path output;        // absolute output channel
+    stdfs::path work;          // work root
+    stdfs::path host_prefix;   // padded, the same for every step
+    stdfs::path build_prefix;
+    stdfs::path test_prefix;
+    stdfs::path pkgs_out;      // packages written here before test + add
+    stdfs::path pkgs_cache;    // installer cache
+    stdfs::path splitforge;
+    process::Env base_env;     // ours, minimal: what tools are looked up in
+    env::Interpreters pythons;
+    env::SystemMap map;
+    std::unique_ptr<env::EnvProvider> provider;
+    std::vector<stdfs::path> local_channels;  // output first, then -c dirs
+    int cpu_count = 2;
+    BuildReport report;
+    std::chrono::steady_clock::time_point t0;
+
+    void progress(const std::string& line) const;
+    void on_line(const std::string& line) const;  // script output
+};
+
+// Where the staging build keeps what build.sh installed (for `files:` outputs).
+struct Staging {
+    const plan::StagingBuild* build = nullptr;
+    stdfs::path recipe_dir;  // absolute
+    stdfs::path src_dir;
+    stdfs::path staged;  // copy of the top-level build.sh's new files
+    std::vector<std::string> staged_files;
+    std::map<std::string, std::string> keys;  // variant keys for the staging script
+};
+
+// Builds, packages, tests and publishes one output (engine_output.cpp).
+Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
+
+// The test phase of one package file (engine_test.cpp): "passed", or "none"
+// when the output has no tests.
+Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
+                                 const std::string& recipe_dir);
+
+// The script environment of a staging build or output (engine_output.cpp).
+build::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
+                                    const env::PreparedEnv& henv);
+
+double seconds_since(std::chrono::steady_clock::time_point t);
+std::string fmt_seconds(double s);
+std::string dist_of(const plan::Step& s);
+stdfs::path log_path(const Ctx& ctx, const std::string& name);
+
+}  // namespace sf::engine::detail

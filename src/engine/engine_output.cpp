@@ -1,0 +1,230 @@
+// One output of a staging build: envs, script, payload, package, test, publish.
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+#include "build/capture.hpp"
+#include "build/script_env.hpp"
+#include "channel/index.hpp"
+#include "engine/engine_detail.hpp"
+#include "engine/interrupt.hpp"
+#include "package/writer.hpp"
+#include "util/strings.hpp"
+
+namespace sf::engine::detail {
+
+namespace {
+
+std::string env_get(const process::Env& env, const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? "" : it->second;
+}
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// conda-build's rules: host packages' weak+strong exports, build packages'
+// strong ones, minus ignore_run_exports(_from), never the output itself.
+void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& build_env,
+                       const env::PreparedEnv& host_env, std::vector<std::string>& depends,
+                       std::vector<std::string>& constrains) {
+    std::set<std::string> ignore_from;
+    for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(env::spec_name(s));
+    std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end());
+    auto take = [&](const std::vector<std::string>& specs, std::vector<std::string>& into) {
+        for (const auto& s : specs) {
+            std::string n = env::spec_name(s);
+            if (n == o.name || ignore.count(n)) continue;
+            add_unique(into, s);
+        }
+    };
+    for (const auto& [name, re] : host_env.run_exports) {
+        if (ignore_from.count(name) || name == o.name) continue;
+        take(re.weak, depends);
+        take(re.strong, depends);
+        take(re.weak_constrains, constrains);
+        take(re.strong_constrains, constrains);
+    }
+    for (const auto& [name, re] : build_env.run_exports) {
+        if (ignore_from.count(name) || name == o.name) continue;
+        take(re.strong, depends);
+        take(re.strong_constrains, constrains);
+    }
+}
+
+std::string about_str(const nlohmann::json& about, const char* key) {
+    if (!about.contains(key)) return "";
+    const auto& v = about[key];
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_array() && !v.empty() && v[0].is_string()) return v[0].get<std::string>();
+    return "";
+}
+
+package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& o, std::vector<std::string> depends,
+                                  std::vector<std::string> constrains) {
+    package::PackageMeta m;
+    m.name = o.name;
+    m.version = o.version;
+    m.build = o.build_string;
+    m.build_number = o.build_number;
+    m.depends = std::move(depends);
+    m.constrains = std::move(constrains);
+    m.subdir = o.noarch.empty() ? ctx.opts.subdir : "noarch";
+    m.noarch = o.noarch;
+    m.license = about_str(o.about, "license");
+    m.license_family = about_str(o.about, "license_family");
+    m.summary = about_str(o.about, "summary");
+    m.description = about_str(o.about, "description");
+    m.home = about_str(o.about, "home");
+    m.dev_url = about_str(o.about, "dev_url");
+    m.doc_url = about_str(o.about, "doc_url");
+    m.run_exports = {o.run_exports.weak, o.run_exports.strong, o.run_exports.noarch, o.run_exports.weak_constrains,
+                     o.run_exports.strong_constrains};
+    m.hash_input = o.hash_input;
+    m.test.commands = o.test.commands;
+    for (const auto& i : o.test.imports) m.test.commands.push_back("python -c \"import " + i + "\"");
+    m.test.requires_ = o.test.requires_;
+    return m;
+}
+
+}  // namespace
+
+build::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
+                                    const env::PreparedEnv& henv) {
+    build::ScriptContext c;
+    c.prefix = ctx.host_prefix;
+    c.build_prefix = ctx.build_prefix;
+    c.src_dir = st.src_dir;
+    c.recipe_dir = st.recipe_dir;
+    if (henv.python) {
+        c.py_ver = henv.python->minor;
+        c.python = ctx.host_prefix / "bin/python";
+    } else if (benv.python) {
+        c.py_ver = benv.python->minor;
+        c.python = ctx.build_prefix / "bin/python";
+    }
+    c.cpu_count = ctx.cpu_count;
+    c.target_platform = ctx.opts.subdir;
+    for (const auto* e : {&benv, &henv}) {
+        for (const auto& d : e->path_dirs) c.tool_dirs.push_back(d);
+        for (const auto& [k, v] : e->vars) {
+            if (k == "CC") c.cc = v;
+            else if (k == "CXX") c.cxx = v;
+            else if (k == "NVCC") c.nvcc = v;
+            else if (k == "CUDA_HOME") c.cuda_home = v;
+            else c.extra[k] = v;
+        }
+    }
+    c.splitforge = ctx.splitforge;
+    c.home = env_get(ctx.base_env, "HOME");
+    c.tmpdir = env_get(ctx.base_env, "TMPDIR");
+    c.variant = st.keys;
+    return c;
+}
+
+Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step) {
+    auto t0 = std::chrono::steady_clock::now();
+    const auto& o = step.output;
+    const auto& b = *st.build;
+    const std::string dist = o.dist();
+    std::error_code ec;
+    stdfs::path payload = ctx.work / "payload" / dist;
+    stdfs::remove_all(payload, ec);
+    stdfs::create_directories(payload, ec);
+    auto err = [&](const std::string& stepname, const Error& e) {
+        Error out = e;
+        out.message = dist + ": " + stepname + ": " + e.message;
+        return Unexpected<Error>{out};
+    };
+
+    env::PreparedEnv benv, henv;
+    std::vector<std::string> files;
+    bool has_script = !o.script.empty() || !o.script_lines.empty();
+    if (step.role != plan::Role::metapackage) {
+        env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, o.requirements.build, {}, ""};
+        auto br = ctx.provider->create(be);
+        if (!br) return err("build env", br.error());
+        benv = std::move(*br);
+        std::string py = step.python.empty() ? b.python : step.python;
+        env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, o.requirements.host, {}, py};
+        auto hr = ctx.provider->create(he);
+        if (!hr) return err("host env", hr.error());
+        henv = std::move(*hr);
+        auto before = build::snapshot(ctx.host_prefix);
+        if (has_script) {
+            build::ScriptContext sc = script_context(ctx, st, benv, henv);
+            sc.pkg_name = o.name;
+            sc.pkg_version = o.version;
+            sc.pkg_buildnum = o.build_number;
+            sc.pkg_hash = o.hash;
+            for (const auto& [k, v] : o.used) sc.variant[k] = v;
+            build::ScriptRun run;
+            if (!o.script.empty()) run.script = st.recipe_dir / o.script;
+            run.lines = o.script_lines;
+            run.work = ctx.work;
+            run.log = log_path(ctx, dist);
+            run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+            if (auto r = build::run_script(run, sc); !r) {
+                if (interrupted()) return fail("interrupted (Ctrl-C) while building " + dist);
+                return err("script", r.error());
+            }
+            files = build::new_files(ctx.host_prefix, before);
+            if (!o.files.empty()) files = build::select_files(files, o.files);
+            if (auto ok = build::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
+        } else if (!o.files.empty()) {
+            files = build::select_files(st.staged_files, o.files);
+            if (auto ok = build::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
+        }
+    }
+
+    std::vector<std::string> depends = o.requirements.run, constrains = o.requirements.run_constrained;
+    apply_run_exports(o, benv, henv, depends, constrains);
+
+    package::PostprocessOptions po;
+    po.prefix = ctx.host_prefix.string();
+    po.env = ctx.base_env;
+    auto pp = package::postprocess(payload, po);
+    if (!pp) return err("post-processing", pp.error());
+
+    package::PackageInput in;
+    in.dir = payload;
+    in.meta = package_meta(ctx, o, depends, constrains);
+    in.prefix_files = pp->prefix_files;
+    package::WriteOptions wo;
+    wo.zstd_level = ctx.opts.zstd_level;
+    wo.threads = ctx.cpu_count;
+    auto written = package::write_package(in, ctx.pkgs_out, wo);
+    if (!written) return err("package", written.error());
+    stdfs::path pkg = written->front();
+    stdfs::remove_all(payload, ec);
+
+    OutputResult res;
+    res.dist = dist;
+    res.name = o.name;
+    res.size = stdfs::file_size(pkg, ec);
+    res.test = "skipped";
+    if (ctx.opts.test == TestMode::run) {
+        auto t = test_package(ctx, step, pkg, st.recipe_dir.string());
+        if (!t) {
+            stdfs::create_directories(ctx.output / "broken", ec);
+            stdfs::rename(pkg, ctx.output / "broken" / pkg.filename(), ec);
+            if (ec) stdfs::remove(pkg, ec);
+            if (interrupted()) return fail("interrupted (Ctrl-C) while testing " + dist);
+            Error e = t.error();
+            e.message = dist + ": test: " + e.message + " (package moved to " +
+                        (ctx.output / "broken" / pkg.filename()).string() + ")";
+            return Unexpected<Error>{e};
+        }
+        res.test = *t;
+    }
+    if (interrupted()) return fail("interrupted (Ctrl-C) before publishing " + dist);
+    auto added = channel::add_package(ctx.output, pkg);
+    stdfs::remove(pkg, ec);
+    if (!added) return err("channel", added.error());
+    res.package = *added;
+    res.seconds = seconds_since(t0);
+    return res;
+}
+
+}  // namespace sf::engine::detail

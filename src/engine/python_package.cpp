@@ -1,0 +1,97 @@
+#include "engine/python_package.hpp"
+
+#include <system_error>
+
+#include "build/capture.hpp"
+#include "channel/index.hpp"
+#include "package/writer.hpp"
+#include "util/strings.hpp"
+
+namespace sf::engine {
+
+namespace stdfs = std::filesystem;
+
+std::string python_package_build() { return "0_system"; }
+
+stdfs::path python_package_in(const stdfs::path& channel, const std::string& subdir, const env::Interpreter& py) {
+    std::error_code ec;
+    stdfs::path p = channel / subdir / ("python-" + py.version + "-" + python_package_build() + ".conda");
+    return stdfs::exists(p, ec) ? p : stdfs::path();
+}
+
+namespace {
+
+// What of the interpreter prefix goes into the package.
+bool keep(const std::string& rel, const std::string& minor) {
+    const std::string lib = "lib/python" + minor + "/";
+    if (str::starts_with(rel, "bin/")) {
+        std::string n = rel.substr(4);
+        return !(str::starts_with(n, "pip") || str::starts_with(n, "idle") || str::starts_with(n, "2to3") ||
+                 str::ends_with(n, "-gdb.py"));
+    }
+    if (str::starts_with(rel, "include/")) return true;
+    if (str::starts_with(rel, "lib/pkgconfig/")) return true;
+    if (str::starts_with(rel, "lib/libpython")) return !str::ends_with(rel, ".a");
+    if (!str::starts_with(rel, lib)) return false;
+    std::string r = rel.substr(lib.size());
+    if (r.find("__pycache__/") != std::string::npos) return false;
+    if (str::ends_with(r, ".a")) return false;
+    for (const char* skip : {"test/", "idlelib/", "tkinter/", "turtledemo/", "lib2to3/tests/", "ensurepip/_bundled/",
+                             "distutils/tests/", "unittest/test/", "ctypes/test/", "sqlite3/test/", "tkinter/test/"})
+        if (str::starts_with(r, skip)) return false;
+    if (str::starts_with(r, "site-packages/")) return r == "site-packages/README.txt";
+    return true;
+}
+
+}  // namespace
+
+Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path& channel, const std::string& subdir,
+                                  const stdfs::path& work) {
+    if (auto there = python_package_in(channel, subdir, py); !there.empty()) return there;
+    std::string pfx = py.prefix.string();
+    for (const char* sys : {"/usr", "/usr/local", "/"})
+        if (pfx == sys)
+            return fail("python " + py.version + " (" + py.exe.string() + ") lives in the system prefix " + pfx +
+                            " and cannot be exported as a package",
+                        "use an interpreter with its own prefix (e.g. pyenv install " + py.minor + ")");
+    std::error_code ec;
+    stdfs::path stage = work / ("python-" + py.version);
+    stdfs::remove_all(stage, ec);
+    std::vector<std::string> files;
+    for (const auto& f : build::snapshot(py.prefix))
+        if (keep(f, py.minor)) files.push_back(f);
+    if (auto ok = build::copy_files(py.prefix, files, stage); !ok) return unexpected(ok.error());
+
+    package::PostprocessOptions po;
+    po.prefix = pfx;
+    po.binary = package::BinaryPrefix::ignore;  // Python finds its prefix from its own location
+    auto report = package::postprocess(stage, po);
+    if (!report) return unexpected(report.error());
+
+    package::PackageInput in;
+    in.dir = stage;
+    in.prefix_files = report->prefix_files;
+    auto& m = in.meta;
+    m.name = "python";
+    m.version = py.version;
+    m.build = python_package_build();
+    m.build_number = 0;
+    m.subdir = subdir;
+    m.license = "Python-2.0";
+    m.summary = "The host's Python " + py.version + " (" + pfx + "), exported by splitforge's system provider";
+    m.home = "https://www.python.org";
+    package::WriteOptions wo;
+    wo.zstd_level = 3;
+    wo.threads = 2;
+    stdfs::path out_dir = work / "python-pkgs";
+    stdfs::create_directories(out_dir, ec);
+    auto written = package::write_package(in, out_dir, wo);
+    if (!written) return unexpected(written.error());
+    stdfs::remove_all(stage, ec);
+    auto added = channel::add_package(channel, written->front());
+    stdfs::remove(written->front(), ec);
+    if (!added) return unexpected(added.error());
+    return *added;
+}
+
+}  // namespace sf::engine

@@ -1,0 +1,28 @@
+#pragma once
+// The system provider's Python as a real conda package, so that a local
+// channel of per-Python outputs is installable and solvable on its own:
+// python-X.Y.Z-0_system, made from the discovered interpreter's own prefix
+// (a pyenv version dir): bin/, include/, lib/libpython*, lib/pythonX.Y
+// (without test suites, idle/tkinter, __pycache__, site-packages contents and
+// the static libpython), RPATHs made $ORIGIN-relative, text files with the
+// interpreter prefix as a placeholder. Interpreters living in a system prefix
+// (/usr, /usr/local) are refused: their files are not separable.
+#include <filesystem>
+#include <string>
+
+#include "core/error.hpp"
+#include "env/python_env.hpp"
+
+namespace sf::engine {
+
+std::string python_package_build();  // "0_system"
+
+// The package's path when already in the channel, else "".
+std::filesystem::path python_package_in(const std::filesystem::path& channel, const std::string& subdir,
+                                        const env::Interpreter& py);
+
+// Makes the package under `work` and adds it to `channel` (unless there).
+Result<std::filesystem::path> export_python(const env::Interpreter& py, const std::filesystem::path& channel,
+                                            const std::string& subdir, const std::filesystem::path& work);
+
+}  // namespace sf::engine

@@ -1,0 +1,284 @@
+#include "env/provider.hpp"
+
+#include <set>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "archive/read.hpp"
+#include "env/install.hpp"
+#include "env/solve.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env {
+
+namespace stdfs = std::filesystem;
+
+Result<ProviderKind> parse_provider(const std::string& s) {
+    if (s == "system") return ProviderKind::system;
+    if (s == "micromamba") return ProviderKind::micromamba;
+    if (s == "mamba") return ProviderKind::mamba;
+    if (s == "conda") return ProviderKind::conda;
+    if (s == "pixi") return ProviderKind::pixi;
+    return fail("unknown environment provider '" + s + "'", "expected system, micromamba, mamba, conda or pixi");
+}
+
+const char* to_string(ProviderKind k) {
+    switch (k) {
+        case ProviderKind::system: return "system";
+        case ProviderKind::micromamba: return "micromamba";
+        case ProviderKind::mamba: return "mamba";
+        case ProviderKind::conda: return "conda";
+        case ProviderKind::pixi: return "pixi";
+    }
+    return "?";
+}
+
+std::string spec_name(const std::string& spec) {
+    std::string s(str::trim(spec));
+    return s.substr(0, s.find_first_of(" =<>!~["));
+}
+
+render::RunExports parse_run_exports(const std::string& text) {
+    render::RunExports re;
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) return re;
+    auto get = [&](const char* k) {
+        std::vector<std::string> v;
+        if (j.is_object() && j.contains(k) && j[k].is_array())
+            for (const auto& x : j[k])
+                if (x.is_string()) v.push_back(x.get<std::string>());
+        return v;
+    };
+    if (j.is_array()) {  // the legacy list form means weak
+        for (const auto& x : j)
+            if (x.is_string()) re.weak.push_back(x.get<std::string>());
+        return re;
+    }
+    re = {get("weak"), get("strong"), get("noarch"), get("weak_constrains"), get("strong_constrains")};
+    return re;
+}
+
+std::map<std::string, render::RunExports> run_exports_in_prefix(const stdfs::path& prefix) {
+    std::map<std::string, render::RunExports> out;
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta", ec)) {
+        if (e.path().extension() != ".json") continue;
+        auto text = fs::read_file(e.path());
+        if (!text) continue;
+        auto j = nlohmann::json::parse(*text, nullptr, false);
+        if (!j.is_object() || !j.contains("name")) continue;
+        std::string name = j["name"].get<std::string>();
+        if (j.contains("extracted_package_dir") && j["extracted_package_dir"].is_string()) {
+            stdfs::path f = stdfs::path(j["extracted_package_dir"].get<std::string>()) / "info/run_exports.json";
+            if (auto t = fs::read_file(f)) {
+                out[name] = parse_run_exports(*t);
+                continue;
+            }
+        }
+        if (j.contains("package_tarball_full_path") && j["package_tarball_full_path"].is_string())
+            if (auto t = archive::read_package_member(j["package_tarball_full_path"].get<std::string>(),
+                                                      "info/run_exports.json"))
+                out[name] = parse_run_exports(*t);
+    }
+    return out;
+}
+
+plan::HostFacts probe_host(const SystemMap& map, const Interpreters& pythons, const process::Env& env) {
+    plan::HostFacts f;
+    if (const MapEntry* e = map.find("mkl-devel")) f.mkl = static_cast<bool>(find_on_host(*e, env));
+    if (const MapEntry* e = map.find("cuda-nvcc_linux-64")) f.nvcc = static_cast<bool>(find_on_host(*e, env));
+    for (const auto& [minor, py] : pythons) f.pythons.insert(minor);
+    return f;
+}
+
+Result<std::vector<std::string>> external_create_argv(ProviderKind kind, const std::string& tool,
+                                                      const stdfs::path& prefix,
+                                                      const std::vector<std::string>& channels,
+                                                      const std::vector<std::string>& specs) {
+    if (kind == ProviderKind::system) return fail("the system provider runs no external tool");
+    if (kind == ProviderKind::pixi)
+        return fail("pixi cannot create an environment at a given prefix",
+                    "use --env-provider micromamba (or mamba/conda)");
+    std::vector<std::string> argv = {tool.empty() ? to_string(kind) : tool, "create", "-y", "-p", prefix.string()};
+    for (const auto& c : channels) {
+        argv.push_back("-c");
+        argv.push_back(c);
+    }
+    argv.push_back("--override-channels");
+    argv.insert(argv.end(), specs.begin(), specs.end());
+    return argv;
+}
+
+namespace {
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+class SystemProvider : public EnvProvider {
+public:
+    explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
+    ProviderKind kind() const override { return ProviderKind::system; }
+
+    Result<PreparedEnv> create(const EnvSpec& spec) override {
+        PreparedEnv out;
+        std::error_code ec;
+        stdfs::remove_all(spec.prefix, ec);
+        std::set<std::string> in_channels;
+        std::map<std::string, stdfs::path> file_of;  // dist -> package file
+        if (!ctx_.channels.empty()) {
+            auto platform = spec::Platform::parse(ctx_.subdir);
+            if (!platform) return unexpected(platform.error());
+            auto idx = load_channels(ctx_.channels, *platform);
+            if (!idx) return unexpected(idx.error());
+            for (const auto& c : idx->packages) {
+                in_channels.insert(c.record.name);
+                file_of[c.record.dist_name()] = c.file;
+            }
+        }
+        std::vector<std::string> to_install;
+        bool venv = false;
+        for (const auto& s : spec.specs) {
+            std::string name = spec_name(s);
+            if (name.empty()) continue;
+            if (name == "python" && spec.role != EnvRole::test) {
+                venv = true;
+                continue;
+            }
+            if (in_channels.count(name)) {
+                to_install.push_back(s);
+                continue;
+            }
+            if (const MapEntry* e = ctx_.map.find(name)) {
+                auto hit = find_on_host(*e, ctx_.env);
+                if (!hit) return unexpected(hit.error());
+                if (e->kind == MapKind::ignore) continue;
+                out.from_host.push_back(name + " -> " + hit->path.string());
+                if (e->kind == MapKind::tool) {
+                    add_unique(out.path_dirs, hit->path.parent_path().string());
+                    if (!e->var.empty()) out.vars[e->var] = hit->path.string();
+                    if (e->var == "NVCC") out.vars["CUDA_HOME"] = hit->path.parent_path().parent_path().string();
+                }
+                continue;
+            }
+            return fail("requirement '" + s + "' is neither in the local channels nor in the system map",
+                        "build it first, add it with --system-map FILE, or use --env-provider micromamba");
+        }
+        if (venv) {
+            std::string want = spec.python;
+            if (want.empty())
+                for (const auto& s : spec.specs)
+                    if (spec_name(s) == "python") {
+                        auto parts = str::split(std::string(str::trim(s)), ' ');
+                        if (parts.size() > 1) want = plan::python_minor(parts[1]);
+                    }
+            auto it = ctx_.pythons.find(want);
+            if (want.empty() || it == ctx_.pythons.end())
+                return fail("python " + (want.empty() ? std::string("(any)") : want) +
+                                " is required but no such interpreter was found (searched PATH and pyenv)",
+                            "install it (e.g. pyenv install " + (want.empty() ? "3.12" : want) +
+                                ") or pass --skip-unavailable");
+            if (auto ok = make_venv(it->second, spec.prefix, ctx_.env); !ok) return unexpected(ok.error());
+            out.python = it->second;
+        } else {
+            stdfs::create_directories(spec.prefix, ec);
+        }
+        std::vector<std::string> requests = to_install;
+        for (const auto& f : spec.package_files) requests.push_back(f.string());
+        if (!requests.empty()) {
+            InstallOptions io;
+            io.channels = ctx_.channels;
+            io.pkgs_dir = ctx_.pkgs_dir;
+            if (auto p = spec::Platform::parse(ctx_.subdir)) io.platform = *p;
+            auto r = install(spec.prefix, requests, io);
+            if (!r) return unexpected(r.error());
+            out.installed = r->linked;
+            for (const auto& dist : r->linked) {
+                auto it = file_of.find(dist);
+                if (it == file_of.end()) continue;
+                auto text = archive::read_package_member(it->second, "info/run_exports.json");
+                if (!text) continue;
+                std::string name = dist.substr(0, dist.rfind('-', dist.rfind('-') - 1));
+                out.run_exports[name] = parse_run_exports(*text);
+            }
+        }
+        stdfs::create_directories(spec.prefix / "bin", ec);
+        return out;
+    }
+
+private:
+    ProviderContext ctx_;
+};
+
+class ExternalProvider : public EnvProvider {
+public:
+    ExternalProvider(ProviderKind kind, ProviderContext ctx) : kind_(kind), ctx_(std::move(ctx)) {}
+    ProviderKind kind() const override { return kind_; }
+
+    Result<PreparedEnv> create(const EnvSpec& spec) override {
+        std::error_code ec;
+        stdfs::remove_all(spec.prefix, ec);
+        std::vector<std::string> channels;
+        for (const auto& c : ctx_.channels) channels.push_back(stdfs::absolute(c).string());
+        for (const auto& c : ctx_.channel_urls) add_unique(channels, c);
+        std::vector<std::string> specs = spec.specs;
+        for (const auto& f : spec.package_files) {
+            // An external solver takes the package by name/version/build from
+            // the channel it was just added to.
+            std::string stem = archive::package_stem(f);
+            auto last = stem.rfind('-');
+            auto mid = stem.rfind('-', last - 1);
+            specs.push_back(stem.substr(0, mid) + " " + stem.substr(mid + 1, last - mid - 1) + " " +
+                            stem.substr(last + 1));
+        }
+        PreparedEnv out;
+        if (specs.empty()) {
+            stdfs::create_directories(spec.prefix / "conda-meta", ec);
+            return out;
+        }
+        auto argv = external_create_argv(kind_, ctx_.tool, spec.prefix, channels, specs);
+        if (!argv) return unexpected(argv.error());
+        process::Command cmd{*argv, {}, ctx_.env, {{spec.prefix.string(), "$PREFIX"}}, {}, {}};
+        auto r = process::stream(cmd, ctx_.on_line ? ctx_.on_line : std::function<void(const std::string&)>{});
+        if (!r)
+            return fail(r.error().message, "install " + std::string(to_string(kind_)) +
+                                               " or use the system provider (the default)");
+        if (r->exit_code != 0)
+            return fail(std::string(to_string(kind_)) + " create failed (exit " + std::to_string(r->exit_code) +
+                        ") for: " + str::join(specs, ", "));
+        out.run_exports = run_exports_in_prefix(spec.prefix);
+        for (const auto& [name, re] : out.run_exports) out.installed.push_back(name);
+        for (const auto& s : specs)
+            if (spec_name(s) == "python") {
+                auto exe = spec.prefix / "bin/python";
+                if (auto py = probe_python(exe, ctx_.env)) out.python = *py;
+            }
+        // Compilers come from the environment itself.
+        for (const auto& [var, names] : std::map<std::string, std::vector<std::string>>{
+                 {"CC", {"x86_64-conda-linux-gnu-cc", "gcc", "cc"}},
+                 {"CXX", {"x86_64-conda-linux-gnu-c++", "g++", "c++"}},
+                 {"NVCC", {"nvcc"}}}) {
+            for (const auto& n : names)
+                if (stdfs::exists(spec.prefix / "bin" / n, ec)) {
+                    out.vars[var] = (spec.prefix / "bin" / n).string();
+                    break;
+                }
+        }
+        return out;
+    }
+
+private:
+    ProviderKind kind_;
+    ProviderContext ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<EnvProvider> make_provider(ProviderKind kind, ProviderContext ctx) {
+    if (kind == ProviderKind::system) return std::make_unique<SystemProvider>(std::move(ctx));
+    return std::make_unique<ExternalProvider>(kind, std::move(ctx));
+}
+
+}  // namespace sf::env

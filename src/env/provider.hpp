@@ -1,0 +1,96 @@
+#pragma once
+// Environment providers: make the build, host and test prefixes of one
+// output from its requirements.
+//
+// system (default, offline):
+//   python [X.Y]        -> a venv made from the discovered interpreter
+//                          (build/host); in test prefixes the interpreter's
+//                          package from the local channel (see engine)
+//   in the local channels (outputs just built included) -> our installer
+//   in the system map (compilers, cmake, ninja, nvcc, BLAS) -> the host
+//   anything else       -> an error naming it, suggesting --env-provider
+// micromamba | mamba | conda (external; for machines with channel access):
+//   `<tool> create -y -p PREFIX -c CH... --override-channels SPEC...` run
+//   through the process wrapper; run_exports are read back from the
+//   installed packages (conda-meta -> extracted_package_dir/info).
+// pixi has no "create a prefix here" command; it is refused with a hint.
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "env/provider_map.hpp"
+#include "env/python_env.hpp"
+#include "plan/plan.hpp"
+#include "process/process.hpp"
+#include "render/output.hpp"
+
+namespace sf::env {
+
+enum class ProviderKind { system, micromamba, mamba, conda, pixi };
+Result<ProviderKind> parse_provider(const std::string& s);
+const char* to_string(ProviderKind k);
+
+enum class EnvRole { build, host, test };
+
+struct EnvSpec {
+    std::filesystem::path prefix;
+    EnvRole role = EnvRole::host;
+    std::vector<std::string> specs;                  // match specs (requirements)
+    std::vector<std::filesystem::path> package_files;  // test: the package under test
+    std::string python;                              // "3.12": the Python this env is for, if any
+};
+
+struct PreparedEnv {
+    std::vector<std::string> installed;                     // dists installed from channels
+    std::map<std::string, render::RunExports> run_exports;  // by package name
+    std::vector<std::string> from_host;                     // "cmake -> /usr/bin/cmake"
+    std::vector<std::string> path_dirs;                     // dirs of mapped host tools, in order
+    std::map<std::string, std::string> vars;                // CC, CXX, NVCC, CUDA_HOME
+    std::optional<Interpreter> python;                      // when `python` became a venv
+};
+
+struct ProviderContext {
+    std::vector<std::filesystem::path> channels;  // local channel dirs (output channel first)
+    std::vector<std::string> channel_urls;        // for external tools (names or URLs as given)
+    std::filesystem::path pkgs_dir;               // installer cache; empty: default
+    std::string subdir = "linux-64";
+    process::Env env;                             // the environment tools are found and run in
+    Interpreters pythons;
+    SystemMap map;
+    std::string tool;                             // external: executable (default: the kind's name)
+    std::function<void(const std::string&)> on_line;
+};
+
+class EnvProvider {
+public:
+    virtual ~EnvProvider() = default;
+    virtual Result<PreparedEnv> create(const EnvSpec& spec) = 0;
+    virtual ProviderKind kind() const = 0;
+};
+
+std::unique_ptr<EnvProvider> make_provider(ProviderKind kind, ProviderContext ctx);
+
+// The argv an external provider runs to create a prefix (exposed for tests).
+Result<std::vector<std::string>> external_create_argv(ProviderKind kind, const std::string& tool,
+                                                      const std::filesystem::path& prefix,
+                                                      const std::vector<std::string>& channels,
+                                                      const std::vector<std::string>& specs);
+
+// run_exports of every package installed in `prefix` (conda-meta records,
+// then <extracted_package_dir>/info/run_exports.json).
+std::map<std::string, render::RunExports> run_exports_in_prefix(const std::filesystem::path& prefix);
+
+render::RunExports parse_run_exports(const std::string& json_text);
+
+// MKL, nvcc and Pythons, as the planner needs them.
+plan::HostFacts probe_host(const SystemMap& map, const Interpreters& pythons, const process::Env& env);
+
+// The requirement's package name ("cmake >=3.20" -> "cmake").
+std::string spec_name(const std::string& spec);
+
+}  // namespace sf::env

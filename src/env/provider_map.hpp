@@ -1,0 +1,56 @@
+#pragma once
+// The system provider's mapping table: which requirements the host satisfies
+// (compilers, build tools, nvcc, BLAS) and how to check them. The defaults are
+// compiled in (provider_map.cpp, YAML); `--system-map FILE` adds or overrides
+// entries with the same format:
+//
+//   cmake:              {tool: [cmake]}
+//   gcc_linux-64:       {tool: [gcc, cc], var: CC}
+//   libcblas:           {library: [libcblas.so, libopenblas.so]}
+//   sysroot_linux-64:   {ignore: true}
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "process/process.hpp"
+
+namespace sf::env {
+
+enum class MapKind { tool, library, ignore };
+
+struct MapEntry {
+    std::string name;                     // requirement name, e.g. gcc_linux-64
+    MapKind kind = MapKind::tool;
+    std::vector<std::string> candidates;  // executables (tool) or file names (library)
+    std::string var;                      // env var the tool's path goes into (CC, CXX, NVCC)
+    SourceLoc origin;                     // where the entry was defined
+};
+
+struct SystemMap {
+    std::map<std::string, MapEntry> entries;
+    const MapEntry* find(const std::string& name) const;
+};
+
+// The built-in table.
+SystemMap default_system_map();
+
+// The YAML text of the built-in table (for `--system-map` docs and tests).
+const char* default_system_map_yaml();
+
+// Parses a table and adds its entries to `into` (later files override).
+Result<void> extend_system_map(SystemMap& into, const std::string& yaml_text, const std::string& origin);
+Result<void> extend_system_map_file(SystemMap& into, const std::filesystem::path& file);
+
+// What satisfies one entry on this host.
+struct HostMatch {
+    std::filesystem::path path;  // the executable or library found
+};
+
+// Looks a mapped requirement up: tools on `env` PATH (nvcc also in
+// $CUDA_HOME/bin and /usr/local/cuda/bin), libraries in the system library
+// dirs and $MKLROOT. Errors name the entry and where it was searched.
+Result<HostMatch> find_on_host(const MapEntry& e, const process::Env& env);
+
+}  // namespace sf::env

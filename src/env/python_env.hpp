@@ -1,0 +1,41 @@
+#pragma once
+// Python interpreters of the host, discovered at run time (never hard-coded):
+// `pythonX.Y` on PATH, then every pyenv version (`pyenv root`, or
+// $PYENV_ROOT, or ~/.pyenv). Each candidate is asked for its own version,
+// real executable, prefix and whether Python.h exists (pyenv shims answer
+// for every version, so names are not trusted). A `python X.Y` requirement of
+// the system provider becomes a venv made from the interpreter.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "process/process.hpp"
+
+namespace sf::env {
+
+struct Interpreter {
+    std::string minor;    // "3.12"
+    std::string version;  // "3.12.1"
+    std::filesystem::path exe;      // real path of the executable
+    std::filesystem::path prefix;   // sys.base_prefix (a pyenv version dir, /usr, ...)
+    bool headers = false;           // Python.h present (needed to build extensions)
+};
+
+using Interpreters = std::map<std::string, Interpreter>;  // by minor version
+
+// Candidates probed: python3.6 ... python3.15 on PATH, then pyenv versions.
+// The first working interpreter with headers wins for each minor version.
+Interpreters discover_pythons(const process::Env& env);
+
+// Asks one executable about itself; an error when it does not run.
+Result<Interpreter> probe_python(const std::filesystem::path& exe, const process::Env& env);
+
+// `<exe> -m venv --without-pip <prefix>` (the prefix is removed first).
+Result<void> make_venv(const Interpreter& py, const std::filesystem::path& prefix, const process::Env& env);
+
+// Where a venv/prefix of this Python keeps its packages.
+std::filesystem::path site_packages(const std::filesystem::path& prefix, const std::string& minor);
+
+}  // namespace sf::env

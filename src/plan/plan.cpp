@@ -1,0 +1,253 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "util/strings.hpp"
+
+namespace sf::plan {
+
+const char* to_string(Role r) {
+    switch (r) {
+        case Role::independent: return "independent";
+        case Role::per_python: return "per-python";
+        case Role::metapackage: return "metapackage";
+    }
+    return "?";
+}
+
+int BuildPlan::output_count() const {
+    int n = 0;
+    for (const auto& b : builds) n += static_cast<int>(b.steps.size());
+    return n;
+}
+
+std::string python_minor(const std::string& value) {
+    std::string v(str::trim(value));
+    v = v.substr(0, v.find(' '));
+    while (!v.empty() && (v.back() == '*' || v.back() == '.')) v.pop_back();
+    auto parts = str::split(v, '.');
+    if (parts.size() < 2) return "";
+    for (int i = 0; i < 2; ++i) {
+        if (parts[i].empty()) return "";
+        for (char c : parts[i])
+            if (!std::isdigit(static_cast<unsigned char>(c))) return "";
+    }
+    return parts[0] + "." + parts[1];
+}
+
+std::string python_of(const render::RenderedOutput& o) {
+    if (const std::string* v = o.variant.get("python")) return python_minor(*v);
+    return "";
+}
+
+namespace {
+
+std::string name_of(const std::string& spec) {
+    std::string s(str::trim(spec));
+    return s.substr(0, s.find_first_of(" =<>!"));
+}
+
+bool mentions_python(const std::vector<std::string>& specs) {
+    for (const auto& s : specs)
+        if (name_of(s) == "python") return true;
+    return false;
+}
+
+// The staging build's Python: "python 3.12" in the top-level host (megabuild),
+// else a bare "python" means the variant's Python.
+std::string staging_python(const render::Requirements& r, const variant::Variant& v) {
+    for (const auto& s : r.host) {
+        if (name_of(s) != "python") continue;
+        auto parts = str::split(std::string(str::trim(s)), ' ');
+        if (parts.size() >= 2 && !python_minor(parts[1]).empty()) return python_minor(parts[1]);
+        if (const std::string* pv = v.get("python")) return python_minor(*pv);
+        return "";
+    }
+    return "";
+}
+
+bool is_metapackage(const render::RenderedOutput& o) {
+    return !o.is_staging && o.script.empty() && o.script_lines.empty() && o.files.empty();
+}
+
+std::string label_of(const variant::Variant& v, bool cuda) {
+    std::string l;
+    if (cuda) {
+        l = "cuda" + v.value_or("cuda_compiler_version", "");
+    } else if (v.has("cuda_compiler_version")) {
+        l = "cpu";
+    }
+    if (const std::string* b = v.get("blas_impl")) l += (l.empty() ? "" : "_") + *b;
+    if (l.empty()) {
+        for (const auto& [k, val] : v.values) {
+            if (k == "target_platform" || str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version"))
+                continue;
+            if (!l.empty()) l += "_";
+            l += k + "-" + val;
+        }
+    }
+    for (char& c : l)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+    return l.empty() ? "default" : l;
+}
+
+// Without the top level's own requirements from the renderer, use the union
+// of the host/build requirements of the Python-independent outputs, minus
+// the recipe's own outputs.
+render::Requirements fallback_requirements(const render::RenderedRecipe& rr, int top) {
+    render::Requirements r;
+    std::set<std::string> own;
+    for (const auto& o : rr.outputs) own.insert(o.name);
+    auto add = [&](std::vector<std::string>& to, const std::vector<std::string>& from) {
+        for (const auto& s : from)
+            if (!own.count(name_of(s)) && std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
+    };
+    for (const auto& o : rr.outputs) {
+        if (o.top_variant != top || !python_of(o).empty()) continue;
+        add(r.build, o.requirements.build);
+        add(r.host, o.requirements.host);
+    }
+    return r;
+}
+
+}  // namespace
+
+bool needs_cuda(const render::Requirements& r, const variant::Variant& v) {
+    for (const auto* l : {&r.build, &r.host})
+        for (const auto& s : *l) {
+            std::string n = name_of(s);
+            if (str::starts_with(n, "cuda-nvcc") || n == "nvcc" || str::starts_with(n, "nvcc_")) return true;
+        }
+    const std::string* cv = v.get("cuda_compiler_version");
+    return cv && *cv != "None" && !cv->empty();
+}
+
+Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& host, SkipUnavailable skip) {
+    BuildPlan plan;
+    plan.name = rr.name;
+    plan.version = rr.version;
+    plan.recipe_dir = rr.recipe_dir;
+    plan.subdir = rr.subdir;
+    plan.build_script = rr.build_script;
+    plan.sources = rr.sources;
+    std::vector<std::string> problems;
+
+    for (size_t t = 0; t < rr.top_variants.size(); ++t) {
+        StagingBuild b;
+        b.top_variant = static_cast<int>(t);
+        b.variant = rr.top_variants[t];
+        b.requirements = t < rr.top_requirements.size() ? rr.top_requirements[t]
+                                                         : fallback_requirements(rr, static_cast<int>(t));
+        std::vector<const render::RenderedOutput*> outs;
+        for (const auto& o : rr.outputs)
+            if (o.top_variant == static_cast<int>(t)) outs.push_back(&o);
+        if (outs.empty()) continue;  // every output skipped by the recipe
+        // The staging variant holds only the keys the top level uses; take
+        // the rest of the common keys from an output for the label.
+        b.needs_cuda = needs_cuda(b.requirements, b.variant);
+        for (const auto* o : outs) b.needs_cuda = b.needs_cuda || needs_cuda(o->requirements, o->variant);
+        // The label names the keys the outputs agree on (python and
+        // output-local keys differ between outputs).
+        variant::Variant lv;
+        for (const auto& [k, val] : outs.front()->used) {
+            bool same = k != "python";
+            for (const auto* o : outs) {
+                auto it = o->used.find(k);
+                if (it != o->used.end() && it->second != val) same = false;
+            }
+            if (same) lv.set(k, val);
+        }
+        for (const auto* o : outs)
+            for (const auto& k : {"cuda_compiler_version", "blas_impl"})
+                if (!lv.has(k) && o->variant.has(k)) lv.set(k, *o->variant.get(k));
+        b.label = label_of(lv, b.needs_cuda);
+        b.python = staging_python(b.requirements, b.variant);
+
+        // Whole-build availability.
+        std::string why;
+        if (lv.value_or("blas_impl", "") == "mkl" && !host.mkl)
+            why = "MKL not found (set MKLROOT or install MKL)";
+        else if (b.needs_cuda && !host.nvcc)
+            why = "nvcc not found (put the CUDA toolkit's bin/ on PATH or set CUDA_HOME)";
+        else if (!b.python.empty() && !host.pythons.count(b.python))
+            why = "python " + b.python + " not found (searched PATH and pyenv)";
+        if (!why.empty()) {
+            std::string what = "staging build " + b.label;
+            if (skip == SkipUnavailable::yes)
+                plan.skipped.push_back({what, "unavailable: " + why});
+            else
+                problems.push_back(what + " is unavailable: " + why);
+            continue;
+        }
+
+        std::vector<Step> independent, per_python, meta;
+        std::vector<std::string> py_order;
+        for (const auto* o : outs) {
+            Step s;
+            s.output = *o;
+            std::string py = python_of(*o);
+            bool py_dependent = !py.empty() && (o->used.count("python") || mentions_python(o->requirements.host) ||
+                                                mentions_python(o->requirements.run));
+            if (is_metapackage(*o)) {
+                s.role = Role::metapackage;
+                s.python = py;
+            } else if (py_dependent) {
+                s.role = Role::per_python;
+                s.python = py;
+            } else {
+                s.role = Role::independent;
+            }
+            if (!s.python.empty() && !host.pythons.count(s.python)) {
+                std::string reason = "python " + s.python + " not found (searched PATH and pyenv)";
+                if (skip == SkipUnavailable::yes)
+                    plan.skipped.push_back({o->dist(), "unavailable: " + reason});
+                else if (std::find(problems.begin(), problems.end(), reason) == problems.end())
+                    problems.push_back(reason);
+                continue;
+            }
+            if (!s.python.empty() && std::find(py_order.begin(), py_order.end(), s.python) == py_order.end())
+                py_order.push_back(s.python);
+            (s.role == Role::independent ? independent : s.role == Role::per_python ? per_python : meta)
+                .push_back(std::move(s));
+        }
+        b.steps = std::move(independent);
+        auto by_python = [&](std::vector<Step>& from) {
+            for (const auto& py : py_order)
+                for (auto& s : from)
+                    if (s.python == py) b.steps.push_back(s);
+            for (auto& s : from)
+                if (s.python.empty()) b.steps.push_back(s);
+        };
+        by_python(per_python);
+        by_python(meta);
+        plan.builds.push_back(std::move(b));
+    }
+    if (!problems.empty())
+        return fail(SourceLoc{rr.recipe_dir + "/meta.yaml"}, str::join(problems, "; "),
+                    "install what is missing, or pass --skip-unavailable to build the rest");
+    if (plan.builds.empty()) {
+        if (!plan.skipped.empty())
+            return fail(SourceLoc{rr.recipe_dir + "/meta.yaml"},
+                        "nothing to build: " + plan.skipped.front().what + " " + plan.skipped.front().reason);
+        return fail(SourceLoc{rr.recipe_dir + "/meta.yaml"}, "nothing to build (every output is skipped)");
+    }
+    return plan;
+}
+
+std::string describe(const BuildPlan& p) {
+    std::ostringstream os;
+    for (const auto& b : p.builds) {
+        os << "staging build " << b.label;
+        if (!b.python.empty()) os << " (python " << b.python << ")";
+        os << "\n";
+        for (const auto& s : b.steps)
+            os << "  " << s.output.dist() << "  [" << to_string(s.role)
+               << (s.python.empty() ? "" : ", python " + s.python) << "]\n";
+    }
+    for (const auto& s : p.skipped) os << "skipped " << s.what << ": " << s.reason << "\n";
+    return os.str();
+}
+
+}  // namespace sf::plan
