@@ -389,30 +389,46 @@ void splitforge_keys(const Meta& meta, const std::string& field, std::vector<std
 std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                                 const variant::Specials& sp, const variant::UsedVarScanner& scanner,
                                 UsedVarsOptions opts) {
-    std::string raw_text, sel_text, reqs_text;
-    if (opts.force_global) {
-        raw_text = vt.recipe_text(nullptr, false);
-        sel_text = vt.recipe_text(nullptr, true);
-        reqs_text = sel_text;
-    } else {
-        auto text_for = [&](bool apply) {
-            if (om.is_output) return vt.single_output_text(om.name, apply);
-            std::string all = vt.recipe_text(nullptr, apply);
-            std::string outs = std::string(str::trim(vt.outputs_text(apply)));
-            if (!outs.empty()) all = str::replace_all(all, outs, "");
-            return all + vt.single_output_text(om.name, apply);
-        };
-        raw_text = text_for(false);
-        sel_text = text_for(true);
-        static const PyRegex reqs_re(R"(requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type)))",
-                                     PyRegex::multiline | PyRegex::dotall);
-        auto m = reqs_re.search(sel_text);
-        reqs_text = m ? m->str() : "";
+    // The text scans depend only on which output this is and on which
+    // selectors hold: memoized across variants.
+    std::string scan_key = om.name + '\x1f' + (om.is_output ? "o" : "t") + (opts.force_global ? "g" : "l") +
+                           '\x1f' + vt.outcome_key;
+    TextCache::Scan local;
+    TextCache::Scan* scan = &local;
+    bool cached = false;
+    if (vt.cache) {
+        auto [it, inserted] = vt.cache->scans.try_emplace(scan_key);
+        scan = &it->second;
+        cached = !inserted;
     }
-    std::set<std::string> used = scanner.in_text(raw_text, variant::Scan::selectors_only);
-    for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) used.insert(k);
+    if (!cached) {
+        std::string raw_text, sel_text, reqs_text;
+        if (opts.force_global) {
+            raw_text = vt.recipe_text(nullptr, false);
+            sel_text = vt.recipe_text(nullptr, true);
+            reqs_text = sel_text;
+        } else {
+            auto text_for = [&](bool apply) {
+                if (om.is_output) return vt.single_output_text(om.name, apply);
+                std::string all = vt.recipe_text(nullptr, apply);
+                std::string outs = std::string(str::trim(vt.outputs_text(apply)));
+                if (!outs.empty()) all = str::replace_all(all, outs, "");
+                return all + vt.single_output_text(om.name, apply);
+            };
+            raw_text = text_for(false);
+            sel_text = text_for(true);
+            static const PyRegex reqs_re(R"(requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type)))",
+                                         PyRegex::multiline | PyRegex::dotall);
+            auto m = reqs_re.search(sel_text);
+            reqs_text = m ? m->str() : "";
+        }
+        scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
+        for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);
+        if (!opts.force_global) scan->in_requirements = scanner.in_text(reqs_text, variant::Scan::full);
+    }
+    std::set<std::string> used = scan->all;
     if (!opts.force_global) {
-        auto req_used = scanner.in_text(reqs_text, variant::Scan::full);
+        const auto& req_used = scan->in_requirements;
         std::set<std::string> outside;
         for (const auto& k : used)
             if (!req_used.count(k)) outside.insert(k);

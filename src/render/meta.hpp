@@ -30,6 +30,11 @@ int build_number(const Meta& meta);
 struct TextCache {
     std::map<std::string, std::string> memo;
     recipe::SelectorCache selectors;
+    // Text-scan results of used_vars(), by output and selector outcomes.
+    struct Scan {
+        std::set<std::string> all, in_requirements;
+    };
+    std::map<std::string, Scan> scans;
     // First group of `pattern` (multiline, dotall) searched in `text`, memoized.
     const std::string& extract(const char* pattern, const std::string& text);
 
