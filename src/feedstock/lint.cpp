@@ -1,0 +1,313 @@
+#include "feedstock/lint.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include <yaml-cpp/yaml.h>
+
+#include "feedstock/ci_job.hpp"
+#include "feedstock/recipe_extra.hpp"
+#include "feedstock/rerender.hpp"
+#include "recipe/raw_recipe.hpp"
+#include "render/render.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "variant/config.hpp"
+
+namespace sf::feedstock {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// Keys that carry settings for tools around the build, never used by a recipe.
+bool is_tooling_key(const std::string& k) {
+    static const std::set<std::string> keys = {"target_platform", "channel_targets", "channel_sources", "docker_image",
+                                               kRunnerKey, kTimeoutKey, "cdt_name", "build_platform"};
+    return keys.count(k) > 0;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string closest(const std::string& name, const std::set<std::string>& options) {
+    std::string best;
+    size_t best_d = std::string::npos;
+    for (const auto& o : options) {
+        size_t d = edit_distance(name, o);
+        if (d < best_d) best_d = d, best = o;
+    }
+    return best_d <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
+}
+
+struct Linter {
+    const LintOptions& opts;
+    const recipe::RawRecipe& raw;
+    std::vector<Finding> out;
+    std::vector<render::RenderedRecipe> renders;  // platforms that rendered
+    std::set<std::string> used;                   // keys used on any platform
+    std::map<std::string, std::set<std::string>> used_on;  // platform -> used keys
+    std::set<std::string> present;                // keys defined on any platform
+
+    void add(SourceLoc loc, Severity s, std::string msg, std::string hint) {
+        out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint)});
+    }
+    // 1-based line of the first line of meta.yaml containing `needle`, or 0.
+    int line_of(const std::string& needle, int from = 1) const {
+        auto lines = str::split_lines(raw.text);
+        for (size_t i = static_cast<size_t>(from - 1); i < lines.size(); ++i)
+            if (lines[i].find(needle) != std::string::npos) return static_cast<int>(i) + 1;
+        return 0;
+    }
+    SourceLoc meta(int line) const { return SourceLoc{raw.meta_file, line}; }
+
+    void render_all(const std::vector<std::string>& platforms) {
+        std::set<std::string> seen_errors;
+        for (const auto& p : platforms) {
+            render::RenderOptions ro;
+            ro.subdir = p;
+            auto rr = render::render(raw, ro);
+            if (!rr) {
+                const Error& e = rr.error();
+                if (!seen_errors.insert(e.loc.str() + e.message).second) continue;
+                static const std::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
+                std::smatch m;
+                if (std::regex_search(e.message, m, unknown))
+                    add(e.loc, Severity::error,
+                        "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " + p + ")",
+                        "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
+                else
+                    add(e.loc.file.empty() ? meta(0) : e.loc, Severity::error, "cannot render for " + p + ": " + e.message,
+                        e.hint);
+                continue;
+            }
+            for (const auto& v : rr->variants)
+                for (const auto& [k, val] : v.values) present.insert(k);
+            if (rr->top_variants.empty()) continue;  // everything skipped here
+            used.insert(rr->used_keys.begin(), rr->used_keys.end());
+            used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
+            renders.push_back(std::move(*rr));
+        }
+    }
+
+    void declared_keys() {
+        auto extra = recipe_extra(raw, "linux-64", {});
+        if (!extra || !extra->IsMap() || !(*extra)["splitforge"]) return;
+        YAML::Node sf = (*extra)["splitforge"];
+        for (const char* list : {"use_keys", "output_keys"}) {
+            if (!sf[list] || !sf[list].IsSequence()) continue;
+            int from = line_of(std::string(list) + ":");
+            for (const auto& k : sf[list]) {
+                std::string key = k.as<std::string>();
+                if (present.count(key) || renders.empty()) continue;
+                add(meta(line_of(key, std::max(from, 1))), Severity::error,
+                    "key '" + key + "' is used by the recipe (extra/splitforge/" + list + ") but no variant config defines it",
+                    "add `" + key + ":` with its values to conda_build_config.yaml");
+            }
+        }
+    }
+
+    void config_file_keys() {
+        if (!raw.config_file) return;
+        std::map<std::string, int> keys;
+        const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
+        for (const auto& p : platforms) {
+            auto src = variant::read_config_file(*raw.config_file, p, p);
+            if (!src) continue;  // a broken config already failed rendering
+            for (const auto& [k, v] : src->lists)
+                if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
+        }
+        std::string file = raw.config_file->lexically_normal().string();
+        variant::Specials none;
+        for (const auto& [k, line] : keys) {
+            if (used.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
+            add(SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
+                "remove it, or use it in meta.yaml or a build script");
+        }
+    }
+
+    void variant_files(const stdfs::path& dir) {
+        auto files = job_files(dir);
+        if (!files) return;
+        for (const auto& f : *files) {
+            std::string file = f.lexically_normal().string();
+            auto job = read_job_file(f);
+            if (!job) {
+                add(job.error().loc, Severity::error, job.error().message, job.error().hint);
+                continue;
+            }
+            std::map<std::string, int> lines;
+            auto text = fs::read_file(f);
+            auto tl = str::split_lines(text ? *text : std::string());
+            for (size_t i = 0; i < tl.size(); ++i)
+                if (!tl[i].empty() && tl[i][0] != ' ' && tl[i][0] != '-' && tl[i][0] != '#')
+                    lines.emplace(tl[i].substr(0, tl[i].find(':')), static_cast<int>(i) + 1);
+            std::set<std::string> zipped;
+            for (const auto& g : job->zip_keys) zipped.insert(g.begin(), g.end());
+            auto it = used_on.find(job->platform);
+            if (it == used_on.end()) {
+                add(SourceLoc{file, lines["target_platform"]}, Severity::warning,
+                    "the recipe builds nothing for " + job->platform,
+                    "run `splitforge rerender` to drop stale variant files");
+                continue;
+            }
+            for (const auto& [k, v] : job->keys)
+                if (!it->second.count(k) && !is_tooling_key(k) && !zipped.count(k))
+                    add(SourceLoc{file, lines[k]}, Severity::warning,
+                        "variant key '" + k + "' is not used by the recipe on " + job->platform,
+                        "remove it, or run `splitforge rerender`");
+            for (const auto& k : it->second)
+                if (!job->values(k) && !is_tooling_key(k))
+                    add(SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
+                        "run `splitforge rerender`");
+        }
+    }
+
+    void patches() {
+        std::set<std::string> listed;
+        for (const auto& rr : renders)
+            for (const auto& s : rr.sources) listed.insert(s.patches.begin(), s.patches.end());
+        std::set<stdfs::path> dirs, listed_paths;
+        std::error_code ec;
+        if (stdfs::is_directory(raw.dir / "patches", ec)) dirs.insert((raw.dir / "patches").lexically_normal());
+        for (const auto& p : listed) {
+            stdfs::path full = (raw.dir / p).lexically_normal();
+            listed_paths.insert(full);
+            if (!stdfs::is_regular_file(full, ec))
+                add(meta(line_of(stdfs::path(p).filename().string())), Severity::error,
+                    "patch '" + p + "' is listed but missing", "add the file, or drop it from source/patches");
+            else
+                dirs.insert(full.parent_path());
+        }
+        for (const auto& d : dirs) {
+            std::vector<stdfs::path> files;
+            for (const auto& e : stdfs::directory_iterator(d, ec))
+                if (e.is_regular_file() && (e.path().extension() == ".patch" || e.path().extension() == ".diff"))
+                    files.push_back(e.path().lexically_normal());
+            std::sort(files.begin(), files.end());
+            for (const auto& f : files)
+                if (!listed_paths.count(f) && !renders.empty())
+                    add(SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
+                        "add it to source/patches, or delete it");
+        }
+    }
+
+    void sources() {
+        std::set<std::string> seen;
+        for (const auto& rr : renders)
+            for (const auto& s : rr.sources) {
+                if (s.url.empty() || !seen.insert(s.url).second) continue;
+                int line = line_of(s.url);
+                if (!line) line = line_of("url:");
+                if (!s.sha256.empty()) continue;
+                if (!s.md5.empty())
+                    add(meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
+                        "use `sha256:` with the download's sha256sum");
+                else
+                    add(meta(line), Severity::error, "source " + s.url + " has no sha256",
+                        "add `sha256:` with the download's sha256sum");
+            }
+    }
+
+    void tests() {
+        std::map<std::string, bool> tested;  // output -> has a test on some platform
+        for (const auto& rr : renders)
+            for (const auto& o : rr.outputs) {
+                bool t = !o.test.empty();
+                if (o.is_staging)
+                    for (const char* f : {"run_test.sh", "run_test.py", "run_test.bat", "run_test.pl"})
+                        t = t || raw.script_text(f).has_value();
+                tested[o.name] = tested[o.name] || t;
+            }
+        for (const auto& [name, t] : tested) {
+            if (t) continue;
+            static const std::regex name_line(R"(^\s*-?\s*name:\s*["']?([^"'\s#]+))");
+            int line = 0;
+            auto lines = str::split_lines(raw.text);
+            for (size_t i = 0; i < lines.size() && !line; ++i) {
+                std::smatch m;
+                if (std::regex_search(lines[i], m, name_line) && m[1] == name) line = static_cast<int>(i) + 1;
+            }
+            add(meta(line), Severity::warning, "output '" + name + "' has no test",
+                "add test/commands or test/imports, even a file-exists check");
+        }
+    }
+
+    void pins() {
+        std::set<std::string> names;
+        for (const auto& rr : renders) {
+            names.insert(rr.name);
+            for (const auto& o : rr.outputs) names.insert(o.name);
+        }
+        static const std::regex name_line(R"(^\s*-?\s*name:\s*["']?([A-Za-z0-9_.+-]+)["']?\s*(#.*)?$)");
+        static const std::regex pin(R"(pin_subpackage\(\s*["']([^"']+)["'])");
+        auto lines = str::split_lines(raw.text);
+        for (const auto& l : lines) {
+            std::smatch m;
+            if (std::regex_match(l, m, name_line)) names.insert(m[1]);
+        }
+        for (size_t i = 0; i < lines.size(); ++i) {
+            std::string_view t = str::trim(lines[i]);
+            if (t.empty() || t[0] == '#') continue;
+            for (auto it = std::sregex_iterator(lines[i].begin(), lines[i].end(), pin); it != std::sregex_iterator(); ++it) {
+                std::string n = (*it)[1];
+                if (names.count(n)) continue;
+                std::string near = closest(n, names);
+                add(SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
+                    Severity::error, "pin_subpackage('" + n + "') names no output of this recipe",
+                    near.empty() ? "outputs: " + str::join(std::vector<std::string>(names.begin(), names.end()), ", ")
+                                 : "did you mean '" + near + "'?");
+            }
+        }
+    }
+};
+
+}  // namespace
+
+std::string Finding::str() const {
+    std::string s = loc.str();
+    s += s.empty() ? "" : ": ";
+    s += severity == Severity::error ? "error: " : "warning: ";
+    s += message;
+    if (!suggestion.empty()) s += " (" + suggestion + ")";
+    return s;
+}
+
+Result<std::vector<Finding>> lint(const LintOptions& opts) {
+    auto raw = recipe::RawRecipe::load(opts.recipe_dir);
+    if (!raw) return unexpected(raw.error());
+    Linter l{opts, *raw, {}, {}, {}, {}, {}};
+    l.render_all(opts.platforms.empty() ? default_platforms() : opts.platforms);
+    l.declared_keys();
+    l.config_file_keys();
+    stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
+    std::error_code ec;
+    if (stdfs::is_directory(vdir, ec))
+        l.variant_files(vdir);
+    else if (opts.variants_dir)
+        return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
+    l.patches();
+    l.sources();
+    l.tests();
+    l.pins();
+    auto& out = l.out;
+    std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        return std::tie(a.loc.file, a.loc.line, a.loc.col, a.message) < std::tie(b.loc.file, b.loc.line, b.loc.col, b.message);
+    });
+    out.erase(std::unique(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.str() == b.str(); }),
+              out.end());
+    return out;
+}
+
+}  // namespace sf::feedstock
