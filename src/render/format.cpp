@@ -149,10 +149,18 @@ std::string variants_report(const RenderedRecipe& r) {
     out += r.name + " " + r.version + " (" + r.subdir + "): " + std::to_string(r.variants.size()) +
            " variants in the matrix, " + std::to_string(r.top_variants.size()) + " staging build(s), " +
            std::to_string(r.outputs.size()) + " package(s)\n\n";
-    out += "staging builds split by: " + (r.staging_keys.empty() ? std::string("(nothing)") : str::join(r.staging_keys, ", ")) + "\n";
+    // Keys the staging build uses but that take one value only do not split anything.
+    std::vector<std::string> varying;
+    for (const auto& k : r.staging_keys)
+        for (const auto& tv : r.top_variants)
+            if (tv.value_or(k, "") != r.top_variants.front().value_or(k, "")) {
+                varying.push_back(k);
+                break;
+            }
+    out += "staging builds split by: " + (varying.empty() ? std::string("(nothing)") : str::join(varying, ", ")) + "\n";
     for (size_t i = 0; i < r.top_variants.size(); ++i) {
         std::vector<std::string> kv;
-        for (const auto& k : r.staging_keys) kv.push_back(k + "=" + r.top_variants[i].value_or(k, "?"));
+        for (const auto& k : varying) kv.push_back(k + "=" + r.top_variants[i].value_or(k, "?"));
         out += "  [" + std::to_string(i + 1) + "] " + (kv.empty() ? std::string("(single)") : str::join(kv, " ")) + "\n";
         for (const auto& o : r.outputs) {
             if (o.top_variant != static_cast<int>(i)) continue;
@@ -165,7 +173,7 @@ std::string variants_report(const RenderedRecipe& r) {
     for (const auto& k : r.used_keys) {
         bool staging = std::find(r.staging_keys.begin(), r.staging_keys.end(), k) != r.staging_keys.end();
         out += "  " + k + std::string(width - k.size() + 2, ' ') + why_used(r, k) +
-               (staging ? "  [splits staging]" : "") + "\n";
+               (staging ? "  [staging]" : "") + "\n";
     }
     std::vector<std::string> unused;
     if (!r.variants.empty())
