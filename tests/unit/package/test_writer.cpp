@@ -100,6 +100,23 @@ TEST_CASE("write_package writes a .conda with the documented info/ files") {
     CHECK(archive::read_package_member(pkg, "info/test/run_test.sh")->find("test -f $PREFIX/include/demo.h") !=
           std::string::npos);
 
+    SECTION("the zip holds metadata.json, pkg-, info- in that order, STORED") {
+        const std::string bytes = test::slurp(pkg);
+        std::vector<std::string> names;
+        for (std::size_t at = bytes.find("PK\3\4"); at != std::string::npos; at = bytes.find("PK\3\4", at + 4)) {
+            if (at + 30 > bytes.size()) break;
+            const auto u16 = [&](std::size_t o) {
+                return static_cast<unsigned char>(bytes[at + o]) | static_cast<unsigned char>(bytes[at + o + 1]) << 8;
+            };
+            if (u16(26) == 0 || at + 30 + u16(26) > bytes.size()) continue;
+            std::string name = bytes.substr(at + 30, u16(26));
+            if (name != "metadata.json" && name.rfind("pkg-", 0) != 0 && name.rfind("info-", 0) != 0) continue;
+            CHECK(u16(8) == 0);  // stored
+            names.push_back(name);
+        }
+        CHECK(names == std::vector<std::string>{"metadata.json", "pkg-demo-1.0-h0_0.tar.zst", "info-demo-1.0-h0_0.tar.zst"});
+        CHECK(bytes.find(R"({"conda_pkg_format_version": 2})") != std::string::npos);
+    }
     SECTION("payload members keep symlinks, modes and empty directories") {
         auto members = archive::list_package(pkg, archive::Part::payload);
         REQUIRE(members);
