@@ -129,9 +129,22 @@ struct Linter {
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
         }
         std::string file = raw.config_file->lexically_normal().string();
+        // A zip partner of a used key (numpy zipped with python) stays: the
+        // zip needs it, and removing it means editing zip_keys too.
+        std::set<std::string> partners;
+        for (const auto& p : platforms) {
+            variant::LoadOptions lo;
+            lo.subdir = p;
+            lo.recipe_config = raw.config_file;
+            auto spec = variant::load(lo);
+            if (!spec) continue;
+            for (const auto& g : spec->specials.zip_keys)
+                for (const auto& k : g)
+                    if (used.count(k)) partners.insert(g.begin(), g.end());
+        }
         variant::Specials none;
         for (const auto& [k, line] : keys) {
-            if (used.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
+            if (used.count(k) || partners.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
             add(SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
                 "remove it, or use it in meta.yaml or a build script");
         }

@@ -1,0 +1,77 @@
+#include <catch2/catch.hpp>
+
+#include "feedstock/lint.hpp"
+#include "golden.hpp"
+#include "testutil.hpp"
+
+using namespace sf;
+using namespace sf::feedstock;
+
+namespace {
+
+std::string lint_text(const std::filesystem::path& recipe) {
+    LintOptions o;
+    o.recipe_dir = recipe;
+    auto r = lint(o);
+    REQUIRE(r);
+    std::string out;
+    for (const auto& f : *r) out += f.str() + "\n";
+    return test::relative_to_data(out);
+}
+
+int errors(const std::filesystem::path& recipe) {
+    LintOptions o;
+    o.recipe_dir = recipe;
+    auto r = lint(o);
+    REQUIRE(r);
+    int n = 0;
+    for (const auto& f : *r) n += f.severity == Severity::error;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("lint: one of each problem (golden)") {
+    auto dir = test::data_dir() / "feedstock/lint/bad";
+    std::string out = lint_text(dir / "recipe");
+    test::check_golden(dir / "expected.txt", out);
+    CHECK(out.find("variant key 'blas_impl' is not used") != std::string::npos);
+    CHECK(out.find("no sha256") != std::string::npos);
+    CHECK(out.find("0002-missing.patch' is listed but missing") != std::string::npos);
+    CHECK(out.find("0003-unlisted.patch: warning: patch is not listed") != std::string::npos);
+    CHECK(out.find("output 'bad-py' has no test") != std::string::npos);
+    CHECK(out.find("pin_subpackage('libbadd') names no output of this recipe (did you mean 'libbad'?)") !=
+          std::string::npos);
+    CHECK(out.find("key 'python' is used by the recipe but missing from this variant file") != std::string::npos);
+    CHECK(out.find("variant key 'foo' is not used") != std::string::npos);
+    CHECK(errors(dir / "recipe") == 4);
+}
+
+TEST_CASE("lint: a key used by the recipe but missing from the variants (golden)") {
+    auto dir = test::data_dir() / "feedstock/lint/undefined";
+    test::check_golden(dir / "expected.txt", lint_text(dir / "recipe"));
+    CHECK(errors(dir / "recipe") == 1);
+}
+
+TEST_CASE("lint: good recipes are clean") {
+    CHECK(lint_text(test::source_dir() / "demo/minitorch/recipe").empty());
+    CHECK(lint_text(test::data_dir() / "feedstock/rerender/perpython/recipe").empty());
+}
+
+TEST_CASE("lint: bad input") {
+    LintOptions o;
+    o.recipe_dir = test::data_dir() / "feedstock/lint/nope";
+    auto r = lint(o);
+    REQUIRE(!r);
+    CHECK(r.error().message == "recipe directory not found");
+    o.recipe_dir = test::data_dir() / "feedstock/lint/bad/recipe";
+    o.variants_dir = test::data_dir() / "feedstock/lint/no-variants";
+    auto v = lint(o);
+    REQUIRE(!v);
+    CHECK(v.error().message == "variants directory does not exist");
+}
+
+TEST_CASE("Finding::str is file:line: severity: message (suggestion)") {
+    Finding f{SourceLoc{"recipe/meta.yaml", 12}, Severity::warning, "output 'x' has no test", "add one"};
+    CHECK(f.str() == "recipe/meta.yaml:12: warning: output 'x' has no test (add one)");
+}
