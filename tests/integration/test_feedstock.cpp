@@ -1,0 +1,187 @@
+// End to end: the feedstock workflows through the real binary and
+// build-locally.sh -- rerender/--check, ci-matrix, lint, submodules errors,
+// and build-locally.sh --all on a tiny two-config feedstock.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+process::Outcome run(std::vector<std::string> argv, process::Env extra = {}, const stdfs::path& cwd = {}) {
+    process::Command c;
+    c.argv = std::move(argv);
+    c.env = process::minimal_env();
+    c.cwd = cwd;
+    c.stdin_data = "";  // never a terminal
+    for (auto& [k, v] : extra) c.env[k] = v;
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return *r;
+}
+
+process::Outcome sf_run(std::vector<std::string> args, const stdfs::path& cwd = {}) {
+    args.insert(args.begin(), test::binary().string());
+    return run(std::move(args), {}, cwd);
+}
+
+stdfs::path tiny() { return test::data_dir() / "feedstock/build-locally"; }
+
+process::Outcome build_locally(std::vector<std::string> args, process::Env env) {
+    args.insert(args.begin(), (test::source_dir() / "build-locally.sh").string());
+    args.insert(args.begin(), "bash");
+    return run(std::move(args), std::move(env));
+}
+
+// The error is one line, prefixed, on stderr.
+void check_one_line_error(const process::Outcome& o, const std::string& needle) {
+    INFO(o.out << o.err);
+    CHECK(o.exit_code != 0);
+    auto lines = str::split_lines(o.err);
+    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    CHECK(lines.size() == 1);
+    CHECK(o.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("rerender writes variants/, a rerun changes nothing, --check catches staleness") {
+    fs::TempDir tmp("sf-it-feed");
+    auto v = (tmp.path() / "variants").string();
+    auto recipe = (test::data_dir() / "feedstock/rerender/perpython/recipe").string();
+    auto w = sf_run({"rerender", recipe, "--variants-dir", v});
+    INFO(w.out << w.err);
+    REQUIRE(w.exit_code == 0);
+    CHECK(w.out.find("9 configs, 9 written") != std::string::npos);
+    CHECK(w.out.find("no config for win-64") != std::string::npos);
+    auto again = sf_run({"rerender", recipe, "--variants-dir", v});
+    CHECK(again.out.find("9 configs, 0 written, 0 removed") != std::string::npos);
+    auto ok = sf_run({"rerender", recipe, "--variants-dir", v, "--check"});
+    CHECK(ok.exit_code == 0);
+    REQUIRE(fs::write_file_atomic(tmp.path() / "variants/linux_aarch64_.yaml", "stale\n"));
+    auto bad = sf_run({"rerender", recipe, "--variants-dir", v, "--check"});
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.out.find("stale:   " + v + "/linux_aarch64_.yaml") != std::string::npos);
+    CHECK(test::slurp(tmp.path() / "variants/linux_aarch64_.yaml") == "stale\n");
+}
+
+TEST_CASE("the repository's variants/ is what rerender makes from recipe/") {
+    if (!stdfs::exists(test::source_dir() / "recipe/meta.yaml")) return;
+    auto r = sf_run({"rerender", "recipe", "--check"}, test::source_dir());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("ci-matrix --format github is valid JSON and matches the golden file") {
+    auto r = sf_run({"ci-matrix", "--variants-dir", (test::data_dir() / "feedstock/rerender/perpython/expected").string(),
+                     "--format", "github"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(!j.is_discarded());
+    CHECK(j["include"].size() == 9);
+    CHECK(r.out == test::slurp(test::data_dir() / "feedstock/ci-matrix/github.json"));
+}
+
+TEST_CASE("build-locally.sh --all builds every config once; a rerun skips them") {
+    fs::TempDir tmp("sf-it-feed");
+    const stdfs::path art = tmp.path() / "build_artifacts";
+    process::Env env = {{"SPLITFORGE", test::binary().string()},
+                        {"SF_RECIPE", (tiny() / "recipe").string()},
+                        {"SF_VARIANTS_DIR", (tiny() / "variants").string()},
+                        {"SF_ARTIFACTS", art.string()},
+                        {"CPU_COUNT", "2"}};
+    auto first = build_locally({"--all"}, env);
+    INFO(first.out << first.err);
+    REQUIRE(first.exit_code == 0);
+    for (const char* c : {"linux_64_flavourfancy", "linux_64_flavourplain"}) {
+        CHECK(stdfs::exists(art / (std::string("build-done-") + c)));
+        CHECK(test::slurp(art / (std::string(c) + "-log.txt")).find("built") != std::string::npos);
+    }
+    CHECK(stdfs::exists(art / "channel/linux-64/tiny-flavour-1.0.0-fancy_0.conda"));
+    CHECK(stdfs::exists(art / "channel/linux-64/tiny-flavour-1.0.0-plain_0.conda"));
+    CHECK(first.err.find("built 2, skipped 0, failed 0") != std::string::npos);
+
+    auto second = build_locally({"--all"}, env);
+    INFO(second.out << second.err);
+    CHECK(second.exit_code == 0);
+    CHECK(second.err.find("skipped linux_64_flavourfancy") != std::string::npos);
+    CHECK(second.err.find("skipped linux_64_flavourplain") != std::string::npos);
+    CHECK(second.err.find("built 0, skipped 2, failed 0") != std::string::npos);
+}
+
+TEST_CASE("build-locally.sh: one config, --filter, a failing config, CPU_COUNT, --docker fallback") {
+    fs::TempDir tmp("sf-it-feed");
+    const stdfs::path art = tmp.path() / "ba", calls = tmp.path() / "calls.txt";
+    process::Env env = {{"SPLITFORGE", (tiny() / "fake-splitforge.sh").string()},
+                        {"SF_RECIPE", (tiny() / "recipe").string()},
+                        {"SF_VARIANTS_DIR", (tiny() / "variants").string()},
+                        {"SF_ARTIFACTS", art.string()},
+                        {"FAKE_SF_CALLS", calls.string()},
+                        {"CPU_COUNT", "3"}};
+    SECTION("one config by name (a .yaml path works too)") {
+        auto r = build_locally({"variants/linux_64_flavourplain.yaml"}, env);
+        INFO(r.out << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(test::slurp(calls) == "linux_64_flavourplain CPU_COUNT=3\n");
+        CHECK(stdfs::exists(art / "build-done-linux_64_flavourplain"));
+        CHECK(!stdfs::exists(art / "build-done-linux_64_flavourfancy"));
+    }
+    SECTION("--filter narrows --all and --list") {
+        auto l = build_locally({"--list", "--filter", "*fancy"}, env);
+        CHECK(l.out == "linux_64_flavourfancy\n");
+        auto r = build_locally({"--all", "--filter", "*fancy"}, env);
+        CHECK(r.exit_code == 0);
+        CHECK(test::slurp(calls) == "linux_64_flavourfancy CPU_COUNT=3\n");
+    }
+    SECTION("a failing config gets a log but no done-marker, and the run fails") {
+        env["FAKE_SF_FAIL"] = "linux_64_flavourfancy";
+        auto r = build_locally({"--all"}, env);
+        INFO(r.out << r.err);
+        CHECK(r.exit_code != 0);
+        CHECK(r.err.find("FAILED linux_64_flavourfancy") != std::string::npos);
+        CHECK(test::slurp(art / "linux_64_flavourfancy-log.txt").find("fake failure") != std::string::npos);
+        CHECK(!stdfs::exists(art / "build-done-linux_64_flavourfancy"));
+        CHECK(stdfs::exists(art / "build-done-linux_64_flavourplain"));
+    }
+    SECTION("--docker without a reachable engine builds on the host and says so") {
+        env["PATH"] = "/usr/bin:/bin";  // whatever docker is there, `docker info` must fail without an engine
+        auto r = build_locally({"--docker", "debian:12", "--all"}, env);
+        INFO(r.out << r.err);
+        bool engine = run({"bash", "-c", "docker info >/dev/null 2>&1"}).exit_code == 0;
+        if (!engine) {
+            CHECK(r.err.find("no Docker engine reachable") != std::string::npos);
+            CHECK(r.exit_code == 0);
+        }
+    }
+}
+
+TEST_CASE("feedstock commands: bad input gives one clear line and a non-zero exit") {
+    fs::TempDir tmp("sf-it-feed");
+    auto missing = (tmp.path() / "variants").string();
+    check_one_line_error(sf_run({"ci-matrix", "--variants-dir", missing}), "variants directory does not exist");
+    check_one_line_error(sf_run({"rerender", (tmp.path() / "nope").string()}), "recipe directory not found");
+    check_one_line_error(sf_run({"submodules", "--source", tmp.path().string()}), "not a git repository");
+    auto fx = test::data_dir() / "feedstock/submodules";
+    check_one_line_error(sf_run({"lint", (tmp.path() / "nope").string()}), "recipe directory not found");
+    // Malformed repodata: the git checkout is the test's own source tree when it is one.
+    if (stdfs::exists(test::source_dir() / ".git"))
+        check_one_line_error(sf_run({"submodules", "--source", test::source_dir().string(), "--recipe",
+                                     (fx / "recipe").string(), "--repodata", (fx / "malformed-repodata.json").string()}),
+                             "malformed repodata");
+    process::Env env = {{"SPLITFORGE", (tiny() / "fake-splitforge.sh").string()},
+                        {"SF_RECIPE", (tiny() / "recipe").string()},
+                        {"SF_VARIANTS_DIR", (tiny() / "variants").string()},
+                        {"SF_ARTIFACTS", (tmp.path() / "ba").string()}};
+    auto unknown = build_locally({"no_such_config"}, env);
+    CHECK(unknown.exit_code != 0);
+    CHECK(unknown.err.find("unknown config 'no_such_config'") != std::string::npos);
+    env["SF_VARIANTS_DIR"] = missing;
+    check_one_line_error(build_locally({"--all"}, env), "variants directory '" + missing + "' not found");
+}
