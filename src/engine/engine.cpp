@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "build/capture.hpp"
+#include "build/ninja_log.hpp"
 #include "build/script_env.hpp"
 #include "build/source.hpp"
 #include "channel/index.hpp"
@@ -193,11 +194,13 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     run.work = base;
     run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    auto logs = build::snapshot_ninja_logs(st.src_dir);
     if (auto r = build::run_script(run, sctx); !r) {
         if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
         return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
                     r.error().hint);
     }
+    timing.rebuilt = build::ninja_edges_since(st.src_dir, logs);
     st.staged_files = build::new_files(ctx.host_prefix, before);
     if (auto ok = build::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
     timing.staging_s = detail::seconds_since(t);
@@ -224,7 +227,15 @@ Result<Setup> setup(const BuildOptions& opts) {
     auto rr = render::render_dir(opts.recipe_dir, ro);
     if (!rr) return unexpected(rr.error());
     s.env = tool_env();
-    s.pythons = env::discover_pythons(s.env);
+    // Probing interpreters takes a moment: only when some requirement names python.
+    bool wants_python = false;
+    auto scan = [&](const render::Requirements& r) {
+        for (const auto* l : {&r.build, &r.host, &r.run})
+            for (const auto& spec : *l) wants_python = wants_python || env::spec_name(spec) == "python";
+    };
+    for (const auto& r : rr->top_requirements) scan(r);
+    for (const auto& o : rr->outputs) scan(o.requirements);
+    if (wants_python) s.pythons = env::discover_pythons(s.env);
     s.map = env::default_system_map();
     for (const auto& f : opts.system_maps)
         if (auto ok = env::extend_system_map_file(s.map, f); !ok) return unexpected(ok.error());
@@ -392,7 +403,8 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
             r->variant = variant;
             ctx.report.outputs.push_back(*r);
             ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r->dist + "  " +
-                         variant + "  built, test " + r->test + ", " + detail::fmt_seconds(r->seconds));
+                         variant + "  built, test " + r->test + ", " + detail::fmt_seconds(r->seconds) +
+                         (r->rebuilt.empty() ? "" : ", " + std::to_string(r->rebuilt.size()) + " build edges"));
         }
         timing.outputs_s = detail::seconds_since(t_out);
         ctx.report.stagings.push_back(timing);

@@ -59,11 +59,13 @@ struct OutputResult {
     double seconds = 0;
     std::filesystem::path package;  // in the channel (or broken/)
     std::string detail;     // why skipped/failed
+    std::vector<std::string> rebuilt;  // ninja edges its script ran (from .ninja_log)
 };
 
 struct StagingTiming {
     std::string label;
     double source_s = 0, staging_s = 0, outputs_s = 0;
+    std::vector<std::string> rebuilt;  // ninja edges the top-level build.sh ran
 };
 
 struct BuildReport {

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "build/capture.hpp"
+#include "build/ninja_log.hpp"
 #include "build/script_env.hpp"
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
@@ -139,7 +140,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     };
 
     env::PreparedEnv benv, henv;
-    std::vector<std::string> files;
+    std::vector<std::string> files, rebuilt;
     bool has_script = !o.script.empty() || !o.script_lines.empty();
     if (step.role != plan::Role::metapackage) {
         env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, o.requirements.build, {}, ""};
@@ -165,10 +166,12 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             run.work = ctx.work;
             run.log = log_path(ctx, dist);
             run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+            auto logs = build::snapshot_ninja_logs(st.src_dir);
             if (auto r = build::run_script(run, sc); !r) {
                 if (interrupted()) return fail("interrupted (Ctrl-C) while building " + dist);
                 return err("script", r.error());
             }
+            rebuilt = build::ninja_edges_since(st.src_dir, logs);
             files = build::new_files(ctx.host_prefix, before);
             if (!o.files.empty()) files = build::select_files(files, o.files);
             if (auto ok = build::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
@@ -203,6 +206,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     res.dist = dist;
     res.name = o.name;
     res.size = stdfs::file_size(pkg, ec);
+    res.rebuilt = rebuilt;
     res.test = "skipped";
     if (ctx.opts.test == TestMode::run) {
         auto t = test_package(ctx, step, pkg, st.recipe_dir.string());

@@ -62,11 +62,12 @@ nlohmann::json report_json(const BuildReport& r) {
                                 {"size", o.size},
                                 {"seconds", o.seconds},
                                 {"package", o.package.string()},
-                                {"detail", o.detail}});
+                                {"detail", o.detail},
+                                {"rebuilt", o.rebuilt}});
     j["stagings"] = nlohmann::json::array();
     for (const auto& s : r.stagings)
         j["stagings"].push_back(
-            {{"label", s.label}, {"source_s", s.source_s}, {"staging_s", s.staging_s}, {"outputs_s", s.outputs_s}});
+            {{"label", s.label}, {"source_s", s.source_s}, {"staging_s", s.staging_s}, {"outputs_s", s.outputs_s}, {"rebuilt", s.rebuilt}});
     j["exported"] = r.exported;
     j["seconds"] = r.seconds;
     if (!r.work_dir.empty()) j["work_dir"] = r.work_dir.string();

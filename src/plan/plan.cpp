@@ -207,11 +207,15 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
                     problems.push_back(reason);
                 continue;
             }
-            if (!s.python.empty() && std::find(py_order.begin(), py_order.end(), s.python) == py_order.end())
-                py_order.push_back(s.python);
             (s.role == Role::independent ? independent : s.role == Role::per_python ? per_python : meta)
                 .push_back(std::move(s));
         }
+        // Pythons in the order their per-Python outputs come (metapackages
+        // follow the same order).
+        for (const auto* group : {&per_python, &meta})
+            for (const auto& s : *group)
+                if (!s.python.empty() && std::find(py_order.begin(), py_order.end(), s.python) == py_order.end())
+                    py_order.push_back(s.python);
         b.steps = std::move(independent);
         auto by_python = [&](std::vector<Step>& from) {
             for (const auto& py : py_order)

@@ -1,0 +1,55 @@
+#include "build/ninja_log.hpp"
+
+#include <fstream>
+#include <system_error>
+
+#include "util/strings.hpp"
+
+namespace sf::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::vector<stdfs::path> find_logs(const stdfs::path& dir) {
+    std::vector<stdfs::path> out;
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(dir, ec); !ec && it != stdfs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (it.depth() >= 3) it.disable_recursion_pending();
+        if (it->path().filename() == ".ninja_log") out.push_back(it->path());
+    }
+    return out;
+}
+
+std::vector<std::string> read_lines(const stdfs::path& p) {
+    std::vector<std::string> out;
+    std::ifstream in(p);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+}  // namespace
+
+NinjaLogs snapshot_ninja_logs(const stdfs::path& src_dir) {
+    NinjaLogs s;
+    for (const auto& p : find_logs(src_dir)) s.lines[p] = read_lines(p).size();
+    return s;
+}
+
+std::vector<std::string> ninja_edges_since(const stdfs::path& src_dir, const NinjaLogs& before) {
+    std::vector<std::string> out;
+    for (const auto& p : find_logs(src_dir)) {
+        auto lines = read_lines(p);
+        size_t from = 0;
+        if (auto it = before.lines.find(p); it != before.lines.end() && it->second <= lines.size()) from = it->second;
+        for (size_t i = from; i < lines.size(); ++i) {
+            if (lines[i].empty() || lines[i][0] == '#') continue;
+            auto f = str::split(lines[i], '\t');
+            if (f.size() >= 4) out.push_back(f[3]);
+        }
+    }
+    return out;
+}
+
+}  // namespace sf::build

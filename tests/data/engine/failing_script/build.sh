@@ -1,0 +1,3 @@
+#!/bin/bash
+echo "about to fail"
+exit 3

@@ -1,0 +1,156 @@
+// End-to-end: the embedded demo through `splitforge build` (slow: labelled
+// `slow`, its own binary test_build_e2e). The megabuild proof comes from the
+// engine's JSON report, which lists the ninja edges each step ran (read from
+// build/.ninja_log): after the staging build, every per-Python build
+// recompiles only Python objects, and the magma flip only linalg objects.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "env/python_env.hpp"
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/strings.hpp"
+
+namespace stdfs = std::filesystem;
+using namespace sf;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string out, err;
+};
+
+Run run(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {test::binary().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->out, r->err};
+}
+
+std::vector<std::string> objects(const nlohmann::json& edges) {
+    std::vector<std::string> out;
+    for (const auto& e : edges)
+        if (str::ends_with(e.get<std::string>(), ".o")) out.push_back(e.get<std::string>());
+    return out;
+}
+
+// Two Pythons this machine has (3.12 first: the staging Python).
+std::vector<std::string> two_pythons() {
+    auto found = env::discover_pythons(process::minimal_env());
+    std::vector<std::string> out;
+    if (found.count("3.12")) out.push_back("3.12");
+    for (const auto& [minor, py] : found)
+        if (out.size() < 2 && minor != "3.12" && str::starts_with(minor, "3.") && std::stoi(minor.substr(2)) >= 9)
+            out.push_back(minor);
+    return out;
+}
+
+nlohmann::json build_json(const std::vector<std::string>& args) {
+    auto r = run(args);
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(!j.is_discarded());
+    return j;
+}
+
+}  // namespace
+
+TEST_CASE("e2e: cpu demo, two Pythons: megabuild recompiles only Python objects", "[e2e][slow]") {
+    auto pys = two_pythons();
+    if (pys.size() < 2 || pys[0] != "3.12") {
+        WARN("needs python 3.12 and one more CPython with headers; skipped");
+        return;
+    }
+    fs::TempDir tmp("sf-e2e");
+    stdfs::path out = tmp.path() / "channel";
+    stdfs::path demo = test::source_dir() / "demo";
+    build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    auto j = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
+                         "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                         "--variant", "python=" + pys[0] + "," + pys[1]});
+    REQUIRE(j["stagings"].size() == 1);
+    auto staged = objects(j["stagings"][0]["rebuilt"]);
+    CHECK(staged.size() >= 5);
+    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "python/"));
+
+    int pytorch = 0;
+    for (const auto& o : j["outputs"]) {
+        CHECK(o["status"] == "built");
+        CHECK(o["test"] != "failed");
+        if (o["name"] != "pytorch") continue;
+        ++pytorch;
+        auto objs = objects(o["rebuilt"]);
+        INFO(o["dist"].get<std::string>());
+        CHECK(!objs.empty());
+        for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
+    }
+    CHECK(pytorch == 2);
+
+    // Each Python's torch imports and multiplies in a fresh prefix.
+    for (const auto& py : pys) {
+        stdfs::path prefix = tmp.path() / ("prefix-" + py);
+        auto inst = run({"install", "-q", "-p", prefix.string(), "-c", out.string(), "pytorch-cpu",
+                         "python " + py + ".*"});
+        INFO(inst.err);
+        REQUIRE(inst.rc == 0);
+        process::Command c{{(prefix / "bin/python").string(), "-c",
+                            "import torch; print(torch.__version__, torch.matmul([[1,2],[3,4]], [[5,6],[7,8]]))"},
+                           {}, {{"PATH", "/usr/bin:/bin"}}, {}, {}, {}};
+        auto r = process::capture(c);
+        REQUIRE(r);
+        INFO(r->err);
+        CHECK(r->exit_code == 0);
+        CHECK(r->out.find("0.3.0 [[19.0, 22.0], [43.0, 50.0]]") != std::string::npos);
+    }
+
+    // Rerun: everything is in the channel already.
+    auto again = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
+                             "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                             "--variant", "python=" + pys[0] + "," + pys[1]});
+    for (const auto& o : again["outputs"]) CHECK(o["status"] == "skipped (in channel)");
+}
+
+TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects", "[e2e][slow]") {
+    if (!process::find_executable("nvcc", process::minimal_env()["PATH"] + ":/usr/local/cuda/bin")) {
+        WARN("no nvcc; skipped");
+        return;
+    }
+    auto pys = two_pythons();
+    if (pys.empty() || pys[0] != "3.12") {
+        WARN("needs python 3.12; skipped");
+        return;
+    }
+    fs::TempDir tmp("sf-e2e");
+    stdfs::path out = tmp.path() / "channel";
+    stdfs::path demo = test::source_dir() / "demo";
+    build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    auto j = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
+                         "--json", "--variant", "cuda_compiler_version=13.0", "--variant", "blas_impl=generic",
+                         "--variant", "python=3.12"});
+    REQUIRE(j["stagings"].size() == 1);
+    // build.sh builds everything, flips USE_MAGMA and rebuilds linalg: the
+    // objects the log records twice are what the flip recompiled.
+    std::map<std::string, int> seen;
+    for (const auto& o : objects(j["stagings"][0]["rebuilt"])) ++seen[o];
+    int flipped = 0;
+    for (const auto& [o, n] : seen)
+        if (n > 1) {
+            ++flipped;
+            CHECK(o.find("torch_cuda_linalg.dir/") != std::string::npos);
+        }
+    CHECK(flipped > 0);
+    std::vector<std::string> names;
+    for (const auto& o : j["outputs"]) names.push_back(o["dist"].get<std::string>());
+    INFO(str::join(names, " "));
+    CHECK(std::count_if(names.begin(), names.end(),
+                        [](const std::string& n) { return n.find("libtorch-cuda-linalg") == 0; }) == 2);
+}

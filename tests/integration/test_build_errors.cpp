@@ -1,0 +1,130 @@
+// `splitforge build` on small throwaway recipes (tests/data/engine): bad
+// inputs give one clear error line, a non-zero exit and a clean output folder.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/strings.hpp"
+
+namespace stdfs = std::filesystem;
+using namespace sf;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string err, out;
+};
+
+Run build(const std::string& recipe, const stdfs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {test::binary().string(), "build",
+                                     (test::data_dir() / "engine" / recipe).string(),
+                                     "--output-folder", out.string(), "-q"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->err, r->out};
+}
+
+std::string last_line(const std::string& s) {
+    auto lines = str::split_lines(s);
+    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+}
+
+// Packages outside broken/ and stray temp files.
+std::vector<std::string> stray(const stdfs::path& out) {
+    std::vector<std::string> bad;
+    std::error_code ec;
+    if (!stdfs::exists(out)) return bad;
+    for (auto& e : stdfs::recursive_directory_iterator(out, ec)) {
+        std::string rel = e.path().lexically_relative(out).string();
+        std::string n = e.path().filename().string();
+        bool pkg = str::ends_with(n, ".conda") || str::ends_with(n, ".tar.bz2");
+        if ((pkg && !str::starts_with(rel, "broken/")) || n.find(".tmp") != std::string::npos ||
+            n.find("partial") != std::string::npos)
+            bad.push_back(rel);
+    }
+    return bad;
+}
+
+void expect_clean_failure(const Run& r, const stdfs::path& out, const std::string& needle) {
+    INFO(r.err);
+    CHECK(r.rc != 0);
+    std::string line = last_line(r.err);
+    CHECK(str::starts_with(line, "splitforge: error: "));
+    CHECK(line.find(needle) != std::string::npos);
+    CHECK(stray(out).empty());
+}
+
+}  // namespace
+
+TEST_CASE("build: a good recipe lands in the channel, and a rerun skips it", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    auto r = build("ok", tmp.path() / "out");
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    CHECK(stdfs::exists(tmp.path() / "out/linux-64/sf-ok-1.0.0-0.conda"));
+    CHECK(stdfs::exists(tmp.path() / "out/linux-64/repodata.json"));
+    CHECK(test::slurp(tmp.path() / "out/linux-64/repodata.json").find("sf-ok-1.0.0-0.conda") != std::string::npos);
+    CHECK(stdfs::exists(tmp.path() / "out/logs/sf-ok-1.0.0-0.log"));
+    auto again = build("ok", tmp.path() / "out", {"--json"});
+    REQUIRE(again.rc == 0);
+    CHECK(again.out.find("skipped (in channel)") != std::string::npos);
+    CHECK(again.out.find("\"built\"") == std::string::npos);
+}
+
+TEST_CASE("build: outputs selected by files: globs from the staging build", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    auto r = build("files_glob", tmp.path() / "out");
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    CHECK(stdfs::exists(tmp.path() / "out/linux-64/libsfglob-1.0.0-0.conda"));
+    CHECK(stdfs::exists(tmp.path() / "out/linux-64/libsfglob-devel-1.0.0-0.conda"));
+}
+
+TEST_CASE("build: bad inputs fail with one line and a clean output folder", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    stdfs::path out = tmp.path() / "out";
+    SECTION("bad sha256") {
+        expect_clean_failure(build("bad_sha256", out), out, "sha256 mismatch");
+    }
+    SECTION("missing patch") {
+        expect_clean_failure(build("missing_patch", out), out, "0001-does-not-exist.patch");
+    }
+    SECTION("patch that does not apply") {
+        expect_clean_failure(build("bad_patch", out), out, "0001-does-not-apply.patch");
+    }
+    SECTION("failing build script") {
+        auto r = build("failing_script", out);
+        expect_clean_failure(r, out, "build.sh failed with exit code 3");
+        CHECK(test::slurp(out / "logs/sf-failing-script-1.0.0-0.log").find("about to fail") != std::string::npos);
+    }
+    SECTION("failing test: the package goes to broken/, not the channel") {
+        auto r = build("failing_test", out);
+        expect_clean_failure(r, out, "sf-failing-test-1.0.0-0: test:");
+        CHECK(last_line(r.err).find("not-installed.txt") != std::string::npos);
+        CHECK(stdfs::exists(out / "broken/sf-failing-test-1.0.0-0.conda"));
+        CHECK(test::slurp(out / "linux-64/repodata.json").find("sf-failing-test") == std::string::npos);
+    }
+    SECTION("unknown requirement under the system provider") {
+        auto r = build("unknown_req", out);
+        expect_clean_failure(r, out, "libfrobnicate-nonexistent");
+        CHECK(last_line(r.err).find("--env-provider micromamba") != std::string::npos);
+    }
+    SECTION("missing interpreter") {
+        auto r = build("missing_python", out);
+        expect_clean_failure(r, out, "python 3.99 not found");
+    }
+    SECTION("missing interpreter, skipped on request") {
+        auto r = build("missing_python", out, {"--skip-unavailable"});
+        INFO(r.err);
+        CHECK(r.rc != 0);  // nothing else to build
+        CHECK(last_line(r.err).find("nothing to build") != std::string::npos);
+    }
+}

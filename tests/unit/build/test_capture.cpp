@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include "build/capture.hpp"
+#include "build/ninja_log.hpp"
+#include "testutil.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+
+namespace {
+void touch(const stdfs::path& p, const std::string& text = "x") {
+    stdfs::create_directories(p.parent_path());
+    REQUIRE(fs::write_file_atomic(p, text));
+}
+}  // namespace
+
+TEST_CASE("capture: new files since the snapshot, symlinks included", "[build][capture]") {
+    fs::TempDir tmp("sf-capture");
+    stdfs::path pfx = tmp.path() / "prefix";
+    touch(pfx / "bin/python");
+    touch(pfx / "lib/python3.12/os.py");
+    auto before = build::snapshot(pfx);
+    CHECK(before == std::set<std::string>{"bin/python", "lib/python3.12/os.py"});
+    touch(pfx / "lib/libtorch.so.0.3");
+    stdfs::create_symlink("libtorch.so.0.3", pfx / "lib/libtorch.so");
+    touch(pfx / "include/torch/torch.h");
+    touch(pfx / "lib/python3.12/os.py", "modified");  // changed, not new: not captured
+    stdfs::create_directories(pfx / "share/empty");
+    auto files = build::new_files(pfx, before);
+    CHECK(files == std::vector<std::string>{"include/torch/torch.h", "lib/libtorch.so", "lib/libtorch.so.0.3"});
+
+    stdfs::path out = tmp.path() / "payload";
+    REQUIRE(build::copy_files(pfx, files, out));
+    CHECK(stdfs::is_symlink(out / "lib/libtorch.so"));
+    CHECK(stdfs::read_symlink(out / "lib/libtorch.so") == "libtorch.so.0.3");
+    CHECK(stdfs::is_regular_file(out / "include/torch/torch.h"));
+    CHECK_FALSE(stdfs::exists(out / "bin/python"));
+}
+
+TEST_CASE("capture: files: paths, directories and globs", "[build][capture]") {
+    std::vector<std::string> files = {"lib/libc10.so", "lib/libtorch.so", "lib/cmake/Torch/TorchConfig.cmake",
+                                      "include/torch/torch.h", "include/c10/Core.h", "bin/torch_shm_manager"};
+    CHECK(build::select_files(files, {"lib/*.so"}) == std::vector<std::string>{"lib/libc10.so", "lib/libtorch.so"});
+    CHECK(build::select_files(files, {"include/"}) ==
+          std::vector<std::string>{"include/torch/torch.h", "include/c10/Core.h"});
+    CHECK(build::select_files(files, {"include/torch"}) == std::vector<std::string>{"include/torch/torch.h"});
+    CHECK(build::select_files(files, {"lib/**.cmake"}) ==
+          std::vector<std::string>{"lib/cmake/Torch/TorchConfig.cmake"});
+    CHECK(build::select_files(files, {"bin/torch_shm_manager"}) ==
+          std::vector<std::string>{"bin/torch_shm_manager"});
+    CHECK(build::select_files(files, {"share/*"}).empty());
+    CHECK(build::matches_any("lib/cmake/Torch/x.cmake", {"lib/cmake/*"}));  // a glob naming a directory
+    CHECK_FALSE(build::matches_any("lib/libtorch.so", {"lib/*.a"}));
+}
+
+TEST_CASE("ninja log: the edges appended during a step", "[build][capture]") {
+    fs::TempDir tmp("sf-ninja");
+    stdfs::path log = tmp.path() / "build/.ninja_log";
+    touch(log, "# ninja log v5\n1\t2\t3\tCMakeFiles/c10.dir/Core.cpp.o\tabc\n4\t5\t6\tlibc10.so\tdef\n");
+    auto snap = build::snapshot_ninja_logs(tmp.path());
+    CHECK(build::ninja_edges_since(tmp.path(), snap).empty());
+    touch(log, test::slurp(log) + "7\t8\t9\tpython/CMakeFiles/_C.dir/stub.c.o\t123\n");
+    CHECK(build::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"python/CMakeFiles/_C.dir/stub.c.o"});
+    // Recompacted (shorter) logs are read whole.
+    touch(log, "# ninja log v5\n1\t2\t3\tx.o\tabc\n");
+    CHECK(build::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"x.o"});
+    CHECK(build::ninja_edges_since(tmp.path(), build::NinjaLogs{}).size() == 1);
+}

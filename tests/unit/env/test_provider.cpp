@@ -1,0 +1,132 @@
+#include <catch2/catch.hpp>
+
+#include "env/provider.hpp"
+#include "testutil.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+
+TEST_CASE("system map: the built-in table", "[env][provider]") {
+    auto m = env::default_system_map();
+    REQUIRE(m.find("cmake"));
+    CHECK(m.find("cmake")->kind == env::MapKind::tool);
+    REQUIRE(m.find("gxx_linux-64"));
+    CHECK(m.find("gxx_linux-64")->var == "CXX");
+    REQUIRE(m.find("mkl-devel"));
+    CHECK(m.find("mkl-devel")->kind == env::MapKind::library);
+    CHECK(m.find("cuda-nvcc_linux-64")->var == "NVCC");
+    CHECK(m.find("sysroot_linux-64")->kind == env::MapKind::ignore);
+    CHECK_FALSE(m.find("numpy"));
+}
+
+TEST_CASE("system map: user files add and override entries", "[env][provider]") {
+    auto m = env::default_system_map();
+    REQUIRE(env::extend_system_map(m, "numpy: {library: [libnumpy-stub.so]}\ncmake: {tool: [cmake3, cmake]}\n", "my.yaml"));
+    REQUIRE(m.find("numpy"));
+    CHECK(m.find("numpy")->origin.str() == "my.yaml:1");
+    CHECK(m.find("cmake")->candidates == std::vector<std::string>{"cmake3", "cmake"});
+
+    SECTION("errors name the file and line") {
+        auto bad = env::extend_system_map(m, "ok: {tool: [x]}\nbroken: {frob: [y]}\n", "bad.yaml");
+        REQUIRE_FALSE(bad);
+        CHECK(bad.error().str().find("bad.yaml:2") == 0);
+        CHECK_FALSE(env::extend_system_map(m, "- a\n- b\n", "list.yaml"));
+        CHECK_FALSE(env::extend_system_map(m, "x: {tool: []}\n", "empty.yaml"));
+    }
+}
+
+TEST_CASE("system map: find_on_host looks tools up on PATH", "[env][provider]") {
+    fs::TempDir tmp("sf-provider");
+    stdfs::create_directories(tmp.path() / "bin");
+    fs::write_file_atomic(tmp.path() / "bin/mytool", "#!/bin/sh\n");
+    stdfs::permissions(tmp.path() / "bin/mytool", stdfs::perms::owner_all);
+    env::MapEntry e{"mytool-pkg", env::MapKind::tool, {"nope-tool", "mytool"}, "", {"t.yaml", 3}};
+    process::Env penv{{"PATH", (tmp.path() / "bin").string()}};
+    auto hit = env::find_on_host(e, penv);
+    REQUIRE(hit);
+    CHECK(hit->path == tmp.path() / "bin/mytool");
+    e.candidates = {"nope-tool"};
+    auto miss = env::find_on_host(e, penv);
+    REQUIRE_FALSE(miss);
+    CHECK(miss.error().message.find("'mytool-pkg'") != std::string::npos);
+}
+
+TEST_CASE("system provider: an unknown requirement suggests the external provider", "[env][provider]") {
+    fs::TempDir tmp("sf-provider");
+    env::ProviderContext ctx;
+    ctx.env = process::minimal_env();
+    ctx.map = env::default_system_map();
+    auto p = env::make_provider(env::ProviderKind::system, ctx);
+    auto r = p->create({tmp.path() / "prefix", env::EnvRole::host, {"libfrobnicate 1.0"}, {}, ""});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("'libfrobnicate 1.0'") != std::string::npos);
+    CHECK(r.error().hint.find("--env-provider micromamba") != std::string::npos);
+
+    SECTION("mapped tools land on PATH and in CC/CXX") {
+        auto ok = p->create({tmp.path() / "prefix", env::EnvRole::build, {"cmake", "gcc_linux-64 12.*"}, {}, ""});
+        REQUIRE(ok);
+        CHECK(ok->vars.count("CC"));
+        CHECK(ok->from_host.size() == 2);
+        CHECK_FALSE(ok->path_dirs.empty());
+        CHECK(stdfs::is_directory(tmp.path() / "prefix/bin"));
+    }
+    SECTION("python without an interpreter of that version") {
+        auto py = p->create({tmp.path() / "prefix", env::EnvRole::host, {"python 3.99"}, {}, ""});
+        REQUIRE_FALSE(py);
+        CHECK(py.error().message.find("python 3.99") != std::string::npos);
+    }
+}
+
+TEST_CASE("external provider: exact command lines", "[env][provider]") {
+    auto a = env::external_create_argv(env::ProviderKind::micromamba, "", "/p", {"/ch", "conda-forge"},
+                                       {"python 3.12.*", "cmake"});
+    REQUIRE(a);
+    CHECK(*a == std::vector<std::string>{"micromamba", "create", "-y", "-p", "/p", "-c", "/ch", "-c", "conda-forge",
+                                         "--override-channels", "python 3.12.*", "cmake"});
+    auto c = env::external_create_argv(env::ProviderKind::conda, "/opt/conda/bin/conda", "/p", {"x"}, {"a"});
+    REQUIRE(c);
+    CHECK(c->front() == "/opt/conda/bin/conda");
+    auto pixi = env::external_create_argv(env::ProviderKind::pixi, "", "/p", {}, {"a"});
+    REQUIRE_FALSE(pixi);
+    CHECK(pixi.error().hint.find("micromamba") != std::string::npos);
+    CHECK_FALSE(env::parse_provider("spack"));
+    CHECK(env::parse_provider("mamba").value() == env::ProviderKind::mamba);
+}
+
+TEST_CASE("external provider: runs the tool and reads run_exports back", "[env][provider]") {
+    fs::TempDir tmp("sf-provider");
+    env::ProviderContext ctx;
+    ctx.env = process::minimal_env();
+    ctx.env["FAKE_LOG"] = (tmp.path() / "argv.txt").string();
+    ctx.channels = {tmp.path() / "channel"};
+    ctx.channel_urls = {"conda-forge"};
+    ctx.tool = (test::data_dir() / "engine/fake/fake-micromamba.sh").string();
+    ctx.on_line = [](const std::string&) {};
+    auto p = env::make_provider(env::ProviderKind::micromamba, ctx);
+    stdfs::path prefix = tmp.path() / "host";
+    auto r = p->create({prefix, env::EnvRole::host, {"libfoo 1.2.*", "zlib"}, {}, ""});
+    REQUIRE(r);
+    auto argv = str::split_lines(test::slurp(tmp.path() / "argv.txt"));
+    CHECK(argv == std::vector<std::string>{"create", "-y", "-p", prefix.string(), "-c",
+                                           (tmp.path() / "channel").string(), "-c", "conda-forge",
+                                           "--override-channels", "libfoo 1.2.*", "zlib"});
+    REQUIRE(r->run_exports.count("libfoo"));
+    CHECK(r->run_exports["libfoo"].weak == std::vector<std::string>{"libfoo >=1.2.3,<1.3.0a0"});
+    CHECK(r->run_exports["libfoo"].strong == std::vector<std::string>{"libfoo-rt >=1.2"});
+}
+
+TEST_CASE("parse_run_exports: dict and legacy list", "[env][provider]") {
+    auto d = env::parse_run_exports(R"({"weak": ["a >=1"], "strong_constrains": ["b <2"]})");
+    CHECK(d.weak == std::vector<std::string>{"a >=1"});
+    CHECK(d.strong_constrains == std::vector<std::string>{"b <2"});
+    auto l = env::parse_run_exports(R"(["c"])");
+    CHECK(l.weak == std::vector<std::string>{"c"});
+    CHECK(env::parse_run_exports("not json").empty());
+}
+
+TEST_CASE("spec_name", "[env][provider]") {
+    CHECK(env::spec_name("cmake >=3.20") == "cmake");
+    CHECK(env::spec_name("  python 3.12.* *_cpython") == "python");
+    CHECK(env::spec_name("foo==1.0") == "foo");
+}
