@@ -150,6 +150,22 @@ TEST_CASE("build-locally.sh: one config, --filter, a failing config, CPU_COUNT, 
         CHECK(!stdfs::exists(art / "build-done-linux_64_flavourfancy"));
         CHECK(stdfs::exists(art / "build-done-linux_64_flavourplain"));
     }
+    SECTION("on a terminal: a numbered menu (driven through script(1))") {
+        if (!stdfs::exists("/usr/bin/script")) return;
+        auto cmd = "bash " + (test::source_dir() / "build-locally.sh").string() + " --filter 'linux_64_*'";
+        process::Command c;
+        c.argv = {"/usr/bin/script", "-qec", cmd, "/dev/null"};
+        c.env = process::minimal_env();
+        for (auto& [k, v] : env) c.env[k] = v;
+        c.stdin_data = "2\n";
+        auto r = process::capture(c);
+        REQUIRE(r);
+        INFO(r->out << r->err);
+        CHECK(r->exit_code == 0);
+        CHECK(r->out.find(" 1) linux_64_flavourfancy") != std::string::npos);
+        CHECK(r->out.find(" 2) linux_64_flavourplain") != std::string::npos);
+        CHECK(test::slurp(calls) == "linux_64_flavourplain CPU_COUNT=3\n");
+    }
     SECTION("--docker without a reachable engine builds on the host and says so") {
         env["PATH"] = "/usr/bin:/bin";  // whatever docker is there, `docker info` must fail without an engine
         auto r = build_locally({"--docker", "debian:12", "--all"}, env);
