@@ -62,16 +62,25 @@ Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::str
     return ci;
 }
 
-std::string CiSettings::runner_for(const std::string& platform) const {
-    if (auto it = runners.find(platform); it != runners.end()) return it->second;
-    if (auto it = runners.find("default"); it != runners.end()) return it->second;
-    return default_runner(platform);
+namespace {
+template <class V>
+const V* lookup(const std::map<std::string, V>& m, const std::string& platform, CiSettings::Gpu gpu) {
+    if (gpu == CiSettings::Gpu::cuda)
+        if (auto it = m.find(platform + "-cuda"); it != m.end()) return &it->second;
+    if (auto it = m.find(platform); it != m.end()) return &it->second;
+    if (auto it = m.find("default"); it != m.end()) return &it->second;
+    return nullptr;
+}
+}  // namespace
+
+std::string CiSettings::runner_for(const std::string& platform, Gpu gpu) const {
+    const std::string* r = lookup(runners, platform, gpu);
+    return r ? *r : default_runner(platform);
 }
 
-int CiSettings::timeout_for(const std::string& platform) const {
-    if (auto it = timeouts.find(platform); it != timeouts.end()) return it->second;
-    if (auto it = timeouts.find("default"); it != timeouts.end()) return it->second;
-    return kDefaultTimeoutMinutes;
+int CiSettings::timeout_for(const std::string& platform, Gpu gpu) const {
+    const int* t = lookup(timeouts, platform, gpu);
+    return t ? *t : kDefaultTimeoutMinutes;
 }
 
 }  // namespace sf::feedstock

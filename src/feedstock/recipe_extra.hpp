@@ -5,9 +5,12 @@
 //
 //   extra:
 //     splitforge:
-//       runners: {linux-64: cirun-gpu-large, default: ubuntu-latest}
+//       runners: {linux-64: cirun-cpu, linux-64-cuda: cirun-gpu, default: ubuntu-latest}
 //       timeout_minutes: {linux-64: 900, default: 360}   # or one number
 //
+// A "<platform>-cuda" entry applies to that platform's CUDA jobs (those whose
+// cuda_compiler_version is set and not None); it falls back to "<platform>",
+// then "default".
 // A `github_actions_labels` key in the variant config (conda-forge's way)
 // wins over `runners` for the jobs it applies to.
 #include <map>
@@ -27,8 +30,9 @@ Result<YAML::Node> recipe_extra(const recipe::RawRecipe& raw, const std::string&
 struct CiSettings {
     std::map<std::string, std::string> runners;  // platform or "default" -> label
     std::map<std::string, int> timeouts;         // platform or "default" -> minutes
-    std::string runner_for(const std::string& platform) const;
-    int timeout_for(const std::string& platform) const;
+    enum class Gpu { no, cuda };
+    std::string runner_for(const std::string& platform, Gpu gpu = Gpu::no) const;
+    int timeout_for(const std::string& platform, Gpu gpu = Gpu::no) const;
 };
 
 Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::string& subdir,

@@ -77,8 +77,13 @@ CiJob make_job(const std::string& platform, const Split& split, const std::vecto
         for (const auto& v : slice)
             if (const auto* val = v.get(k)) push_unique(lists[k], *val);
     }
-    if (!lists.count(kRunnerKey)) lists[kRunnerKey] = {ci.runner_for(platform)};
-    if (!lists.count(kTimeoutKey)) lists[kTimeoutKey] = {std::to_string(ci.timeout_for(platform))};
+    // A CUDA job: every cuda_compiler_version in it is set and not None.
+    auto gpu = CiSettings::Gpu::no;
+    if (auto it = lists.find("cuda_compiler_version"); it != lists.end() && !it->second.empty() &&
+        std::none_of(it->second.begin(), it->second.end(), [](const std::string& v) { return v == "None" || v.empty(); }))
+        gpu = CiSettings::Gpu::cuda;
+    if (!lists.count(kRunnerKey)) lists[kRunnerKey] = {ci.runner_for(platform, gpu)};
+    if (!lists.count(kTimeoutKey)) lists[kTimeoutKey] = {std::to_string(ci.timeout_for(platform, gpu))};
     job.runner = lists[kRunnerKey].front();
     try {
         job.timeout_minutes = std::stoi(lists[kTimeoutKey].front());

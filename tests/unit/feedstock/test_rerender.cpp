@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "feedstock/recipe_extra.hpp"
 #include "feedstock/rerender.hpp"
 #include "golden.hpp"
 #include "render/format.hpp"
@@ -153,4 +154,17 @@ TEST_CASE("rerender: bad input") {
     auto r = plan_jobs(o);
     REQUIRE(!r);
     CHECK(r.error().message == "recipe directory not found");
+}
+
+TEST_CASE("CiSettings: <platform>-cuda, then <platform>, then default, then the built-in runner") {
+    CiSettings ci;
+    ci.runners = {{"linux-64", "cpu-big"}, {"linux-64-cuda", "gpu-big"}, {"default", "generic"}};
+    ci.timeouts = {{"linux-64-cuda", 900}};
+    CHECK(ci.runner_for("linux-64") == "cpu-big");
+    CHECK(ci.runner_for("linux-64", CiSettings::Gpu::cuda) == "gpu-big");
+    CHECK(ci.runner_for("osx-64", CiSettings::Gpu::cuda) == "generic");
+    CHECK(ci.timeout_for("linux-64", CiSettings::Gpu::cuda) == 900);
+    CHECK(ci.timeout_for("linux-64") == kDefaultTimeoutMinutes);
+    CiSettings none;
+    CHECK(none.runner_for("win-64") == "windows-latest");
 }
