@@ -50,7 +50,7 @@ Result<std::vector<Submodule>> read_submodules(const stdfs::path& source) {
     if (!top) return unexpected(top.error());
     if (top->exit_code != 0)
         return fail(SourceLoc{source.string()}, "not a git repository",
-                    "point --source at a git checkout (git clone --recursive)");
+                    "point --source at a git checkout, e.g. from `git clone --recursive`");
     auto st = git(source, {"submodule", "status", "--recursive"});
     if (!st) return unexpected(st.error());
     if (st->exit_code != 0)

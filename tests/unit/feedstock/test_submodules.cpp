@@ -135,7 +135,7 @@ TEST_CASE("submodules: bad input") {
         auto r = submodule_report(o);
         REQUIRE(!r);
         CHECK(r.error().str() == tmp.path().string() +
-                                     ": not a git repository (point --source at a git checkout (git clone --recursive))");
+                                     ": not a git repository (point --source at a git checkout, e.g. from `git clone --recursive`)");
     }
     SECTION("a missing source dir") {
         auto o = full_options();
