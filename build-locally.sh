@@ -76,13 +76,28 @@ if [[ -z $mode && ! ( -t 0 && -t 1 ) ]]; then
 fi
 
 [[ -d $variants ]] || die "variants directory '$variants' not found (run: splitforge rerender $recipe)"
-configs=()
+
+# Only configs this machine can build: their target_platform is the host's.
+case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) host=linux-64 ;;
+    Linux-aarch64|Linux-arm64) host=linux-aarch64 ;;
+    Linux-ppc64le) host=linux-ppc64le ;;
+    Darwin-x86_64) host=osx-64 ;;
+    Darwin-arm64) host=osx-arm64 ;;
+    *) host=unknown ;;
+esac
+target_of() { awk '/^target_platform:/ { getline; sub(/^- */, ""); gsub(/\047/, ""); print; exit }' "$1"; }
+
+configs=() others=0
 for f in "$variants"/*.yaml; do
     [[ -e $f ]] || continue
     c=$(basename "$f" .yaml)
     # shellcheck disable=SC2053
-    [[ $c == $filter ]] && configs+=("$c")
+    [[ $c == $filter ]] || continue
+    if [[ $(target_of "$f") != "$host" ]]; then others=$((others + 1)); continue; fi
+    configs+=("$c")
 done
+((others == 0)) || [[ $mode == one ]] || say "$others config(s) for other platforms left out (this host builds $host)"
 
 if [[ $mode == list ]]; then
     ((${#configs[@]})) && printf '%s\n' "${configs[@]}"
@@ -94,6 +109,8 @@ if [[ $mode == one ]]; then
         for f in "$variants"/*.yaml; do [[ -e $f ]] && echo "  $(basename "$f" .yaml)" >&2; done
         exit 1
     }
+    t=$(target_of "$variants/$config.yaml")
+    [[ $t == "$host" ]] || die "config '$config' targets $t; this host builds $host"
     configs=("$config")
 fi
 ((${#configs[@]})) || die "no configs in $variants matching '$filter'"

@@ -198,6 +198,12 @@ TEST_CASE("feedstock commands: bad input gives one clear line and a non-zero exi
     auto unknown = build_locally({"no_such_config"}, env);
     CHECK(unknown.exit_code != 0);
     CHECK(unknown.err.find("unknown config 'no_such_config'") != std::string::npos);
+    // Configs for another platform: left out of --all, refused by name.
+    env["SF_VARIANTS_DIR"] = (test::data_dir() / "feedstock/rerender/perpython/expected").string();
+    auto all = build_locally({"--list"}, env);
+    CHECK(all.err.find("config(s) for other platforms left out") != std::string::npos);
+    CHECK(all.out.find("osx_arm64_") == std::string::npos);
+    check_one_line_error(build_locally({"osx_arm64_python3.12.____cpython"}, env), "targets osx-arm64; this host builds");
     env["SF_VARIANTS_DIR"] = missing;
     check_one_line_error(build_locally({"--all"}, env), "variants directory '" + missing + "' not found");
 }
