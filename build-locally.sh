@@ -119,7 +119,7 @@ if [[ -z $mode ]]; then  # a terminal: let the user choose
     echo "Configs in $variants:"
     for i in "${!configs[@]}"; do printf '  %2d) %s\n' $((i + 1)) "${configs[$i]}"; done
     read -r -p "Build which config? [1-${#configs[@]}] " pick
-    [[ $pick =~ ^[0-9]+$ ]] && ((pick >= 1 && pick <= ${#configs[@]})) || die "not a choice: '$pick'"
+    if ! [[ $pick =~ ^[0-9]+$ ]] || ((pick < 1 || pick > ${#configs[@]})); then die "not a choice: '$pick'"; fi
     configs=("${configs[$((pick - 1))]}")
 fi
 
