@@ -1,0 +1,121 @@
+// bench_megabuild: what the staged megabuild saves, on the embedded demo
+// (cpu, generic BLAS). In one run it prints
+//   A  the 5-Python megabuild (one staging build, 5 per-Python outputs),
+//   B  a single-Python build,
+//   C  5 independent full builds (each its own fresh staging build),
+// and the ratios A/B and C/A. Every timed run starts from a fresh channel
+// seeded with minimagma and the exported interpreters (made once, untimed),
+// so only the minitorch build itself is measured. Tests are skipped unless
+// --with-tests is given (they cost the same per output in every mode).
+//   bench_megabuild [--splitforge PATH] [--with-tests] [--pythons 3.9,3.10,...]
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "env/python_env.hpp"
+#include "process/process.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace stdfs = std::filesystem;
+using namespace sf;
+
+namespace {
+
+stdfs::path g_sf;
+bool g_tests = false;
+
+double run_build(const stdfs::path& recipe, const stdfs::path& channel, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {g_sf.string(), "build", recipe.string(), "--output-folder", channel.string(),
+                                     "-q", "--zstd-level", "3"};
+    if (!g_tests) argv.push_back("--no-test");
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+    auto t = std::chrono::steady_clock::now();
+    auto r = process::capture(c);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    if (!r || r->exit_code != 0) {
+        std::cerr << "bench_megabuild: build failed: " << str::join(argv, " ") << "\n" << (r ? r->err : "") << "\n";
+        std::exit(1);
+    }
+    return s;
+}
+
+void seed(const stdfs::path& base, const stdfs::path& dest) {
+    stdfs::remove_all(dest);
+    stdfs::copy(base, dest, stdfs::copy_options::recursive);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    stdfs::path self = stdfs::read_symlink("/proc/self/exe");
+    g_sf = self.parent_path().parent_path() / "src/splitforge";  // build-X/bench/.. -> build-X/src
+    std::vector<std::string> pythons;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--splitforge" && i + 1 < argc) g_sf = argv[++i];
+        else if (a == "--with-tests") g_tests = true;
+        else if (a == "--pythons" && i + 1 < argc) pythons = str::split(argv[++i], ',');
+        else {
+            std::cerr << "usage: bench_megabuild [--splitforge PATH] [--with-tests] [--pythons 3.9,...]\n";
+            return 2;
+        }
+    }
+    if (pythons.empty()) {
+        auto found = env::discover_pythons(process::minimal_env());
+        for (const char* v : {"3.9", "3.10", "3.11", "3.12", "3.13"})
+            if (found.count(v)) pythons.emplace_back(v);
+    }
+    if (pythons.size() < 2) {
+        std::cerr << "bench_megabuild: needs several of python 3.9-3.13 (found " << pythons.size() << ")\n";
+        return 1;
+    }
+    stdfs::path demo = stdfs::path(SF_SOURCE_DIR) / "demo";
+    stdfs::path recipe = demo / "minitorch/recipe";
+    fs::TempDir tmp("sf-bench-megabuild");
+    std::vector<std::string> cpu = {"--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic"};
+    auto with_py = [&](const std::string& pys) {
+        auto v = cpu;
+        v.push_back("--variant");
+        v.push_back("python=" + pys);
+        return v;
+    };
+
+    // Untimed: minimagma and the interpreters' packages, once.
+    stdfs::path base = tmp.path() / "base";
+    run_build(demo / "minimagma/recipe", base, {});
+    {
+        stdfs::path warm = tmp.path() / "warm";
+        seed(base, warm);
+        run_build(recipe, warm, with_py(str::join(pythons, ",")));
+        for (const auto& e : stdfs::directory_iterator(warm / "linux-64"))
+            if (str::starts_with(e.path().filename().string(), "python-"))
+                stdfs::copy_file(e.path(), base / "linux-64" / e.path().filename());
+        process::Command idx{{g_sf.string(), "index", base.string()}, {}, process::current_env(), {}, {}, {}};
+        (void)process::capture(idx);
+    }
+
+    std::string all = str::join(pythons, ",");
+    stdfs::path ch = tmp.path() / "ch";
+    seed(base, ch);
+    double mega = run_build(recipe, ch, with_py(all));
+    seed(base, ch);
+    double single = run_build(recipe, ch, with_py("3.12"));
+    double independent = 0;
+    for (const auto& py : pythons) {
+        seed(base, ch);
+        independent += run_build(recipe, ch, with_py(py));
+    }
+    std::printf("megabuild, cpu generic, %zu Pythons (%s)%s\n", pythons.size(), all.c_str(),
+                g_tests ? ", with tests" : ", no tests");
+    std::printf("  A  %zu-Python megabuild:              %7.2f s\n", pythons.size(), mega);
+    std::printf("  B  single-Python build (3.12):        %7.2f s\n", single);
+    std::printf("  C  %zu independent full builds:        %7.2f s\n", pythons.size(), independent);
+    std::printf("  A/B = %.2f  (the megabuild costs this many single builds)\n", mega / single);
+    std::printf("  C/A = %.2f  (speedup of the megabuild over independent builds)\n", independent / mega);
+    return 0;
+}
