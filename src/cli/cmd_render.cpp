@@ -12,7 +12,7 @@ void register_render(CLI::App& app, Action& action) {
         std::vector<std::string> variant_files;
         std::vector<std::string> overrides;
         std::string output = "yaml";
-        std::string platform = "linux-64";
+        std::string platform;  // default: from -m target_platform, else linux-64
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("render", "Print every package a recipe produces, with exact build strings");
@@ -24,8 +24,9 @@ void register_render(CLI::App& app, Action& action) {
     sub->callback([o, &action] {
         action = [o] {
             render::RenderOptions ro;
-            ro.subdir = o->platform;
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
+            ro.subdir = !o->platform.empty() ? o->platform
+                                             : render::platform_from_variant_files(ro.variant_files).value_or("linux-64");
             for (const auto& kv : o->overrides) {
                 auto eq = kv.find('=');
                 if (eq == std::string::npos)

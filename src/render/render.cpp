@@ -430,6 +430,17 @@ Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions&
     return r.run();
 }
 
+std::optional<std::string> platform_from_variant_files(const std::vector<std::filesystem::path>& files) {
+    std::optional<std::string> found;
+    for (const auto& f : files) {
+        auto spec = variant::read_config_file(f, "linux-64", "linux-64");
+        if (!spec) continue;
+        for (const auto& [k, v] : spec->lists)
+            if (k == "target_platform" && v.size() == 1) found = v.front();
+    }
+    return found;
+}
+
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const RenderOptions& opts) {
     auto raw = recipe::RawRecipe::load(dir);
     if (!raw) return unexpected(raw.error());

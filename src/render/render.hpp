@@ -2,6 +2,7 @@
 // RawRecipe x variant configs -> RenderedRecipe: every package the recipe
 // produces for one platform, with conda-build's hashes and build strings.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,11 @@ struct RenderOptions {
 };
 
 Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts);
+
+// The target platform a set of -m files names (a single `target_platform`
+// value, as conda-smithy's .ci_support files and our variants/ carry), or
+// nullopt. Lets `render -m variants/osx_arm64_....yaml` work without --platform.
+std::optional<std::string> platform_from_variant_files(const std::vector<std::filesystem::path>& files);
 
 // Convenience: load the recipe directory, then render it.
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const RenderOptions& opts);

@@ -99,13 +99,10 @@ TEST_CASE("render: every variants/ config of the PyTorch recipe renders") {
         SECTION(f.path().stem().string()) {
             render::RenderOptions opts;
             opts.variant_files.push_back(f.path());
-            // conda-smithy style files name their platform in target_platform.
-            std::string text = test::slurp(f.path());
-            for (const char* p : {"linux-aarch64", "osx-arm64", "osx-64", "win-64", "linux-64"})
-                if (text.find(std::string("- ") + p) != std::string::npos) {
-                    opts.subdir = p;
-                    break;
-                }
+            // The files name their platform in target_platform.
+            auto platform = render::platform_from_variant_files(opts.variant_files);
+            REQUIRE(platform);
+            opts.subdir = *platform;
             auto rr = render::render_dir(test::source_dir() / "recipe", opts);
             INFO((rr ? std::string() : rr.error().str()));
             REQUIRE(rr);
