@@ -33,19 +33,22 @@ std::vector<std::string> read_lines(const stdfs::path& p) {
 
 NinjaLogs snapshot_ninja_logs(const stdfs::path& src_dir) {
     NinjaLogs s;
-    for (const auto& p : find_logs(src_dir)) s.lines[p] = read_lines(p).size();
+    for (const auto& p : find_logs(src_dir)) {
+        auto lines = read_lines(p);
+        s.lines[p] = std::set<std::string>(lines.begin(), lines.end());
+    }
     return s;
 }
 
 std::vector<std::string> ninja_edges_since(const stdfs::path& src_dir, const NinjaLogs& before) {
+    static const std::set<std::string> none;
     std::vector<std::string> out;
     for (const auto& p : find_logs(src_dir)) {
-        auto lines = read_lines(p);
-        size_t from = 0;
-        if (auto it = before.lines.find(p); it != before.lines.end() && it->second <= lines.size()) from = it->second;
-        for (size_t i = from; i < lines.size(); ++i) {
-            if (lines[i].empty() || lines[i][0] == '#') continue;
-            auto f = str::split(lines[i], '\t');
+        auto it = before.lines.find(p);
+        const auto& old = it == before.lines.end() ? none : it->second;
+        for (const auto& line : read_lines(p)) {
+            if (line.empty() || line[0] == '#' || old.count(line)) continue;
+            auto f = str::split(line, '\t');
             if (f.size() >= 4) out.push_back(f[3]);
         }
     }

@@ -67,7 +67,9 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
 
     process::Env env;
     env["PREFIX"] = ctx.test_prefix.string();
-    env["PATH"] = (ctx.test_prefix / "bin").string() + ":/usr/local/bin:/usr/bin:/bin";
+    std::string path = (ctx.test_prefix / "bin").string();
+    for (const auto& d : prepared->path_dirs) path += ":" + d;  // mapped host tools from test/requires
+    env["PATH"] = path + ":/usr/local/bin:/usr/bin:/bin";
     env["HOME"] = env_get(ctx.base_env, "HOME");
     env["LANG"] = "C.UTF-8";
     env["PKG_NAME"] = step.output.name;
