@@ -5,6 +5,7 @@
 #
 #   ./build-locally.sh                  terminal: numbered menu of configs
 #                                       no terminal: the default demo (scripts/demo.sh)
+#   ./build-locally.sh --demo           the embedded demo, into build_artifacts/demo-channel
 #   ./build-locally.sh CONFIG           build variants/CONFIG.yaml
 #   ./build-locally.sh --all            build every config in sequence
 #   ./build-locally.sh --list           print the config names
@@ -35,6 +36,7 @@ while (($#)); do
     case $1 in
         -h|--help) usage; exit 0 ;;
         --all) mode=all ;;
+        --demo) mode=demo ;;
         --list) mode=list ;;
         --force) force=1 ;;
         --filter) [[ $# -ge 2 ]] || die "--filter needs a GLOB"; filter=$2; shift ;;
@@ -68,11 +70,16 @@ fi
 
 [[ -n ${CPU_COUNT:-} ]] && export CPU_COUNT
 
-# No config and no terminal: the default demo.
-if [[ -z $mode && ! ( -t 0 && -t 1 ) ]]; then
-    [[ -x scripts/demo.sh || -f scripts/demo.sh ]] || die "no terminal and no scripts/demo.sh; pass CONFIG or --all"
-    say "no terminal: building the default demo (scripts/demo.sh)"
-    exec bash scripts/demo.sh
+# --demo, or no config and no terminal: the embedded demo.
+if [[ $mode == demo || ( -z $mode && ! ( -t 0 && -t 1 ) ) ]]; then
+    [[ -f scripts/demo.sh ]] || die "scripts/demo.sh is missing; pass CONFIG or --all"
+    [[ $mode == demo ]] || say "no terminal: building the default demo (scripts/demo.sh)"
+    if [[ -z ${SPLITFORGE:-} ]]; then
+        say "building splitforge (scripts/configure.sh)"
+        bash scripts/configure.sh
+        export SPLITFORGE=$PWD/${SF_BUILD_DIR:-build}/src/splitforge
+    fi
+    exec bash scripts/demo.sh "$artifacts/demo-channel"
 fi
 
 [[ -d $variants ]] || die "variants directory '$variants' not found (run: splitforge rerender $recipe)"

@@ -9,7 +9,7 @@
 # SPLITFORGE=/path/to/splitforge picks the binary (default: the newest build*/src/splitforge).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-output}
+out=${1:-build_artifacts/demo-channel}
 shift || true
 if [[ -z "${SPLITFORGE:-}" ]]; then
   SPLITFORGE=$(ls -t "$root"/build*/src/splitforge 2>/dev/null | head -n1 || true)

@@ -223,6 +223,11 @@ Result<Setup> setup(const BuildOptions& opts) {
     render::RenderOptions ro;
     ro.subdir = opts.subdir;
     ro.variant_files = opts.variant_files;
+    // A variants/ file for another platform cannot be built here.
+    if (auto target = render::platform_from_variant_files(opts.variant_files); target && *target != opts.subdir)
+        return fail(SourceLoc{opts.variant_files.back().string()},
+                    "this config targets " + *target + ", but this machine builds " + opts.subdir,
+                    "build it on a " + *target + " machine (cross-building is not supported)");
     ro.overrides = opts.overrides;
     auto rr = render::render_dir(opts.recipe_dir, ro);
     if (!rr) return unexpected(rr.error());
