@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
 
 namespace sf::cli {
@@ -12,7 +13,8 @@ namespace sf::cli {
 namespace {
 struct BuildArgs {
     std::string recipe;
-    std::vector<std::string> variant_files, overrides, channels, system_maps;
+    VariantArgs variants;
+    std::vector<std::string> channels, system_maps;
     std::string output = "output";
     std::string provider = "system";
     std::string provider_tool;
@@ -28,8 +30,7 @@ void register_build(CLI::App& app, Action& action) {
     auto* sub = app.add_subcommand(
         "build", "Build a recipe: staging build once per variant, split outputs, test, add to a local channel");
     sub->add_option("RECIPE_DIR", a->recipe, "The recipe directory (meta.yaml)")->required();
-    sub->add_option("-m,--variant-config-files", a->variant_files, "Extra variant config files (repeatable)");
-    sub->add_option("--variant", a->overrides, "Override a variant key: KEY=VALUE (repeatable)");
+    a->variants.add_to(sub, /*with_platform=*/false);
     sub->add_option("--output-folder", a->output, "The local channel packages go into (default: output)");
     sub->add_option("-c,--channel", a->channels, "Extra channels: local dirs (system) or names/URLs (external)");
     sub->add_flag("--skip-existing", a->skip_existing, "Skip outputs already in the channel (the default)");
@@ -51,13 +52,8 @@ void register_build(CLI::App& app, Action& action) {
         action = [a] {
             engine::BuildOptions o;
             o.recipe_dir = a->recipe;
-            for (const auto& f : a->variant_files) o.variant_files.emplace_back(f);
-            for (const auto& kv : a->overrides) {
-                auto eq = kv.find('=');
-                if (eq == std::string::npos)
-                    throw Failure(Error{{}, "--variant " + kv + ": expected KEY=VALUE", "e.g. --variant python=3.12"});
-                o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-            }
+            o.variant_files = a->variants.file_paths();
+            o.overrides = a->variants.parsed_overrides();
             o.output_folder = a->output;
             o.channels = a->channels;
             for (const auto& f : a->system_maps) o.system_maps.emplace_back(f);
