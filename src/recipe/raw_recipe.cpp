@@ -18,7 +18,7 @@ Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
     if (node.IsMap()) {
         std::map<std::string, int> seen;
         for (auto it = node.begin(); it != node.end(); ++it) {
-            const YAML::Node& key = it->first;
+            YAML::Node key = it->first;
             std::string k = key.IsScalar() ? key.Scalar() : std::string("<complex key>");
             int line = map_line(key.Mark().line, line_map);
             auto [pos, inserted] = seen.emplace(k, line);

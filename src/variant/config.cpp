@@ -131,7 +131,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::s
     };
     for (auto it = node->begin(); it != node->end(); ++it) {
         std::string key = it->first.Scalar();
-        const YAML::Node& v = it->second;
+        YAML::Node v = it->second;
         int line = line_of(it->first);
         src.line_of[key] = line;
         if (key.find('-') != std::string::npos)
@@ -165,7 +165,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::s
                 return fail(SourceLoc{file, line}, "mapping values are only supported for pin_run_as_build",
                             "give '" + key + "' a list of values");
             for (auto p2 = v.begin(); p2 != v.end(); ++p2) {
-                const YAML::Node& pin = p2->second;
+                YAML::Node pin = p2->second;
                 std::string mn = pin["min_pin"] ? pin["min_pin"].Scalar() : "";
                 std::string mx = pin["max_pin"] ? pin["max_pin"].Scalar() : "";
                 values.push_back(p2->first.Scalar() + kGroupSep + mn + kGroupSep + mx);
