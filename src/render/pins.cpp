@@ -3,6 +3,7 @@
 #include <cctype>
 #include <vector>
 
+#include "spec/version.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
 
@@ -94,7 +95,16 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
         if (!versions[idx].empty() && versions[idx].back() == '.') versions[idx].pop_back();
     }
     std::vector<std::string> out;
-    if (!versions[0].empty()) out.push_back(">=" + versions[0]);
+    if (!versions[0].empty()) {
+        // A pre-release (1.1.1q sorts before 1.1.1) is its own lower bound.
+        std::string v = version;
+        if (str::ends_with(v, ".*")) v.resize(v.size() - 2);
+        else if (str::ends_with(v, "*")) v.resize(v.size() - 1);
+        auto have = spec::Version::parse(v);
+        auto bound = spec::Version::parse(versions[0]);
+        if (have && bound && *have < *bound) versions[0] = version;
+        out.push_back(">=" + versions[0]);
+    }
     if (!versions[1].empty()) out.push_back("<" + versions[1]);
     return str::join(out, ",");
 }
