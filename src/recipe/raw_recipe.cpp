@@ -101,12 +101,14 @@ Result<RawRecipe> RawRecipe::load(const std::filesystem::path& dir) {
 
 std::optional<std::string> RawRecipe::script_text(const std::string& relative) const {
     if (dir.empty()) return std::nullopt;
+    if (auto it = scripts_.find(relative); it != scripts_.end()) return it->second;
     std::error_code ec;
     auto p = dir / relative;
-    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
-    auto t = fs::read_file(p);
-    if (!t) return std::nullopt;
-    return *t;
+    std::optional<std::string> text;
+    if (std::filesystem::is_regular_file(p, ec))
+        if (auto t = fs::read_file(p)) text = std::move(*t);
+    scripts_.emplace(relative, text);
+    return text;
 }
 
 std::string RawRecipe::display_path(const std::string& relative) const {

@@ -29,8 +29,12 @@ struct RawRecipe {
 
     // A script file next to meta.yaml (build.sh, or an output's script), or
     // nullopt when it does not exist.
-    std::optional<std::string> script_text(const std::string& relative) const;
+    std::optional<std::string> script_text(const std::string& relative) const;  // read once
+
     std::string display_path(const std::string& relative) const;
+
+private:
+    mutable std::map<std::string, std::optional<std::string>> scripts_;
 };
 
 // Text -> YAML, with yaml-cpp errors mapped to file:line:col through

@@ -1,6 +1,7 @@
 #include "render/meta.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "render/pins.hpp"
 #include "util/pyregex.hpp"
@@ -157,12 +158,17 @@ int build_number(const Meta& meta) {
     }
 }
 
+const PyRegex& TextCache::regex(const std::string& pattern, unsigned flags) {
+    std::string key = std::to_string(flags) + '\x1f' + pattern;
+    auto it = regexes_.find(key);
+    if (it == regexes_.end()) it = regexes_.emplace(key, PyRegex(pattern, flags)).first;
+    return it->second;
+}
+
 const std::string& TextCache::extract(const char* pattern, const std::string& text) {
     std::string key = std::string(pattern) + '\x1f' + text;
     if (auto it = extracts_.find(key); it != extracts_.end()) return it->second;
-    auto re = regexes_.find(pattern);
-    if (re == regexes_.end()) re = regexes_.emplace(pattern, PyRegex(pattern, PyRegex::multiline | PyRegex::dotall)).first;
-    auto m = re->second.search(text);
+    auto m = regex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
     return extracts_.emplace(std::move(key), m && m->group(1) ? *m->group(1) : std::string()).first->second;
 }
 
@@ -219,7 +225,7 @@ namespace {
 bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
     auto run = reqs_of(vt.meta, "run");
     for (const auto& n : output_names) {
-        PyRegex re("^" + n + R"((\s|\Z|$))");
+        const PyRegex& re = vt.cache ? vt.cache->regex("^" + n + R"((\s|\Z|$))") : PyRegex("^" + n + R"((\s|\Z|$))");
         for (const auto& r : run)
             if (re.match(r)) return true;
     }
@@ -392,7 +398,8 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     // The text scans depend only on which output this is and on which
     // selectors hold: memoized across variants.
     std::string scan_key = om.name + '\x1f' + (om.is_output ? "o" : "t") + (opts.force_global ? "g" : "l") +
-                           '\x1f' + vt.outcome_key;
+                           '\x1f' + std::to_string(reinterpret_cast<std::uintptr_t>(&scanner)) + '\x1f' +
+                           vt.outcome_key;
     TextCache::Scan local;
     TextCache::Scan* scan = &local;
     bool cached = false;
@@ -488,7 +495,8 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
     }
     std::vector<std::string> alts;
     for (const auto& e : excludes) alts.push_back(e + R"([\s$]?.*)");
-    PyRegex exclude(str::join(alts, "|"));
+    PyRegex local_exclude(vt.cache ? "" : str::join(alts, "|"));
+    const PyRegex& exclude = vt.cache ? vt.cache->regex(str::join(alts, "|")) : local_exclude;
     std::vector<std::string> deps;
     for (const auto& k : used) {
         const std::string* val = v.get(k);

@@ -37,6 +37,8 @@ struct TextCache {
     std::map<std::string, Scan> scans;
     // First group of `pattern` (multiline, dotall) searched in `text`, memoized.
     const std::string& extract(const char* pattern, const std::string& text);
+    // A compiled regex, compiled once.
+    const PyRegex& regex(const std::string& pattern, unsigned flags = PyRegex::none);
 
 private:
     std::map<std::string, PyRegex, std::less<>> regexes_;

@@ -76,6 +76,28 @@ PackageInfo package_info(const std::string& text) {
     return pkg;
 }
 
+}  // namespace
+
+struct RenderCache {
+    const recipe::RawRecipe* raw = nullptr;
+    std::string raw_text;
+    TextCache texts;
+    std::map<std::string, jinja::Template> templates;  // by selector outcomes
+    YamlMemo yaml;
+    std::map<std::string, std::unique_ptr<variant::UsedVarScanner>> scanners;  // by key set
+
+    void bind(const recipe::RawRecipe& r) {
+        if (raw == &r && raw_text == r.text) return;
+        *this = RenderCache{};
+        raw = &r;
+        raw_text = r.text;
+    }
+};
+
+std::shared_ptr<RenderCache> make_render_cache() { return std::make_shared<RenderCache>(); }
+
+namespace {
+
 // One rendering of meta.yaml under one variant.
 struct Pass {
     jinja::Context ns;
@@ -84,8 +106,10 @@ struct Pass {
 
 class Renderer {
 public:
-    Renderer(const recipe::RawRecipe& raw, const RenderOptions& opts) : raw_(raw), opts_(opts) {
+    Renderer(const recipe::RawRecipe& raw, const RenderOptions& opts, RenderCache& cache)
+        : raw_(raw), opts_(opts), cache_(cache), texts_(cache.texts), templates_(cache.templates), yaml_(cache.yaml) {
         build_subdir_ = opts.build_subdir.empty() ? opts.subdir : opts.build_subdir;
+        cache_.bind(raw);
     }
 
     Result<RenderedRecipe> run();
@@ -104,11 +128,12 @@ private:
     const RenderOptions& opts_;
     std::string build_subdir_;
     variant::CombinedSpec spec_;
-    std::unique_ptr<variant::UsedVarScanner> scanner_;
+    variant::UsedVarScanner* scanner_ = nullptr;
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
-    TextCache texts_;
-    std::map<std::string, jinja::Template> templates_;  // by selector outcomes
-    YamlMemo yaml_;
+    RenderCache& cache_;
+    TextCache& texts_;
+    std::map<std::string, jinja::Template>& templates_;
+    YamlMemo& yaml_;
 };
 
 Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::string& key,
@@ -352,7 +377,9 @@ Result<RenderedRecipe> Renderer::run() {
     std::vector<std::string> keys;
     for (const auto& [k, v] : variants.front().values) keys.push_back(k);
     std::sort(keys.begin(), keys.end());
-    scanner_ = std::make_unique<variant::UsedVarScanner>(keys);
+    auto& scanner = cache_.scanners[str::join(keys, ",")];
+    if (!scanner) scanner = std::make_unique<variant::UsedVarScanner>(keys);
+    scanner_ = scanner.get();
 
     RenderedRecipe rr;
     rr.recipe_dir = raw_.dir.string();
@@ -425,8 +452,9 @@ Result<RenderedRecipe> Renderer::run() {
 
 }  // namespace
 
-Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts) {
-    Renderer r(raw, opts);
+Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts, RenderCache* cache) {
+    RenderCache local;
+    Renderer r(raw, opts, cache ? *cache : local);
     return r.run();
 }
 

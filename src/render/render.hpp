@@ -2,6 +2,7 @@
 // RawRecipe x variant configs -> RenderedRecipe: every package the recipe
 // produces for one platform, with conda-build's hashes and build strings.
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,7 +20,14 @@ struct RenderOptions {
     std::vector<std::pair<std::string, std::string>> overrides;   // --variant KEY=VALUE
 };
 
-Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts);
+// What several renders of one recipe can share (one per platform, say):
+// parsed templates and selectors, YAML pieces, text scans. Tied to the
+// RawRecipe it was first used with; a different recipe starts it afresh.
+struct RenderCache;
+std::shared_ptr<RenderCache> make_render_cache();
+
+Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts,
+                              RenderCache* cache = nullptr);
 
 // The target platform a set of -m files names (a single `target_platform`
 // value, as conda-smithy's .ci_support files and our variants/ carry), or
