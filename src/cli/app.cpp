@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // An unknown first word reads better named than as "a subcommand is required".
+        if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+            std::cerr << "splitforge: error: unknown command '" << argv[1] << "' (see splitforge --help)\n";
+            return 2;
+        }
         std::cerr << "splitforge: error: " << e.what() << " (see splitforge --help)\n";
         return 2;
     }
