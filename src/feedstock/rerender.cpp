@@ -95,11 +95,11 @@ CiJob make_job(const std::string& platform, const Split& split, const std::vecto
 }
 
 Result<std::vector<CiJob>> jobs_for_platform(const recipe::RawRecipe& raw, const RerenderOptions& opts,
-                                             const std::string& platform) {
+                                             const std::string& platform, render::RenderCache* cache) {
     render::RenderOptions ro;
     ro.subdir = platform;
     ro.variant_files = opts.variant_files;
-    auto rr = render::render(raw, ro);
+    auto rr = render::render(raw, ro, cache);
     if (!rr) {
         Error e = rr.error();
         e.message = "rendering for " + platform + ": " + e.message;
@@ -165,8 +165,9 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
     if (!raw) return unexpected(raw.error());
     RerenderResult res;
     const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
+    auto cache = render::make_render_cache();  // the platforms share parsed pieces
     for (const auto& p : platforms) {
-        auto jobs = jobs_for_platform(*raw, opts, p);
+        auto jobs = jobs_for_platform(*raw, opts, p, cache.get());
         if (!jobs) return unexpected(jobs.error());
         if (jobs->empty()) res.skipped.push_back(p);
         for (auto& j : *jobs) res.jobs.push_back(std::move(j));
