@@ -113,6 +113,25 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
         CHECK(r->out.find("0.3.0 [[19.0, 22.0], [43.0, 50.0]]") != std::string::npos);
     }
 
+    // The independent oracle (rattler + libarchive from npm) judges the
+    // channel and solves the demo's packages from it alone.
+    if (process::find_executable("node", process::minimal_env()["PATH"])) {
+        const std::string build_dir = test::binary().parent_path().parent_path().filename().string();
+        auto env = process::current_env();
+        env["SF_BUILD_DIR"] = build_dir;
+        process::Command c{{"bash", (test::source_dir() / "scripts/conda-check.sh").string(), out.string(), "--strict",
+                            "--solve", "pytorch,libtorch"},
+                           {}, env, {}, {}, {}};
+        auto r = process::capture(c);
+        REQUIRE(r);
+        INFO(r->out << r->err);
+        CHECK(r->exit_code == 0);
+        CHECK(r->out.find(" 0 failed") != std::string::npos);
+        CHECK(r->out.find("SOLVED") != std::string::npos);
+    } else {
+        WARN("node not found; conda-check skipped");
+    }
+
     // Rerun: everything is in the channel already.
     auto again = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
                              "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
