@@ -79,7 +79,6 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
     for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
     if (!reqs.contains(env) || !reqs[env].is_array()) return;
     Meta& list = reqs[env];
-    bool changed = false;
     // conda-build matches ^(key with _ as [-_])\s*$ : the bare name, '-' or '_'.
     for (auto& item : list) {
         if (!item.is_string()) continue;
@@ -93,7 +92,6 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
         bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
         if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
             item = ensure_valid_spec(name + " " + *val);
-            changed = true;
         }
     }
     static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
@@ -101,9 +99,8 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
         if (!item.is_string()) continue;
         auto m = xx_re.match(item.get<std::string>());
         if (!m) continue;
-        if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val), changed = true;
+        if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val);
     }
-    (void)changed;
 }
 
 }  // namespace

@@ -434,7 +434,6 @@ std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials
     // Squish to key -> unique values (first-seen order); zip groups as unique rows.
     std::vector<std::pair<std::string, std::vector<std::string>>> lists;
     for (const auto& [k, x] : variants.front().values) lists.emplace_back(k, std::vector<std::string>{});
-    Specials local = sp;
     for (auto& [k, vals] : lists) {
         const auto* g = sp.zip_group_of(k);
         if (g) continue;
@@ -457,7 +456,7 @@ std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials
             for (const auto& row : rows) vals->push_back(row[i]);
         }
     }
-    return product(lists, local);
+    return product(lists, sp);
 }
 
 }  // namespace sf::variant
