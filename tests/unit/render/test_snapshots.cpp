@@ -113,3 +113,14 @@ TEST_CASE("render: every variants/ config of the PyTorch recipe renders") {
         }
     }
 }
+
+TEST_CASE("variants: the report for the demo recipe (staging split, first use of each key)") {
+    auto rr = render::render_dir(test::source_dir() / "demo" / "minitorch" / "recipe", {});
+    REQUIRE(rr);
+    std::string report = str::replace_all(render::variants_report(*rr), test::source_dir().string() + "/", "");
+    CHECK(report.find("staging builds split by: cuda_compiler_version, blas_impl") != std::string::npos);
+    CHECK(report.find("with_magma") != std::string::npos);
+    compare_snapshot(test::data_dir() / "render" / "variants-minitorch.txt", report);
+    auto j = render::variants_json(*rr);
+    CHECK(j["staging_builds"].size() == 4);
+}
