@@ -30,6 +30,7 @@ int build_number(const Meta& meta);
 struct TextCache {
     std::map<std::string, std::string> memo;
     recipe::SelectorCache selectors;
+    std::map<std::string, size_t> selection_ids;  // selector outcomes -> short id
     // Text-scan results of used_vars(), by output and selector outcomes.
     struct Scan {
         std::set<std::string> all, in_requirements;

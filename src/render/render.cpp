@@ -175,8 +175,11 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes);
     if (!sel) return unexpected(sel.error());
-    std::string key;
-    for (const auto& [selector, kept] : outcomes) key += selector + (kept ? "\x01" : "\x02");
+    // Memo keys name a selection by a short id, not by its (long) text.
+    std::string full_key;
+    for (const auto& [selector, kept] : outcomes) full_key += selector + (kept ? "\x01" : "\x02");
+    auto [id, fresh] = texts_.selection_ids.try_emplace(full_key, texts_.selection_ids.size());
+    std::string key = "#" + std::to_string(id->second);
     auto meta = render_meta(*sel, key, v, pass->ns);
     if (!meta) return unexpected(meta.error());
     pass->vt.raw = &raw_;

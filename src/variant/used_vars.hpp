@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "util/pyregex.hpp"
@@ -41,7 +42,7 @@ private:
 
     std::vector<std::string> keys_;
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
-    mutable std::map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
+    mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
 };
 
 }  // namespace sf::variant
