@@ -9,6 +9,7 @@
 #include "render/meta.hpp"
 #include "render/pins.hpp"
 #include "render/yaml_memo.hpp"
+#include "spec/version.hpp"
 #include "util/strings.hpp"
 #include "variant/used_vars.hpp"
 
@@ -401,6 +402,33 @@ Result<RenderedRecipe> Renderer::run() {
     // top level uses.
     auto p0 = pass_for(variants.front());
     if (!p0) return unexpected(p0.error());
+    // noarch recipes build with one Python only: the newest, or the one
+    // build/noarch_python_build_age steps back (conda-build's rule).
+    const Meta& top_build = sub((*p0)->vt.meta, "build");
+    if (meta_truthy(top_build.value("noarch", Meta(nullptr))) ||
+        meta_truthy(top_build.value("noarch_python", Meta(nullptr)))) {
+        std::vector<std::string> pythons;
+        for (const auto& v : variants)
+            if (const std::string* py = v.get("python"))
+                if (std::find(pythons.begin(), pythons.end(), *py) != pythons.end()) continue;
+                else pythons.push_back(*py);
+        if (!pythons.empty()) {
+            auto order = [](const std::string& s) { return spec::Version::parse(s.substr(0, s.find(' '))); };
+            std::stable_sort(pythons.begin(), pythons.end(), [&](const std::string& a, const std::string& b) {
+                auto va = order(a), vb = order(b);
+                return va && vb ? *va < *vb : a < b;
+            });
+            long age = 0;
+            try {
+                age = std::stol(str_of(top_build.value("noarch_python_build_age", Meta("0"))));
+            } catch (...) {
+            }
+            age = std::clamp(age, 0L, static_cast<long>(pythons.size()) - 1);
+            variants = variant::filter_by(variants, "python", {pythons[pythons.size() - 1 - static_cast<size_t>(age)]});
+            p0 = pass_for(variants.front());
+            if (!p0) return unexpected(p0.error());
+        }
+    }
     auto used_top = used_vars((*p0)->vt, top_om((*p0)->vt), variants.front(), spec_.specials, *scanner_);
     auto loop_top = variant::loop_vars(variants, spec_.specials, as_vec(used_top));
     auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
