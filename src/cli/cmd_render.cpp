@@ -20,11 +20,7 @@ void register_render(CLI::App& app, Action& action) {
     sub->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"yaml", "json", "builds"}));
     sub->callback([o, &action] {
         action = [o] {
-            render::RenderOptions ro;
-            ro.variant_files = o->variants.file_paths();
-            ro.overrides = o->variants.parsed_overrides();
-            ro.subdir = o->variants.subdir();
-            auto rr = value_or_throw(render::render_dir(o->recipe, ro));
+            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.render_options()));
             if (o->output == "json")
                 std::cout << render::to_json(rr).dump(2) << "\n";
             else if (o->output == "builds")

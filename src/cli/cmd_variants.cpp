@@ -20,11 +20,7 @@ void register_variants(CLI::App& app, Action& action) {
     sub->add_flag("--json", o->json, "Machine-readable output");
     sub->callback([o, &action] {
         action = [o] {
-            render::RenderOptions ro;
-            ro.variant_files = o->variants.file_paths();
-            ro.overrides = o->variants.parsed_overrides();
-            ro.subdir = o->variants.subdir();
-            auto rr = value_or_throw(render::render_dir(o->recipe, ro));
+            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.render_options()));
             if (o->json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";
             else

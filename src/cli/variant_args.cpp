@@ -1,7 +1,6 @@
 #include "cli/variant_args.hpp"
 
 #include "core/error.hpp"
-#include "render/render.hpp"
 
 namespace sf::cli {
 
@@ -29,6 +28,14 @@ std::vector<std::pair<std::string, std::string>> VariantArgs::parsed_overrides()
 std::string VariantArgs::subdir() const {
     if (!platform.empty()) return platform;
     return render::platform_from_variant_files(file_paths()).value_or("linux-64");
+}
+
+render::RenderOptions VariantArgs::render_options() const {
+    render::RenderOptions ro;
+    ro.variant_files = file_paths();
+    ro.overrides = parsed_overrides();
+    ro.subdir = subdir();
+    return ro;
 }
 
 }  // namespace sf::cli

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "render/render.hpp"
+
 namespace sf::cli {
 
 struct VariantArgs {
@@ -20,6 +22,8 @@ struct VariantArgs {
     // KEY=VALUE pairs; throws Failure naming a malformed one.
     std::vector<std::pair<std::string, std::string>> parsed_overrides() const;
     std::string subdir() const;
+    // All three, for the renderer.
+    render::RenderOptions render_options() const;
 };
 
 }  // namespace sf::cli

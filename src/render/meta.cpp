@@ -171,20 +171,15 @@ const std::string& TextCache::extract(const char* pattern, const std::string& te
 
 std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
     std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
-    if (cache)
-        if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
-    std::string text = pattern && cache ? cache->extract(pattern, raw->text) : raw->text;
-    if (pattern && !cache) {
-        auto m = PyRegex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
-        text = m && m->group(1) ? *m->group(1) : "";
-    }
+    if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
+    std::string text = pattern ? cache->extract(pattern, raw->text) : raw->text;
     if (apply_selectors) {
-        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file,
-                                           cache ? &cache->selectors : nullptr, &outcomes);
+        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file, &cache->selectors,
+                                           &outcomes);
         if (sel) text = sel->text;
     }
     text = rstrip(text);
-    if (cache) cache->memo.emplace(key, text);
+    cache->memo.emplace(key, text);
     return text;
 }
 
@@ -204,17 +199,14 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) return name;
     size_t idx = static_cast<size_t>(it - names.begin());
-    std::string key = "\x1eoutput\x1f" + std::to_string(idx) + '\x1f' + (apply_selectors ? outcome_key : "raw");
-    if (cache)
-        if (auto m = cache->memo.find(key); m != cache->memo.end()) return m->second;
+    auto key_of = [&](size_t i) {
+        return "\x1eoutput\x1f" + std::to_string(i) + '\x1f' + (apply_selectors ? outcome_key : "raw");
+    };
+    if (auto m = cache->memo.find(key_of(idx)); m != cache->memo.end()) return m->second;
     // Split the outputs section once per selection; every output's text is memoized.
     auto matches = output_re().findall(outputs_text(apply_selectors));
-    std::string text = idx < matches.size() ? matches[idx] : "";
-    if (cache)
-        for (size_t i = 0; i < matches.size(); ++i)
-            cache->memo.emplace("\x1eoutput\x1f" + std::to_string(i) + '\x1f' + (apply_selectors ? outcome_key : "raw"),
-                                matches[i]);
-    return text;
+    for (size_t i = 0; i < matches.size(); ++i) cache->memo.emplace(key_of(i), matches[i]);
+    return idx < matches.size() ? matches[idx] : "";
 }
 
 namespace {
@@ -222,7 +214,7 @@ namespace {
 bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
     auto run = reqs_of(vt.meta, "run");
     for (const auto& n : output_names) {
-        const PyRegex& re = vt.cache ? vt.cache->regex("^" + n + R"((\s|\Z|$))") : PyRegex("^" + n + R"((\s|\Z|$))");
+        const PyRegex& re = vt.cache->regex("^" + n + R"((\s|\Z|$))");
         for (const auto& r : run)
             if (re.match(r)) return true;
     }
@@ -397,15 +389,9 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     std::string scan_key = om.name + '\x1f' + (om.is_output ? "o" : "t") + (opts.force_global ? "g" : "l") +
                            '\x1f' + std::to_string(reinterpret_cast<std::uintptr_t>(&scanner)) + '\x1f' +
                            vt.outcome_key;
-    TextCache::Scan local;
-    TextCache::Scan* scan = &local;
-    bool cached = false;
-    if (vt.cache) {
-        auto [it, inserted] = vt.cache->scans.try_emplace(scan_key);
-        scan = &it->second;
-        cached = !inserted;
-    }
-    if (!cached) {
+    auto [scan_it, fresh] = vt.cache->scans.try_emplace(scan_key);
+    TextCache::Scan* scan = &scan_it->second;
+    if (fresh) {
         std::string raw_text, sel_text, reqs_text;
         if (opts.force_global) {
             raw_text = vt.recipe_text(nullptr, false);
@@ -492,8 +478,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
     }
     std::vector<std::string> alts;
     for (const auto& e : excludes) alts.push_back(e + R"([\s$]?.*)");
-    PyRegex local_exclude(vt.cache ? "" : str::join(alts, "|"));
-    const PyRegex& exclude = vt.cache ? vt.cache->regex(str::join(alts, "|")) : local_exclude;
+    const PyRegex& exclude = vt.cache->regex(str::join(alts, "|"));
     std::vector<std::string> deps;
     for (const auto& k : used) {
         const std::string* val = v.get(k);

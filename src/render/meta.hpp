@@ -52,7 +52,7 @@ struct VariantText {
     const jinja::Context* ns = nullptr;  // selector namespace
     std::string subdir;
     Meta meta;  // the rendered top-level dict
-    TextCache* cache = nullptr;
+    TextCache* cache = nullptr;  // required: set by the renderer
     mutable std::map<std::string, bool> outcomes;  // selector -> kept, for this variant
     std::string outcome_key;                       // outcomes, flattened: the memo key
 

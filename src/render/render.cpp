@@ -408,10 +408,10 @@ Result<RenderedRecipe> Renderer::run() {
     if (meta_truthy(top_build.value("noarch", Meta(nullptr))) ||
         meta_truthy(top_build.value("noarch_python", Meta(nullptr)))) {
         std::vector<std::string> pythons;
-        for (const auto& v : variants)
-            if (const std::string* py = v.get("python"))
-                if (std::find(pythons.begin(), pythons.end(), *py) != pythons.end()) continue;
-                else pythons.push_back(*py);
+        for (const auto& v : variants) {
+            const std::string* py = v.get("python");
+            if (py && std::find(pythons.begin(), pythons.end(), *py) == pythons.end()) pythons.push_back(*py);
+        }
         if (!pythons.empty()) {
             auto order = [](const std::string& s) { return spec::Version::parse(s.substr(0, s.find(' '))); };
             std::stable_sort(pythons.begin(), pythons.end(), [&](const std::string& a, const std::string& b) {

@@ -75,9 +75,12 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
     build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
-    auto j = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
-                         "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
-                         "--variant", "python=" + str::join(pys, ",")});
+    auto build_minitorch = [&] {
+        return build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
+                           "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                           "--variant", "python=" + str::join(pys, ",")});
+    };
+    auto j = build_minitorch();
     REQUIRE(j["stagings"].size() == 1);
     auto staged = objects(j["stagings"][0]["rebuilt"]);
     CHECK(staged.size() >= 5);
@@ -133,9 +136,7 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     }
 
     // Rerun: everything is in the channel already.
-    auto again = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
-                             "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
-                             "--variant", "python=" + str::join(pys, ",")});
+    auto again = build_minitorch();
     for (const auto& o : again["outputs"]) CHECK(o["status"] == "skipped (in channel)");
 }
 
