@@ -338,11 +338,11 @@ Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg) {
     if (!index) return bad(pkg, "no info/index.json");
     auto j = nlohmann::json::parse(*index, nullptr, false);
     if (j.is_discarded()) return bad(pkg, "info/index.json is not valid JSON");
-    auto rec = spec::PackageRecord::from_json(j, pkg.string() + ": info/index.json");
+    auto rec = types::PackageRecord::from_json(j, pkg.string() + ": info/index.json");
     if (!rec) return Unexpected<Error>{rec.error()};
     PackageMetadata md{std::move(*rec), std::nullopt};
     if (paths) {
-        auto p = spec::PathsJson::parse(*paths, pkg.string() + ": info/paths.json");
+        auto p = types::PathsJson::parse(*paths, pkg.string() + ": info/paths.json");
         if (!p) return Unexpected<Error>{p.error()};
         md.paths = std::move(*p);
     }

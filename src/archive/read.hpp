@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "spec/package_record.hpp"
+#include "types/package_record.hpp"
 
 namespace sf::archive {
 
@@ -52,8 +52,8 @@ Result<std::string> read_package_member(const stdfs::path& pkg, std::string_view
 
 // info/index.json and info/paths.json (absent in very old packages).
 struct PackageMetadata {
-    spec::PackageRecord index;
-    std::optional<spec::PathsJson> paths;
+    types::PackageRecord index;
+    std::optional<types::PathsJson> paths;
 };
 Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg);
 

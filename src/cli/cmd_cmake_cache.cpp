@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "build/cmake_cache.hpp"
-#include "build/cmake_cache_python.hpp"
+#include "script/cmake_cache.hpp"
+#include "script/cmake_cache_python.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "util/strings.hpp"
@@ -20,12 +20,12 @@ struct CacheOpts {
     std::vector<std::string> items;  // KEY:TYPE=VALUE for set, KEY for unset
 };
 
-int finish(const std::string& file, const std::string& diff, build::DryRun dry) {
+int finish(const std::string& file, const std::string& diff, script::DryRun dry) {
     if (diff.empty()) {
         std::cerr << file << ": no change\n";
     } else {
         std::cout << diff;
-        if (dry == build::DryRun::yes) std::cerr << file << ": dry run, nothing written\n";
+        if (dry == script::DryRun::yes) std::cerr << file << ": dry run, nothing written\n";
     }
     return 0;
 }
@@ -44,12 +44,12 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     retarget->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     retarget->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? build::DryRun::yes : build::DryRun::no;
-            build::RetargetReport report;
-            auto diff = build::edit_cache_file(
+            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
+            script::RetargetReport report;
+            auto diff = script::edit_cache_file(
                 opts->file,
-                [&](build::CMakeCache& c) -> Result<void> {
-                    auto r = build::retarget_python(c, opts->python);
+                [&](script::CMakeCache& c) -> Result<void> {
+                    auto r = script::retarget_python(c, opts->python);
                     if (!r) return fail(r.error().message, r.error().hint);
                     report = *r;
                     return {};
@@ -69,12 +69,12 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     set->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     set->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? build::DryRun::yes : build::DryRun::no;
-            auto diff = build::edit_cache_file(
+            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
+            auto diff = script::edit_cache_file(
                 opts->file,
-                [&](build::CMakeCache& c) -> Result<void> {
+                [&](script::CMakeCache& c) -> Result<void> {
                     for (const auto& item : opts->items) {
-                        auto e = build::parse_assignment(item);
+                        auto e = script::parse_assignment(item);
                         if (!e) return fail(e.error().message, e.error().hint);
                         if (e->type.empty()) {
                             auto cur = c.get(e->key);
@@ -98,10 +98,10 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     unset->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     unset->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? build::DryRun::yes : build::DryRun::no;
-            auto diff = build::edit_cache_file(
+            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
+            auto diff = script::edit_cache_file(
                 opts->file,
-                [&](build::CMakeCache& c) -> Result<void> {
+                [&](script::CMakeCache& c) -> Result<void> {
                     for (const auto& k : opts->items) c.erase(k);
                     return {};
                 },
@@ -115,7 +115,7 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     get->add_option("keys", opts->items, "key")->required()->expected(1);
     get->callback([&action, opts] {
         action = [opts] {
-            auto cache = value_or_throw(build::CMakeCache::load(opts->file));
+            auto cache = value_or_throw(script::CMakeCache::load(opts->file));
             auto e = cache.get(opts->items.at(0));
             if (!e) throw Failure(Error{{opts->file}, "'" + opts->items.at(0) + "' is not in the cache", {}});
             std::cout << e->value << "\n";

@@ -38,7 +38,7 @@ void register_install(CLI::App& app, Action& action) {
             env::InstallOptions opts;
             for (const auto& c : a->channels) opts.channels.emplace_back(c);
             opts.pkgs_dir = a->pkgs_dir;
-            if (!a->platform.empty()) opts.platform = value_or_throw(spec::Platform::parse(a->platform), "--platform");
+            if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
             auto r = value_or_throw(env::install(a->prefix, a->requests, opts));
             if (!a->quiet) {

@@ -9,10 +9,10 @@
 #include <system_error>
 #include <thread>
 
-#include "build/capture.hpp"
-#include "build/ninja_log.hpp"
-#include "build/script_env.hpp"
-#include "build/source.hpp"
+#include "script/capture.hpp"
+#include "script/ninja_log.hpp"
+#include "script/script_env.hpp"
+#include "source/source.hpp"
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
@@ -106,10 +106,10 @@ bool in_channel(const Ctx& ctx, const std::string& subdir, const std::string& di
     return false;
 }
 
-std::vector<build::SourceSpec> source_specs(const plan::BuildPlan& p) {
-    std::vector<build::SourceSpec> out;
+std::vector<source::SourceSpec> source_specs(const plan::BuildPlan& p) {
+    std::vector<source::SourceSpec> out;
     for (const auto& s : p.sources) {
-        build::SourceSpec spec;
+        source::SourceSpec spec;
         spec.url = s.url;
         spec.sha256 = s.sha256;
         spec.md5 = s.md5;
@@ -157,13 +157,13 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     stdfs::remove_all(base, ec);
     st.src_dir = base / "work";
     st.staged = base / "staged";
-    build::SourceContext sc;
+    source::SourceContext sc;
     sc.work_dir = st.src_dir;
     sc.recipe_dir = recipe;
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
-    if (auto r = build::fetch_sources(source_specs(p), sc); !r)
+    if (auto r = source::fetch_sources(source_specs(p), sc); !r)
         return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
     stdfs::create_directories(st.src_dir, ec);
     timing.source_s = detail::seconds_since(t);
@@ -183,26 +183,26 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
-    auto before = build::snapshot(ctx.host_prefix);
+    auto before = script::snapshot(ctx.host_prefix);
 
-    build::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
+    script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
     sctx.pkg_name = p.name;
     sctx.pkg_version = p.version;
     sctx.pkg_buildnum = b.steps.empty() ? 0 : b.steps.front().output.build_number;
-    build::ScriptRun run;
+    script::ScriptRun run;
     run.script = recipe / p.build_script;
     run.work = base;
     run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
-    auto logs = build::snapshot_ninja_logs(st.src_dir);
-    if (auto r = build::run_script(run, sctx); !r) {
+    auto logs = script::snapshot_ninja_logs(st.src_dir);
+    if (auto r = script::run_script(run, sctx); !r) {
         if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
         return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
                     r.error().hint);
     }
-    timing.rebuilt = build::ninja_edges_since(st.src_dir, logs);
-    st.staged_files = build::new_files(ctx.host_prefix, before);
-    if (auto ok = build::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
+    timing.rebuilt = script::ninja_edges_since(st.src_dir, logs);
+    st.staged_files = script::new_files(ctx.host_prefix, before);
+    if (auto ok = script::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
     timing.staging_s = detail::seconds_since(t);
     ctx.progress("==> " + p.name + " [" + b.label + "]: staging build done, " +
                  std::to_string(st.staged_files.size()) + " files installed, " +

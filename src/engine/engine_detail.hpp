@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "build/script_env.hpp"
+#include "script/script_env.hpp"
 #include "engine/engine.hpp"
 #include "env/provider.hpp"
 #include "env/python_env.hpp"
@@ -56,13 +56,13 @@ struct Staging {
 // Builds, packages, tests and publishes one output (engine_output.cpp).
 Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
 
-// The test phase of one package file (engine_test.cpp): "passed", or "none"
+// The test phase of one package file (verify.cpp): "passed", or "none"
 // when the output has no tests.
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
                                  const std::string& recipe_dir);
 
 // The script environment of a staging build or output (engine_output.cpp).
-build::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
+script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv);
 
 double seconds_since(std::chrono::steady_clock::time_point t);

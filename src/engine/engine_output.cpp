@@ -3,9 +3,9 @@
 #include <set>
 #include <system_error>
 
-#include "build/capture.hpp"
-#include "build/ninja_log.hpp"
-#include "build/script_env.hpp"
+#include "script/capture.hpp"
+#include "script/ninja_log.hpp"
+#include "script/script_env.hpp"
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
@@ -91,9 +91,9 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
 
 }  // namespace
 
-build::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
+script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv) {
-    build::ScriptContext c;
+    script::ScriptContext c;
     c.prefix = ctx.host_prefix;
     c.build_prefix = ctx.build_prefix;
     c.src_dir = st.src_dir;
@@ -152,32 +152,32 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", hr.error());
         henv = std::move(*hr);
-        auto before = build::snapshot(ctx.host_prefix);
+        auto before = script::snapshot(ctx.host_prefix);
         if (has_script) {
-            build::ScriptContext sc = script_context(ctx, st, benv, henv);
+            script::ScriptContext sc = script_context(ctx, st, benv, henv);
             sc.pkg_name = o.name;
             sc.pkg_version = o.version;
             sc.pkg_buildnum = o.build_number;
             sc.pkg_hash = o.hash;
             for (const auto& [k, v] : o.used) sc.variant[k] = v;
-            build::ScriptRun run;
+            script::ScriptRun run;
             if (!o.script.empty()) run.script = st.recipe_dir / o.script;
             run.lines = o.script_lines;
             run.work = ctx.work;
             run.log = log_path(ctx, dist);
             run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
-            auto logs = build::snapshot_ninja_logs(st.src_dir);
-            if (auto r = build::run_script(run, sc); !r) {
+            auto logs = script::snapshot_ninja_logs(st.src_dir);
+            if (auto r = script::run_script(run, sc); !r) {
                 if (interrupted()) return fail("interrupted (Ctrl-C) while building " + dist);
                 return err("script", r.error());
             }
-            rebuilt = build::ninja_edges_since(st.src_dir, logs);
-            files = build::new_files(ctx.host_prefix, before);
-            if (!o.files.empty()) files = build::select_files(files, o.files);
-            if (auto ok = build::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
+            rebuilt = script::ninja_edges_since(st.src_dir, logs);
+            files = script::new_files(ctx.host_prefix, before);
+            if (!o.files.empty()) files = script::select_files(files, o.files);
+            if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
         } else if (!o.files.empty()) {
-            files = build::select_files(st.staged_files, o.files);
-            if (auto ok = build::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
+            files = script::select_files(st.staged_files, o.files);
+            if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
     }
 

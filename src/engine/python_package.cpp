@@ -2,7 +2,7 @@
 
 #include <system_error>
 
-#include "build/capture.hpp"
+#include "script/capture.hpp"
 #include "channel/index.hpp"
 #include "package/writer.hpp"
 #include "util/strings.hpp"
@@ -58,9 +58,9 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     stdfs::path stage = work / ("python-" + py.version);
     stdfs::remove_all(stage, ec);
     std::vector<std::string> files;
-    for (const auto& f : build::snapshot(py.prefix))
+    for (const auto& f : script::snapshot(py.prefix))
         if (keep(f, py.minor)) files.push_back(f);
-    if (auto ok = build::copy_files(py.prefix, files, stage); !ok) return unexpected(ok.error());
+    if (auto ok = script::copy_files(py.prefix, files, stage); !ok) return unexpected(ok.error());
 
     package::PostprocessOptions po;
     po.prefix = pfx;

@@ -61,7 +61,7 @@ Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
         return fail(rec.dist_name() + ": noarch: python packages are not supported by this installer yet",
                     "use a python-specific build of the package");
     for (const auto& e : pkg.paths.paths) {
-        if (e.prefix_placeholder.empty() || e.file_mode != spec::FileMode::binary) continue;
+        if (e.prefix_placeholder.empty() || e.file_mode != types::FileMode::binary) continue;
         if (prefix.size() > e.prefix_placeholder.size())
             return fail(rec.dist_name() + ": " + e.path + ": the prefix '" + prefix + "' (" +
                         std::to_string(prefix.size()) + " characters) is longer than the binary placeholder (" +
@@ -82,25 +82,25 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
         if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
         if (str::starts_with(*rel, "info/")) continue;
         stdfs::path src = pkg.dir / *rel;
-        json pd = {{"_path", *rel}, {"path_type", spec::to_string(e.type)}};
+        json pd = {{"_path", *rel}, {"path_type", types::to_string(e.type)}};
         switch (e.type) {
-            case spec::PathType::directory: {
+            case types::PathType::directory: {
                 if (auto ok = tx.make_dirs(*rel); !ok) return Unexpected<Error>{ok.error()};
                 break;
             }
-            case spec::PathType::softlink: {
+            case types::PathType::softlink: {
                 std::error_code ec;
                 auto target = stdfs::read_symlink(src, ec);
                 if (ec) return fail(src.string() + ": cannot read symlink: " + ec.message());
                 if (auto ok = tx.symlink(target.string(), *rel); !ok) return Unexpected<Error>{ok.error()};
                 break;
             }
-            case spec::PathType::hardlink: {
+            case types::PathType::hardlink: {
                 if (!e.prefix_placeholder.empty()) {
                     auto data = fs::read_file(src);
                     if (!data) return Unexpected<Error>{data.error()};
                     std::string out;
-                    if (e.file_mode == spec::FileMode::binary) {
+                    if (e.file_mode == types::FileMode::binary) {
                         auto r = replace_prefix_binary(*data, e.prefix_placeholder, prefix);
                         if (!r) return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message);
                         out = std::move(*r);
@@ -111,7 +111,7 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
                     unsigned m = ::stat(src.c_str(), &st) == 0 ? st.st_mode : 0644;
                     if (auto ok = tx.write(*rel, out, m); !ok) return Unexpected<Error>{ok.error()};
                     pd["prefix_placeholder"] = e.prefix_placeholder;
-                    pd["file_mode"] = spec::to_string(e.file_mode);
+                    pd["file_mode"] = types::to_string(e.file_mode);
                     pd["sha256_in_prefix"] = hash::sha256(out);
                 } else {
                     auto how = tx.link(src, *rel, e.no_link ? LinkMode::copy : mode);
@@ -121,7 +121,7 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
                 break;
             }
         }
-        if (e.type != spec::PathType::directory) {
+        if (e.type != types::PathType::directory) {
             files.push_back(*rel);
             pd["sha256"] = e.sha256.empty() ? json(nullptr) : json(e.sha256);
             pd["size_in_bytes"] = e.size ? json(*e.size) : json(nullptr);
@@ -176,7 +176,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
             requested[c->record.name] = r;
             req.pinned.push_back(std::move(*c));
         } else {
-            auto m = spec::MatchSpec::parse(r);
+            auto m = types::MatchSpec::parse(r);
             if (!m) return Unexpected<Error>{m.error()};
             requested[m->name()] = r;
             req.specs.push_back(std::move(*m));

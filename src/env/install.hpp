@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "spec/platform.hpp"
+#include "types/platform.hpp"
 
 namespace sf::env {
 
@@ -27,7 +27,7 @@ enum class LinkMode { hardlink_or_copy, copy };
 struct InstallOptions {
     std::vector<stdfs::path> channels;           // local channel directories, in priority order
     stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
-    spec::Platform platform = spec::Platform::current();
+    types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step
 };

@@ -22,34 +22,34 @@ std::string random_suffix() {
 }
 
 // paths.json, or for old packages info/files (+ info/has_prefix).
-Result<spec::PathsJson> read_paths(const stdfs::path& dir, const std::string& what) {
+Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& what) {
     std::error_code ec;
     if (stdfs::exists(dir / "info/paths.json", ec)) {
         auto text = fs::read_file(dir / "info/paths.json");
         if (!text) return Unexpected<Error>{text.error()};
-        return spec::PathsJson::parse(*text, what + ": info/paths.json");
+        return types::PathsJson::parse(*text, what + ": info/paths.json");
     }
     auto files = fs::read_file(dir / "info/files");
     if (!files) return fail(what + ": has neither info/paths.json nor info/files");
-    std::map<std::string, std::pair<std::string, spec::FileMode>> prefixed;
+    std::map<std::string, std::pair<std::string, types::FileMode>> prefixed;
     if (stdfs::exists(dir / "info/has_prefix", ec)) {
         auto hp = fs::read_file(dir / "info/has_prefix");
         if (!hp) return Unexpected<Error>{hp.error()};
         for (const auto& line : str::split_lines(*hp)) {
             auto parts = str::split(std::string(str::trim(line)), ' ');
             if (parts.size() == 3)
-                prefixed[parts[2]] = {parts[0], parts[1] == "binary" ? spec::FileMode::binary : spec::FileMode::text};
+                prefixed[parts[2]] = {parts[0], parts[1] == "binary" ? types::FileMode::binary : types::FileMode::text};
             else if (parts.size() == 1 && !parts[0].empty())
-                prefixed[parts[0]] = {"/opt/anaconda1anaconda2anaconda3", spec::FileMode::text};
+                prefixed[parts[0]] = {"/opt/anaconda1anaconda2anaconda3", types::FileMode::text};
         }
     }
-    spec::PathsJson out;
+    types::PathsJson out;
     for (const auto& line : str::split_lines(*files)) {
         std::string p(str::trim(line));
         if (p.empty()) continue;
-        spec::PathEntry e;
+        types::PathEntry e;
         e.path = p;
-        e.type = stdfs::is_symlink(dir / p, ec) ? spec::PathType::softlink : spec::PathType::hardlink;
+        e.type = stdfs::is_symlink(dir / p, ec) ? types::PathType::softlink : types::PathType::hardlink;
         if (auto it = prefixed.find(p); it != prefixed.end()) {
             e.prefix_placeholder = it->second.first;
             e.file_mode = it->second.second;
@@ -61,7 +61,7 @@ Result<spec::PathsJson> read_paths(const stdfs::path& dir, const std::string& wh
 
 // Every path paths.json declares is in the extracted tree, with the right type,
 // size and sha256.
-Result<void> verify_tree(const stdfs::path& dir, const spec::PathsJson& paths, const std::string& what) {
+Result<void> verify_tree(const stdfs::path& dir, const types::PathsJson& paths, const std::string& what) {
     for (const auto& e : paths.paths) {
         auto rel = archive::safe_member_path(e.path);
         if (!rel) return fail(what + ": info/paths.json: " + rel.error().message);
@@ -70,13 +70,13 @@ Result<void> verify_tree(const stdfs::path& dir, const spec::PathsJson& paths, c
         if (::lstat(p.c_str(), &st) != 0)
             return fail(what + ": info/paths.json lists '" + e.path + "', which is not in the archive");
         switch (e.type) {
-            case spec::PathType::directory:
+            case types::PathType::directory:
                 if (!S_ISDIR(st.st_mode)) return fail(what + ": '" + e.path + "' should be a directory");
                 break;
-            case spec::PathType::softlink:
+            case types::PathType::softlink:
                 if (!S_ISLNK(st.st_mode)) return fail(what + ": '" + e.path + "' is declared softlink but is not a symlink");
                 break;
-            case spec::PathType::hardlink: {
+            case types::PathType::hardlink: {
                 if (!S_ISREG(st.st_mode))
                     return fail(what + ": '" + e.path + "' is declared as a file (hardlink) but is not a regular file");
                 if (e.size && *e.size != static_cast<std::uint64_t>(st.st_size))
@@ -154,7 +154,7 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
         if (!text) return Unexpected<Error>{text.error()};
         auto j = nlohmann::json::parse(*text, nullptr, false);
         if (j.is_discarded()) return fail(what + ": info/index.json is not valid JSON");
-        auto idx = spec::PackageRecord::from_json(j, what + ": info/index.json");
+        auto idx = types::PackageRecord::from_json(j, what + ": info/index.json");
         if (!idx) return Unexpected<Error>{idx.error()};
         if (idx->dist_name() != rec.dist_name())
             return fail(what + ": info/index.json says " + idx->dist_name() + " but the channel's repodata.json says " +

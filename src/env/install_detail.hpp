@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "env/install.hpp"
 #include "env/solve.hpp"
-#include "spec/package_record.hpp"
+#include "types/package_record.hpp"
 
 namespace sf::env::detail {
 
@@ -19,7 +19,7 @@ struct CachedPackage {
     stdfs::path dir;  // <pkgs_dir>/<sha256>
     std::string md5, sha256;
     std::uint64_t size = 0;
-    spec::PathsJson paths;
+    types::PathsJson paths;
 };
 
 // Verifies the file's sha256/size against its repodata record (when it has

@@ -129,7 +129,7 @@ public:
         std::set<std::string> in_channels;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
         if (!ctx_.channels.empty()) {
-            auto platform = spec::Platform::parse(ctx_.subdir);
+            auto platform = types::Platform::parse(ctx_.subdir);
             if (!platform) return unexpected(platform.error());
             auto idx = load_channels(ctx_.channels, *platform);
             if (!idx) return unexpected(idx.error());
@@ -191,7 +191,7 @@ public:
             InstallOptions io;
             io.channels = ctx_.channels;
             io.pkgs_dir = ctx_.pkgs_dir;
-            if (auto p = spec::Platform::parse(ctx_.subdir)) io.platform = *p;
+            if (auto p = types::Platform::parse(ctx_.subdir)) io.platform = *p;
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;

@@ -16,7 +16,7 @@ std::string file_url(const stdfs::path& p) { return "file://" + p.string(); }
 void parse_specs(Candidate& c) {
     for (auto [list, out] : {std::pair{&c.record.depends, &c.depends}, std::pair{&c.record.constrains, &c.constrains}}) {
         for (const auto& s : *list) {
-            auto m = spec::MatchSpec::parse(s);
+            auto m = types::MatchSpec::parse(s);
             if (!m) {
                 c.broken = m.error().message;
                 return;
@@ -40,7 +40,7 @@ bool better(const Candidate* a, const Candidate* b) {
 }
 
 struct Pending {
-    const spec::MatchSpec* spec;
+    const types::MatchSpec* spec;
     std::string required_by;  // dist name, or "" for a requested spec
 };
 
@@ -169,7 +169,7 @@ Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std:
                                               int channel_index, const stdfs::path& subdir_dir) {
     auto text = fs::read_file(file);
     if (!text) return Unexpected<Error>{text.error()};
-    auto rd = spec::RepoData::parse(*text, file.string());
+    auto rd = types::RepoData::parse(*text, file.string());
     if (!rd) return Unexpected<Error>{rd.error()};
     std::vector<Candidate> out;
     std::string subdir = subdir_dir.filename().string();
@@ -191,7 +191,7 @@ Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std:
 
 bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); }
 
-Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const spec::Platform& platform) {
+Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const types::Platform& platform) {
     ChannelIndex index;
     int i = 0;
     for (const auto& ch : channels) {

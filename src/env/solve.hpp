@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "spec/match_spec.hpp"
-#include "spec/package_record.hpp"
-#include "spec/platform.hpp"
+#include "types/match_spec.hpp"
+#include "types/package_record.hpp"
+#include "types/platform.hpp"
 
 namespace sf::env {
 
@@ -29,11 +29,11 @@ namespace stdfs = std::filesystem;
 enum class Origin { channel, file };  // from repodata, or a package file given directly
 
 struct Candidate {
-    spec::PackageRecord record;  // fn, url and channel are set
+    types::PackageRecord record;  // fn, url and channel are set
     stdfs::path file;            // the package file on disk
     Origin origin = Origin::channel;
     int channel_index = 0;       // position in the channel list (lower wins ties)
-    std::vector<spec::MatchSpec> depends, constrains;  // parsed
+    std::vector<types::MatchSpec> depends, constrains;  // parsed
     std::string broken;          // why the record's depends/constrains do not parse
 };
 
@@ -44,13 +44,13 @@ struct ChannelIndex {
 
 // Reads <channel>/<platform>/repodata.json and <channel>/noarch/repodata.json
 // for each channel. A channel must exist and have at least one of the two.
-Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const spec::Platform& platform);
+Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const types::Platform& platform);
 
 // A candidate for a package file given on the command line (its info/index.json).
 Result<Candidate> candidate_from_file(const stdfs::path& pkg);
 
 struct SolveRequest {
-    std::vector<spec::MatchSpec> specs;  // what the user asked for
+    std::vector<types::MatchSpec> specs;  // what the user asked for
     std::vector<Candidate> pinned;       // must be in the result as given (package files)
 };
 

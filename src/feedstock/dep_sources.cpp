@@ -9,8 +9,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "feedstock/submodules.hpp"
-#include "spec/package_record.hpp"
-#include "spec/version.hpp"
+#include "types/package_record.hpp"
+#include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -124,7 +124,7 @@ Result<std::vector<std::pair<std::string, std::string>>> read_wheel_requirements
 }
 
 Result<std::map<std::string, std::string>> newest_versions(const std::vector<stdfs::path>& sources) {
-    std::map<std::string, spec::Version> best;
+    std::map<std::string, types::Version> best;
     std::error_code ec;
     for (const auto& src : sources) {
         std::vector<stdfs::path> files;
@@ -145,7 +145,7 @@ Result<std::map<std::string, std::string>> newest_versions(const std::vector<std
         for (const auto& f : files) {
             auto text = fs::read_file(f);
             if (!text) return unexpected(text.error());
-            auto rd = spec::RepoData::parse(*text, f.string());
+            auto rd = types::RepoData::parse(*text, f.string());
             if (!rd) {
                 Error e = rd.error();
                 e.message = "malformed repodata: " + e.message;

@@ -7,7 +7,7 @@
 
 #include "render/pins.hpp"
 #include "render/render.hpp"
-#include "spec/match_spec.hpp"
+#include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::feedstock {
@@ -20,7 +20,7 @@ std::string version_of_tag(const std::string& tag) {
     auto p = tag.find_first_of("0123456789");
     if (p == std::string::npos) return {};
     std::string v = tag.substr(p);
-    return spec::Version::parse(v) ? v : std::string();
+    return types::Version::parse(v) ? v : std::string();
 }
 
 struct RecipePins {
@@ -68,10 +68,10 @@ void apply_pins(DepRow& row, const RecipePins& pins) {
     if (!listed && specs.empty()) return;
     row.recipe = specs.empty() ? "*" : str::join(specs, " | ");
     if (row.upstream_version.empty()) return;
-    auto v = spec::Version::parse(row.upstream_version);
+    auto v = types::Version::parse(row.upstream_version);
     if (!v) return;
     for (const auto& s : specs) {
-        auto ms = spec::MatchSpec::parse(render::ensure_valid_spec(row.package + " " + s));
+        auto ms = types::MatchSpec::parse(render::ensure_valid_spec(row.package + " " + s));
         if (ms && !ms->version().matches(*v)) {
             row.mismatch = true;
             row.why = s;

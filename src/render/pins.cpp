@@ -3,7 +3,7 @@
 #include <cctype>
 #include <vector>
 
-#include "spec/version.hpp"
+#include "types/version.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
 
@@ -100,8 +100,8 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
         std::string v = version;
         if (str::ends_with(v, ".*")) v.resize(v.size() - 2);
         else if (str::ends_with(v, "*")) v.resize(v.size() - 1);
-        auto have = spec::Version::parse(v);
-        auto bound = spec::Version::parse(versions[0]);
+        auto have = types::Version::parse(v);
+        auto bound = types::Version::parse(versions[0]);
         if (have && bound && *have < *bound) versions[0] = version;
         out.push_back(">=" + versions[0]);
     }

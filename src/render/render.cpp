@@ -9,7 +9,7 @@
 #include "render/meta.hpp"
 #include "render/pins.hpp"
 #include "render/yaml_memo.hpp"
-#include "spec/version.hpp"
+#include "types/version.hpp"
 #include "util/strings.hpp"
 #include "variant/used_vars.hpp"
 
@@ -413,7 +413,7 @@ Result<RenderedRecipe> Renderer::run() {
             if (py && std::find(pythons.begin(), pythons.end(), *py) == pythons.end()) pythons.push_back(*py);
         }
         if (!pythons.empty()) {
-            auto order = [](const std::string& s) { return spec::Version::parse(s.substr(0, s.find(' '))); };
+            auto order = [](const std::string& s) { return types::Version::parse(s.substr(0, s.find(' '))); };
             std::stable_sort(pythons.begin(), pythons.end(), [&](const std::string& a, const std::string& b) {
                 auto va = order(a), vb = order(b);
                 return va && vb ? *va < *vb : a < b;

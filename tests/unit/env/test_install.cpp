@@ -57,7 +57,7 @@ struct Env {
         InstallOptions o;
         o.channels = channels;
         o.pkgs_dir = pkgs;
-        o.platform = *sf::spec::Platform::parse("linux-64");
+        o.platform = *sf::types::Platform::parse("linux-64");
         return o;
     }
 };

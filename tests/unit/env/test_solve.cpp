@@ -4,7 +4,7 @@
 #include "testutil.hpp"
 
 using namespace sf::env;
-using sf::spec::MatchSpec;
+using sf::types::MatchSpec;
 
 namespace {
 
@@ -14,7 +14,7 @@ Candidate cand(const std::string& name, const std::string& version, const std::s
     nlohmann::json j = {{"name", name}, {"version", version}, {"build", build}, {"build_number", bn},
                         {"depends", depends}, {"constrains", constrains}, {"subdir", "linux-64"}};
     Candidate c;
-    c.record = *sf::spec::PackageRecord::from_json(j, "test");
+    c.record = *sf::types::PackageRecord::from_json(j, "test");
     c.record.fn = name + "-" + version + "-" + build + ext;
     for (const auto& d : depends) c.depends.push_back(*MatchSpec::parse(d));
     for (const auto& d : constrains) c.constrains.push_back(*MatchSpec::parse(d));
@@ -38,7 +38,7 @@ std::vector<std::string> names(const std::vector<Candidate>& cs) {
 
 TEST_CASE("solve: the fixture channel", "[solve]") {
     auto ch = sf::test::data_dir() / "env/fixtures/valid";
-    auto idx = load_channels({ch}, *sf::spec::Platform::parse("linux-64"));
+    auto idx = load_channels({ch}, *sf::types::Platform::parse("linux-64"));
     REQUIRE(idx);
     CHECK(idx->packages.size() == 2);
     auto r = solve(*idx, req({"demo-tool"}));
@@ -52,7 +52,7 @@ TEST_CASE("solve: the fixture channel", "[solve]") {
 
 TEST_CASE("solve: unsatisfiable dependencies name the culprit", "[solve]") {
     auto ch = sf::test::data_dir() / "env/fixtures/unsat-dep";
-    auto idx = load_channels({ch}, *sf::spec::Platform::parse("linux-64"));
+    auto idx = load_channels({ch}, *sf::types::Platform::parse("linux-64"));
     REQUIRE(idx);
     auto r = solve(*idx, req({"demo-tool"}));
     REQUIRE_FALSE(r);
@@ -65,11 +65,11 @@ TEST_CASE("solve: unsatisfiable dependencies name the culprit", "[solve]") {
 }
 
 TEST_CASE("solve: channel errors", "[solve]") {
-    auto missing = load_channels({"/nonexistent/channel"}, sf::spec::Platform::current());
+    auto missing = load_channels({"/nonexistent/channel"}, sf::types::Platform::current());
     REQUIRE_FALSE(missing);
     CHECK(missing.error().str() == "channel /nonexistent/channel: no such directory");
     sf::fs::TempDir empty("sf-test-solve");
-    auto bare = load_channels({empty.path()}, *sf::spec::Platform::parse("linux-64"));
+    auto bare = load_channels({empty.path()}, *sf::types::Platform::parse("linux-64"));
     REQUIRE_FALSE(bare);
     CHECK(bare.error().message == "channel " + empty.path().string() +
                                       ": no linux-64/repodata.json or noarch/repodata.json");

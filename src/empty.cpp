@@ -1,1 +1,0 @@
-// Translation unit for a stage that has no sources yet.

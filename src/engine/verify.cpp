@@ -1,0 +1,99 @@
+// The test phase: a fresh prefix with the package and its run dependencies
+// from the local channels, then test/files, imports and commands.
+#include <glob.h>
+
+#include <system_error>
+
+#include "script/capture.hpp"
+#include "engine/engine_detail.hpp"
+#include "util/strings.hpp"
+
+namespace sf::engine::detail {
+
+namespace {
+
+std::string env_get(const process::Env& env, const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? "" : it->second;
+}
+
+Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
+                     const process::Env& env, const stdfs::path& log, const std::string& shown) {
+    process::Command cmd;
+    cmd.argv = argv;
+    cmd.cwd = cwd;
+    cmd.env = env;
+    cmd.masks = {{ctx.test_prefix.string(), "$PREFIX"}};
+    cmd.log = log;
+    auto r = process::stream(cmd, [&ctx](const std::string& l) { ctx.on_line(l); });
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0) return fail("failed (exit " + std::to_string(r->exit_code) + "): " + shown);
+    return {};
+}
+
+}  // namespace
+
+Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
+                                 const std::string& recipe_dir) {
+    const auto& t = step.output.test;
+    if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
+    std::error_code ec;
+    env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, t.requires_, {pkg}, step.python};
+    if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
+                                           [](const std::string& s) { return env::spec_name(s) == "python"; }))
+        spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
+    auto prepared = ctx.provider->create(spec);
+    if (!prepared) return fail("creating the test prefix: " + prepared.error().str());
+
+    stdfs::path cwd = ctx.work / "test_tmp";
+    stdfs::remove_all(cwd, ec);
+    stdfs::create_directories(cwd, ec);
+    for (const auto& f : t.files) {
+        glob_t g{};
+        std::string pattern = (stdfs::path(recipe_dir) / f).string();
+        int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+        if (rc != 0) {
+            globfree(&g);
+            return fail(SourceLoc{recipe_dir + "/meta.yaml"}, "test/files: '" + f + "' is not in the recipe");
+        }
+        for (size_t i = 0; i < g.gl_pathc; ++i) {
+            stdfs::path src = g.gl_pathv[i];
+            stdfs::path rel = src.lexically_relative(recipe_dir);
+            stdfs::create_directories((cwd / rel).parent_path(), ec);
+            stdfs::copy(src, cwd / rel, stdfs::copy_options::recursive | stdfs::copy_options::overwrite_existing, ec);
+        }
+        globfree(&g);
+    }
+
+    process::Env env;
+    env["PREFIX"] = ctx.test_prefix.string();
+    std::string path = (ctx.test_prefix / "bin").string();
+    for (const auto& d : prepared->path_dirs) path += ":" + d;  // mapped host tools from test/requires
+    env["PATH"] = path + ":/usr/local/bin:/usr/bin:/bin";
+    env["HOME"] = env_get(ctx.base_env, "HOME");
+    env["LANG"] = "C.UTF-8";
+    env["PKG_NAME"] = step.output.name;
+    env["PKG_VERSION"] = step.output.version;
+    if (!env_get(ctx.base_env, "TMPDIR").empty()) env["TMPDIR"] = env_get(ctx.base_env, "TMPDIR");
+    if (!step.python.empty()) {
+        env["PYTHON"] = (ctx.test_prefix / "bin/python").string();
+        env["PY_VER"] = step.python;
+    }
+    stdfs::path log = log_path(ctx, step.output.dist());
+    std::error_code ec2;
+    stdfs::path python = ctx.test_prefix / "bin/python";
+    for (const auto& m : t.imports) {
+        if (!stdfs::exists(python, ec2))
+            return fail("imports: no python in the test prefix (is python a run dependency?)");
+        if (auto ok = run_one(ctx, {python.string(), "-c", "import " + m}, cwd, env, log, "import " + m); !ok)
+            return unexpected(ok.error());
+    }
+    for (const auto& c : t.commands)
+        if (auto ok = run_one(ctx, {"bash", "-eo", "pipefail", "-c", c}, cwd, env, log, c); !ok)
+            return unexpected(ok.error());
+    stdfs::remove_all(ctx.test_prefix, ec);
+    stdfs::remove_all(cwd, ec);
+    return std::string("passed");
+}
+
+}  // namespace sf::engine::detail

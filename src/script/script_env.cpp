@@ -1,0 +1,89 @@
+#include "script/script_env.hpp"
+
+#include <system_error>
+
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::script {
+
+namespace stdfs = std::filesystem;
+
+process::Env script_env(const ScriptContext& c) {
+    process::Env e;
+    // Variant keys first: the engine's own variables win over a key that
+    // happens to share a name.
+    for (const auto& [k, v] : c.variant) e[k] = v;
+    for (const auto& [k, v] : c.extra) e[k] = v;
+    e["PREFIX"] = c.prefix.string();
+    e["BUILD_PREFIX"] = c.build_prefix.string();
+    e["SRC_DIR"] = c.src_dir.string();
+    e["RECIPE_DIR"] = c.recipe_dir.string();
+    e["PKG_NAME"] = c.pkg_name;
+    e["PKG_VERSION"] = c.pkg_version;
+    e["PKG_BUILDNUM"] = std::to_string(c.pkg_buildnum);
+    e["PKG_HASH"] = c.pkg_hash;
+    if (!c.py_ver.empty()) {
+        e["PY_VER"] = c.py_ver;
+        e["PYTHON"] = c.python.empty() ? (c.prefix / "bin/python").string() : c.python.string();
+        e["SP_DIR"] = (c.prefix / "lib" / ("python" + c.py_ver) / "site-packages").string();
+    }
+    e["CPU_COUNT"] = std::to_string(c.cpu_count);
+    e["SHLIB_EXT"] = ".so";
+    e["target_platform"] = c.target_platform;
+    e["build_platform"] = c.build_platform;
+    e["CMAKE_ARGS"] = "-DCMAKE_INSTALL_PREFIX=" + c.prefix.string() + " -DCMAKE_PREFIX_PATH=" + c.prefix.string() +
+                      " -DCMAKE_INSTALL_LIBDIR=lib";
+    e["CC"] = c.cc;
+    e["CXX"] = c.cxx;
+    if (!c.nvcc.empty()) {
+        e["NVCC"] = c.nvcc;
+        e["CUDA_HOME"] = c.cuda_home;
+    }
+    e["SPLITFORGE"] = c.splitforge.string();
+    std::vector<std::string> path = {(c.prefix / "bin").string(), (c.build_prefix / "bin").string()};
+    for (const auto& d : c.tool_dirs)
+        if (std::find(path.begin(), path.end(), d) == path.end()) path.push_back(d);
+    for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin"})
+        if (std::find(path.begin(), path.end(), d) == path.end()) path.emplace_back(d);
+    e["PATH"] = str::join(path, ":");
+    e["HOME"] = c.home;
+    e["LANG"] = c.lang;
+    if (!c.tmpdir.empty()) e["TMPDIR"] = c.tmpdir;
+    return e;
+}
+
+std::vector<process::Mask> script_masks(const ScriptContext& c) {
+    return {{c.prefix.string(), "$PREFIX"}, {c.build_prefix.string(), "$BUILD_PREFIX"},
+            {c.src_dir.string(), "$SRC_DIR"}};
+}
+
+Result<void> run_script(const ScriptRun& run, const ScriptContext& c) {
+    stdfs::path script = run.script;
+    std::string shown = script.filename().string();
+    if (script.empty()) {
+        script = run.work / "inline_script.sh";
+        if (auto ok = fs::write_file_atomic(script, str::join(run.lines, "\n") + "\n"); !ok)
+            return unexpected(ok.error());
+        shown = "build/script";
+    }
+    std::error_code ec;
+    if (!stdfs::exists(script, ec))
+        return fail(SourceLoc{script.string()}, "the build script does not exist");
+    if (!run.log.empty()) stdfs::create_directories(run.log.parent_path(), ec);
+    process::Command cmd;
+    cmd.argv = {"bash", "-e", script.string()};
+    cmd.cwd = c.src_dir;
+    cmd.env = script_env(c);
+    cmd.masks = script_masks(c);
+    if (!run.log.empty()) cmd.log = run.log;
+    auto r = process::stream(cmd, run.on_line);
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0)
+        return fail(SourceLoc{run.script.empty() ? shown : run.script.string()},
+                    shown + " failed with exit code " + std::to_string(r->exit_code),
+                    run.log.empty() ? "" : "log: " + run.log.string());
+    return {};
+}
+
+}  // namespace sf::script

@@ -1,0 +1,290 @@
+#include "source/source.hpp"
+
+#include <cctype>
+
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+namespace sf::source {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string env_get(const process::Env& env, const std::string& key) {
+    auto it = env.find(key);
+    return it == env.end() ? std::string() : it->second;
+}
+
+bool is_remote(const std::string& url) {
+    return str::starts_with(url, "http://") || str::starts_with(url, "https://") || str::starts_with(url, "ftp://");
+}
+
+std::string percent_decode(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+            out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+// The local file a non-remote url names: file:///abs, file://localhost/abs,
+// an absolute path, or a path relative to the recipe dir.
+Result<stdfs::path> local_file(const std::string& url, const stdfs::path& recipe_dir) {
+    std::string p = url;
+    if (str::starts_with(p, "file://")) {
+        p = p.substr(7);
+        if (str::starts_with(p, "localhost/")) p = p.substr(9);
+        if (p.empty() || p.front() != '/')
+            return fail("unsupported file url '" + url + "'", "write file:///absolute/path");
+        p = percent_decode(p);
+    }
+    stdfs::path path = p;
+    if (path.is_relative()) path = recipe_dir / path;
+    return path;
+}
+
+std::string url_basename(const std::string& url) {
+    std::string u = url.substr(0, url.find_first_of("?#"));
+    while (!u.empty() && u.back() == '/') u.pop_back();
+    auto slash = u.rfind('/');
+    std::string base = percent_decode(slash == std::string::npos ? u : u.substr(slash + 1));
+    return base.empty() ? std::string("source") : base;
+}
+
+Result<void> verify(const stdfs::path& file, const SourceSpec& spec) {
+    auto d = hash::file_digests(file);
+    if (!d) return fail(d.error().loc, d.error().message, d.error().hint);
+    if (!spec.sha256.empty() && str::lower(spec.sha256) != d->sha256)
+        return fail("sha256 mismatch for " + spec.url + ": expected " + str::lower(spec.sha256) + ", got " + d->sha256,
+                    "the file changed or the recipe's sha256 is wrong; update sha256 only if you trust the new file");
+    if (!spec.md5.empty() && str::lower(spec.md5) != d->md5)
+        return fail("md5 mismatch for " + spec.url + ": expected " + str::lower(spec.md5) + ", got " + d->md5,
+                    "the file changed or the recipe's md5 is wrong");
+    return {};
+}
+
+// Copies or downloads `spec.url` to `dst` (a temp name in the cache).
+Result<void> fetch_to(const SourceSpec& spec, const SourceContext& ctx, const stdfs::path& dst) {
+    if (is_remote(spec.url)) {
+        if (ctx.on_line) ctx.on_line("downloading " + spec.url);
+        process::Command cmd;
+        cmd.argv = {"curl", "--fail", "--silent", "--show-error", "--location", "--retry", "2", "--output",
+                    dst.string(), spec.url};
+        cmd.env = ctx.env;
+        auto r = process::capture(cmd);
+        if (!r) return fail(r.error().message, r.error().hint);
+        if (r->exit_code != 0) {
+            auto lines = str::split_lines(r->err);
+            return fail("download of " + spec.url + " failed: " +
+                            (lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front()))),
+                        "check the url and your network, or put the file in the cache");
+        }
+        return {};
+    }
+    auto src = local_file(spec.url, ctx.recipe_dir);
+    if (!src) return fail(src.error().message, src.error().hint);
+    std::error_code ec;
+    if (!stdfs::is_regular_file(*src, ec))
+        return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
+    stdfs::copy_file(*src, dst, stdfs::copy_options::overwrite_existing, ec);
+    if (ec) return fail(SourceLoc{src->string()}, "cannot copy source: " + ec.message());
+    return {};
+}
+
+Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
+    std::error_code ec;
+    stdfs::create_directories(to, ec);
+    for (const auto& child : stdfs::directory_iterator(from, ec)) {
+        stdfs::path target = to / child.path().filename();
+        if (stdfs::exists(stdfs::symlink_status(target)))
+            return fail(SourceLoc{target.string()}, "source path would overwrite a file an earlier source created",
+                        "give this source its own `folder:`");
+        stdfs::copy(child.path(), target, stdfs::copy_options::recursive | stdfs::copy_options::copy_symlinks, ec);
+        if (ec) return fail(SourceLoc{child.path().string()}, "cannot copy source: " + ec.message());
+    }
+    if (ec) return fail(SourceLoc{from.string()}, "cannot read source directory: " + ec.message());
+    return {};
+}
+
+Result<process::Outcome> git(const std::vector<std::string>& args, const stdfs::path& cwd, const SourceContext& ctx) {
+    process::Command cmd;
+    cmd.argv = {"git", "-c", "advice.detachedHead=false"};
+    cmd.argv.insert(cmd.argv.end(), args.begin(), args.end());
+    cmd.cwd = cwd;
+    cmd.env = ctx.env;
+    cmd.env["GIT_TERMINAL_PROMPT"] = "0";  // never wait for a password
+    cmd.env["LC_ALL"] = "C";
+    return process::capture(cmd);
+}
+
+std::string last_line(const std::string& s) {
+    auto lines = str::split_lines(s);
+    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? std::string("no output") : std::string(str::trim(lines.back()));
+}
+
+Result<void> fetch_git(const SourceSpec& spec, const SourceContext& ctx, const stdfs::path& dest) {
+    std::error_code ec;
+    stdfs::create_directories(dest, ec);
+    fs::TempDir tmp(".sf-git", dest);
+    stdfs::path repo = tmp.path() / "repo";
+    std::string url = spec.git_url;
+    // A relative local repository is relative to the recipe.
+    if (!is_remote(url) && url.find("://") == std::string::npos && url.find('@') == std::string::npos &&
+        stdfs::path(url).is_relative())
+        url = (ctx.recipe_dir / url).string();
+    if (ctx.on_line) ctx.on_line("cloning " + spec.git_url + (spec.git_rev.empty() ? "" : " at " + spec.git_rev));
+    auto clone = git({"clone", "--quiet", url, repo.string()}, tmp.path(), ctx);
+    if (!clone) return fail(clone.error().message, clone.error().hint);
+    if (clone->exit_code != 0)
+        return fail("git clone of " + spec.git_url + " failed: " + last_line(clone->err), "check git_url");
+    if (!spec.git_rev.empty()) {
+        auto co = git({"checkout", "--quiet", spec.git_rev}, repo, ctx);
+        if (!co) return fail(co.error().message, co.error().hint);
+        if (co->exit_code != 0)
+            return fail("git checkout of '" + spec.git_rev + "' in " + spec.git_url + " failed: " + last_line(co->err),
+                        "check git_rev (a branch, tag or commit of that repository)");
+    }
+    if (stdfs::exists(repo / ".gitmodules")) {
+        auto sub = git({"submodule", "update", "--init", "--recursive", "--quiet"}, repo, ctx);
+        if (!sub) return fail(sub.error().message, sub.error().hint);
+        if (sub->exit_code != 0)
+            return fail("git submodule update in " + spec.git_url + " failed: " + last_line(sub->err));
+    }
+    for (const auto& child : stdfs::directory_iterator(repo)) {
+        stdfs::path target = dest / child.path().filename();
+        if (stdfs::exists(stdfs::symlink_status(target)))
+            return fail(SourceLoc{target.string()}, "git source would overwrite a file an earlier source created",
+                        "give this source its own `folder:`");
+        stdfs::rename(child.path(), target, ec);
+        if (ec) return fail(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
+    }
+    return {};
+}
+
+}  // namespace
+
+stdfs::path default_source_cache(const process::Env& env) {
+    std::string root = env_get(env, "SPLITFORGE_CACHE");
+    if (!root.empty()) return stdfs::path(root) / "src";
+    std::string home = env_get(env, "HOME");
+    if (!home.empty()) return stdfs::path(home) / ".cache" / "splitforge" / "src";
+    return stdfs::temp_directory_path() / "splitforge-cache" / "src";
+}
+
+Result<Download> download(const SourceSpec& spec, const SourceContext& ctx) {
+    if (spec.url.empty()) return fail("source has no url");
+    std::string name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
+    if (name.find('/') != std::string::npos || name == "." || name == "..")
+        return fail("invalid source file name '" + name + "'", "set `fn:` to a plain file name");
+
+    if (spec.sha256.empty()) {
+        if (is_remote(spec.url))
+            return fail("source url " + spec.url + " has no sha256",
+                        "add `sha256:` to the source (sha256sum of the file you trust)");
+        // A local file without a checksum is used where it is.
+        auto src = local_file(spec.url, ctx.recipe_dir);
+        if (!src) return fail(src.error().message, src.error().hint);
+        std::error_code ec;
+        if (!stdfs::is_regular_file(*src, ec))
+            return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
+        if (auto ok = verify(*src, spec); !ok) return Unexpected<Error>{ok.error()};
+        return Download{*src, CacheUse::none};
+    }
+    const std::string sha = str::lower(spec.sha256);
+    if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return fail("invalid sha256 '" + spec.sha256 + "' for " + spec.url, "expected 64 hex digits");
+
+    stdfs::path cache = ctx.cache_dir.empty() ? default_source_cache(ctx.env) : ctx.cache_dir;
+    stdfs::path slot = cache / sha;
+    stdfs::path file = slot / name;
+    std::error_code ec;
+    stdfs::create_directories(slot, ec);
+    if (ec) return fail(SourceLoc{slot.string()}, "cannot create download cache: " + ec.message());
+    fs::FileLock lock(cache / (sha + ".lock"));
+
+    if (stdfs::is_regular_file(file, ec)) {
+        // Verified on every use: a corrupted cache entry is fetched again.
+        if (verify(file, spec)) return Download{file, CacheUse::hit};
+        stdfs::remove(file, ec);
+    }
+    stdfs::path part = slot / (name + ".part");
+    if (auto ok = fetch_to(spec, ctx, part); !ok) {
+        stdfs::remove(part, ec);
+        return Unexpected<Error>{ok.error()};
+    }
+    if (auto ok = verify(part, spec); !ok) {
+        stdfs::remove(part, ec);
+        return Unexpected<Error>{ok.error()};
+    }
+    stdfs::rename(part, file, ec);
+    if (ec) return fail(SourceLoc{file.string()}, "cannot store download: " + ec.message());
+    return Download{file, CacheUse::miss};
+}
+
+Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ctx) {
+    int kinds = !spec.url.empty() + !spec.path.empty() + !spec.git_url.empty();
+    if (kinds != 1)
+        return fail(kinds == 0 ? "source has none of url, path or git_url" : "source has more than one of url, path, git_url",
+                    "give exactly one");
+    if (!spec.folder.empty()) {
+        auto safe = stdfs::path(spec.folder).lexically_normal();
+        if (safe.is_absolute() || safe.string().rfind("..", 0) == 0)
+            return fail("source folder '" + spec.folder + "' must stay inside the work dir", "use a relative folder");
+    }
+    FetchResult out;
+    out.dir = spec.folder.empty() ? ctx.work_dir : ctx.work_dir / spec.folder;
+    std::error_code ec;
+    stdfs::create_directories(out.dir, ec);
+    if (ec) return fail(SourceLoc{out.dir.string()}, "cannot create work dir: " + ec.message());
+
+    if (!spec.url.empty()) {
+        auto dl = download(spec, ctx);
+        if (!dl) return Unexpected<Error>{dl.error()};
+        out.cache = dl->cache;
+        std::string name = dl->file.filename().string();
+        if (is_archive_name(name)) {
+            if (ctx.on_line) ctx.on_line("extracting " + name);
+            if (auto ok = extract_archive(dl->file, out.dir, StripTop::yes); !ok) return Unexpected<Error>{ok.error()};
+        } else {
+            std::string dst_name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
+            stdfs::copy_file(dl->file, out.dir / dst_name, stdfs::copy_options::overwrite_existing, ec);
+            if (ec) return fail(SourceLoc{dl->file.string()}, "cannot copy source: " + ec.message());
+        }
+    } else if (!spec.path.empty()) {
+        stdfs::path src = spec.path.is_absolute() ? spec.path : ctx.recipe_dir / spec.path;
+        if (!stdfs::is_directory(src, ec))
+            return fail("source path " + spec.path.string() + " is not a directory", "looked for " + src.string());
+        // Copying a directory into itself would never end.
+        auto inside = stdfs::weakly_canonical(out.dir).lexically_relative(stdfs::weakly_canonical(src));
+        if (!inside.empty() && inside.native().rfind("..", 0) != 0)
+            return fail("source path " + spec.path.string() + " contains the work dir " + out.dir.string(),
+                        "put the work dir outside the source tree");
+        if (ctx.on_line) ctx.on_line("copying " + spec.path.string());
+        if (auto ok = copy_tree(src, out.dir); !ok) return Unexpected<Error>{ok.error()};
+    } else {
+        if (auto ok = fetch_git(spec, ctx, out.dir); !ok) return Unexpected<Error>{ok.error()};
+    }
+    if (auto ok = apply_patches(spec.patches, out.dir, ctx); !ok) return Unexpected<Error>{ok.error()};
+    return out;
+}
+
+Result<std::vector<FetchResult>> fetch_sources(const std::vector<SourceSpec>& specs, const SourceContext& ctx) {
+    std::vector<FetchResult> out;
+    for (const auto& s : specs) {
+        auto r = fetch_source(s, ctx);
+        if (!r) return Unexpected<Error>{r.error()};
+        out.push_back(*r);
+    }
+    return out;
+}
+
+}  // namespace sf::source

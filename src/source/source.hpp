@@ -1,0 +1,80 @@
+#pragma once
+// The source stage: fetch a recipe's `source:` into the work dir (SRC_DIR).
+//   url + sha256 (md5 optional): file://, a local path, or http(s) via curl;
+//     downloads land in a cache keyed by sha256 and are verified on every use;
+//     archives (.tar.gz/.tgz/.tar.bz2/.tar.xz/.tar.zst/.tar/.zip) are unpacked
+//     safely with libarchive and a single top-level directory is stripped,
+//     as conda-build does; any other file is copied as is.
+//   path: a local directory, copied.
+//   git_url + git_rev: git clone, then checkout of the rev.
+// Then `patches` are applied in order (patch -p1, or git apply without patch).
+// Every child process goes through the process wrapper with ctx.env.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "process/process.hpp"
+
+namespace sf::source {
+
+struct SourceSpec {
+    std::string url;                             // file://..., /local/file, relative/file, http(s)://...
+    std::string sha256;                          // required for http(s); keys the download cache
+    std::string md5;                             // optional extra check
+    std::string fn;                              // file name to store the download as; default: URL basename
+    std::filesystem::path path;                  // a local directory (relative: to the recipe dir)
+    std::string git_url;                         // a clone URL or a local repository path
+    std::string git_rev;                         // branch, tag or commit; empty: the default branch
+    std::vector<std::filesystem::path> patches;  // relative to the recipe dir, applied in order
+    std::string folder;                          // sub-directory of the work dir to put it in
+};
+
+struct SourceContext {
+    std::filesystem::path work_dir;    // SRC_DIR; created when missing
+    std::filesystem::path recipe_dir;  // base of relative `path`, `url` and `patches`
+    std::filesystem::path cache_dir;   // download cache; empty: default_source_cache(env)
+    process::Env env;                  // for git, patch and curl (needs PATH)
+    std::function<void(const std::string&)> on_line;  // progress and tool output; may be empty
+};
+
+// $SPLITFORGE_CACHE/src, else $HOME/.cache/splitforge/src (from `env`).
+std::filesystem::path default_source_cache(const process::Env& env);
+
+enum class CacheUse { hit, miss, none };
+
+struct FetchResult {
+    std::filesystem::path dir;  // where the source landed (work_dir / folder)
+    CacheUse cache = CacheUse::none;
+};
+
+// Fetches one source (and applies its patches) into ctx.work_dir / spec.folder.
+Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ctx);
+
+// Fetches each source in order; stops at the first error.
+Result<std::vector<FetchResult>> fetch_sources(const std::vector<SourceSpec>& specs, const SourceContext& ctx);
+
+// Downloads (or copies) `spec.url` into the cache, verifying the checksums.
+// Without a sha256 a local file is used in place (CacheUse::none).
+struct Download {
+    std::filesystem::path file;
+    CacheUse cache = CacheUse::none;
+};
+Result<Download> download(const SourceSpec& spec, const SourceContext& ctx);
+
+enum class StripTop { yes, no };
+
+// Unpacks `archive` into `dest` (created; may already hold other sources).
+// Members must be relative without "..", symlinks must stay inside.
+Result<void> extract_archive(const std::filesystem::path& archive, const std::filesystem::path& dest, StripTop strip);
+
+// Is this file name one extract_archive() unpacks?
+bool is_archive_name(const std::string& name);
+
+// Applies each patch (as named, relative to ctx.recipe_dir) to `dir` in order.
+// Errors read `patches/0002-fix.patch: hunk #1 FAILED at 12 (src/foo.cpp) — ...`.
+Result<void> apply_patches(const std::vector<std::filesystem::path>& patches, const std::filesystem::path& dir,
+                           const SourceContext& ctx);
+
+}  // namespace sf::source

@@ -1,0 +1,144 @@
+// Applying recipe patches: `patch -p1 --batch --forward` (checked with
+// --dry-run first, so a failing patch leaves the tree as it was), or
+// `git apply` where patch is missing. Failures are turned into one line that
+// names the patch, the hunk and the file.
+#include <regex>
+
+#include "source/source.hpp"
+#include "util/strings.hpp"
+
+namespace sf::source {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRefresh = " — refresh the patch against the new source";
+
+process::Env tool_env(const SourceContext& ctx) {
+    process::Env env = ctx.env;
+    env["LC_ALL"] = "C";  // we read the tools' messages
+    return env;
+}
+
+// "src/foo.cpp" from patch's "checking file src/foo.cpp" / "patching file 'a b'".
+std::string unquote(std::string s) {
+    if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+    return s;
+}
+
+// Reads GNU patch's output and says what went wrong, in one line.
+std::string explain_patch_failure(const std::string& output) {
+    static const std::regex file_re(R"(^(?:checking|patching) file (.+)$)");
+    static const std::regex hunk_re(R"(^Hunk #(\d+) FAILED at (\d+))");
+    static const std::regex missing_re(R"(^\|\+\+\+ (?:b/)?(\S+))");
+    std::string current, first_fail;
+    int failed = 0;
+    bool cant_find = false, reversed = false;
+    std::string missing_file;
+    for (const auto& line : str::split_lines(output)) {
+        std::smatch m;
+        if (std::regex_search(line, m, file_re)) {
+            current = unquote(m[1]);
+        } else if (std::regex_search(line, m, hunk_re)) {
+            if (failed++ == 0)
+                first_fail = "hunk #" + m[1].str() + " FAILED at " + m[2].str() + " (" + current + ")";
+        } else if (str::starts_with(line, "can't find file to patch")) {
+            cant_find = true;
+        } else if (cant_find && missing_file.empty() && std::regex_search(line, m, missing_re)) {
+            missing_file = m[1];
+        } else if (line.find("Reversed (or previously applied) patch detected") != std::string::npos) {
+            reversed = true;
+        }
+    }
+    if (failed > 0) {
+        if (failed > 1) first_fail += " and " + std::to_string(failed - 1) + " more hunk(s)";
+        return first_fail + kRefresh;
+    }
+    if (cant_find)
+        return "can't find file to patch (" + (missing_file.empty() ? std::string("unknown file") : missing_file) +
+               ")" + kRefresh;
+    if (reversed) return "patch is already applied or reversed (" + current + ")" + kRefresh;
+    for (const auto& line : str::split_lines(output))
+        if (!str::trim(line).empty()) return std::string(str::trim(line));
+    return "patch failed with no output";
+}
+
+// git apply says "error: patch failed: src/foo.cpp:12".
+std::string explain_git_apply_failure(const std::string& output) {
+    static const std::regex failed_re(R"(patch failed: (.+):(\d+))");
+    static const std::regex missing_re(R"(error: (.+): No such file or directory)");
+    std::smatch m;
+    if (std::regex_search(output, m, failed_re))
+        return "hunk FAILED at " + m[2].str() + " (" + m[1].str() + ")" + kRefresh;
+    if (std::regex_search(output, m, missing_re)) return "can't find file to patch (" + m[1].str() + ")" + kRefresh;
+    for (const auto& line : str::split_lines(output))
+        if (!str::trim(line).empty()) return std::string(str::trim(line));
+    return "git apply failed with no output";
+}
+
+Result<process::Outcome> run_tool(std::vector<std::string> argv, const stdfs::path& dir, process::Env env) {
+    process::Command cmd;
+    cmd.argv = std::move(argv);
+    cmd.cwd = dir;
+    cmd.env = std::move(env);
+    return process::capture(cmd);
+}
+
+}  // namespace
+
+Result<void> apply_patches(const std::vector<stdfs::path>& patches, const stdfs::path& dir, const SourceContext& ctx) {
+    if (patches.empty()) return {};
+    // Every patch must exist before any is applied.
+    std::vector<stdfs::path> files;
+    for (const auto& p : patches) {
+        stdfs::path full = p.is_absolute() ? p : ctx.recipe_dir / p;
+        std::error_code ec;
+        if (!stdfs::is_regular_file(full, ec))
+            return fail(SourceLoc{p.string()}, "patch file not found",
+                        "looked for " + full.string() + "; fix the recipe's `patches:` list");
+        files.push_back(stdfs::absolute(full));
+    }
+    process::Env env = tool_env(ctx);
+    auto path_it = env.find("PATH");
+    std::string path_var = path_it == env.end() ? "" : path_it->second;
+    bool have_patch = process::find_executable("patch", path_var).has_value();
+    if (!have_patch && !process::find_executable("git", path_var))
+        return fail("cannot apply patches: neither 'patch' nor 'git' is on PATH", "PATH=" + path_var);
+
+    for (size_t i = 0; i < files.size(); ++i) {
+        const std::string label = patches[i].string();
+        if (ctx.on_line) ctx.on_line("applying " + label);
+        if (have_patch) {
+            std::vector<std::string> base = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                                              "-i", files[i].string()};
+            auto check = base;
+            check.push_back("--dry-run");
+            auto dry = run_tool(check, dir, env);
+            if (!dry) return fail(SourceLoc{label}, dry.error().message, dry.error().hint);
+            if (dry->exit_code != 0)
+                return fail(SourceLoc{label}, explain_patch_failure(dry->out + dry->err));
+            auto real = run_tool(base, dir, env);
+            if (!real) return fail(SourceLoc{label}, real.error().message, real.error().hint);
+            if (real->exit_code != 0) return fail(SourceLoc{label}, explain_patch_failure(real->out + real->err));
+        } else {
+            // Keep git from finding a repository above `dir` and re-rooting the paths.
+            process::Env genv = env;
+            genv["GIT_CEILING_DIRECTORIES"] = stdfs::absolute(dir).parent_path().string();
+            auto base = std::vector<std::string>{"git", "apply", "-p1", "--whitespace=nowarn"};
+            auto check = base;
+            check.push_back("--check");
+            check.push_back(files[i].string());
+            auto dry = run_tool(check, dir, genv);
+            if (!dry) return fail(SourceLoc{label}, dry.error().message, dry.error().hint);
+            if (dry->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(dry->out + dry->err));
+            base.push_back(files[i].string());
+            auto real = run_tool(base, dir, genv);
+            if (!real) return fail(SourceLoc{label}, real.error().message, real.error().hint);
+            if (real->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(real->out + real->err));
+        }
+    }
+    return {};
+}
+
+}  // namespace sf::source

@@ -1,0 +1,388 @@
+#include <catch2/catch.hpp>
+
+#include "source/source.hpp"
+#include "testutil.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+using source::SourceSpec;
+
+namespace {
+
+namespace stdfs = std::filesystem;
+
+process::Env sys_env() { return {{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent-home"}}; }
+
+// Runs a helper tool for the fixtures and insists it works.
+void run_ok(std::vector<std::string> argv, const stdfs::path& cwd) {
+    process::Command c;
+    c.argv = std::move(argv);
+    c.cwd = cwd;
+    c.env = sys_env();
+    c.env["GIT_AUTHOR_NAME"] = c.env["GIT_COMMITTER_NAME"] = "t";
+    c.env["GIT_AUTHOR_EMAIL"] = c.env["GIT_COMMITTER_EMAIL"] = "t@example.com";
+    auto r = process::capture(c);
+    REQUIRE(r);
+    INFO(r->out << r->err);
+    REQUIRE(r->exit_code == 0);
+}
+
+std::string run_out(std::vector<std::string> argv, const stdfs::path& cwd) {
+    process::Command c;
+    c.argv = std::move(argv);
+    c.cwd = cwd;
+    c.env = sys_env();
+    auto r = process::capture(c);
+    REQUIRE(r);
+    REQUIRE(r->exit_code == 0);
+    return std::string(str::trim(r->out));
+}
+
+void write(const stdfs::path& p, const std::string& text) { REQUIRE(fs::write_file_atomic(p, text)); }
+
+// A fresh temp area: recipe dir, work dir, cache dir and a place for fixtures.
+struct Area {
+    fs::TempDir tmp{"sf-source"};
+    stdfs::path recipe = tmp.path() / "recipe";
+    stdfs::path work = tmp.path() / "work";
+    stdfs::path cache = tmp.path() / "cache";
+    stdfs::path fixtures = tmp.path() / "fixtures";
+    std::vector<std::string> lines;
+    Area() {
+        stdfs::create_directories(recipe / "patches");
+        stdfs::create_directories(fixtures);
+    }
+    source::SourceContext ctx() {
+        source::SourceContext c;
+        c.work_dir = work;
+        c.recipe_dir = recipe;
+        c.cache_dir = cache;
+        c.env = sys_env();
+        c.on_line = [this](const std::string& l) { lines.push_back(l); };
+        return c;
+    }
+    // minitorch-0.1/{CMakeLists.txt, src/foo.cpp} as a .tar.gz; returns its path.
+    stdfs::path make_tarball(const std::string& name = "minitorch-0.1.tar.gz") {
+        stdfs::path top = fixtures / "minitorch-0.1";
+        stdfs::create_directories(top / "src");
+        write(top / "CMakeLists.txt", "project(minitorch)\n");
+        std::string foo;
+        for (int i = 1; i <= 20; ++i) foo += "line " + std::to_string(i) + "\n";
+        write(top / "src" / "foo.cpp", foo);
+        run_ok({"tar", "czf", name, "minitorch-0.1"}, fixtures);
+        return fixtures / name;
+    }
+};
+
+std::string sha_of(const stdfs::path& p) {
+    auto s = hash::file_sha256(p);
+    REQUIRE(s);
+    return *s;
+}
+
+size_t count_entries(const stdfs::path& dir) {
+    std::error_code ec;
+    if (!stdfs::exists(dir, ec)) return 0;
+    return static_cast<size_t>(std::distance(stdfs::directory_iterator(dir), {}));
+}
+
+}  // namespace
+
+TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
+    Area a;
+    auto tarball = a.make_tarball();
+    SourceSpec s;
+    s.url = "file://" + tarball.string();
+    s.sha256 = sha_of(tarball);
+    auto r = source::fetch_source(s, a.ctx());
+    REQUIRE(r);
+    CHECK(r->cache == source::CacheUse::miss);
+    CHECK(r->dir == a.work);
+    // The single top-level directory is stripped.
+    CHECK(test::slurp(a.work / "CMakeLists.txt") == "project(minitorch)\n");
+    CHECK(stdfs::is_regular_file(a.work / "src" / "foo.cpp"));
+    CHECK(stdfs::is_regular_file(a.cache / s.sha256 / "minitorch-0.1.tar.gz"));
+
+    // Second fetch: the original is gone, so only the cache can serve it.
+    stdfs::remove(tarball);
+    stdfs::remove_all(a.work);
+    auto again = source::fetch_source(s, a.ctx());
+    REQUIRE(again);
+    CHECK(again->cache == source::CacheUse::hit);
+    CHECK(test::slurp(a.work / "CMakeLists.txt") == "project(minitorch)\n");
+
+    SECTION("a corrupted cache entry is not trusted") {
+        write(a.cache / s.sha256 / "minitorch-0.1.tar.gz", "garbage");
+        stdfs::remove_all(a.work);
+        auto bad = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(bad);  // the original is gone, so it cannot be fetched again
+        CHECK(str::starts_with(bad.error().message, "source url file://"));
+        CHECK_FALSE(stdfs::exists(a.cache / s.sha256 / "minitorch-0.1.tar.gz"));
+    }
+}
+
+TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the file") {
+    Area a;
+    auto tarball = a.make_tarball();
+    SourceSpec s;
+    s.url = "file://" + tarball.string();
+    s.sha256 = std::string(64, 'a');
+    auto r = source::fetch_source(s, a.ctx());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "sha256 mismatch for file://" + tarball.string() + ": expected " +
+                                   std::string(64, 'a') + ", got " + sha_of(tarball));
+    CHECK(count_entries(a.work) == 0);                  // nothing extracted
+    CHECK(count_entries(a.cache / s.sha256) == 0);      // nothing cached
+
+    SECTION("md5 is checked too") {
+        s.sha256 = sha_of(tarball);
+        s.md5 = std::string(32, '0');
+        auto m = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(m);
+        CHECK(str::starts_with(m.error().message, "md5 mismatch for file://"));
+    }
+    SECTION("a malformed sha256") {
+        s.sha256 = "abc";
+        auto m = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(m);
+        CHECK(str::starts_with(m.error().message, "invalid sha256 'abc'"));
+    }
+}
+
+TEST_CASE("source: local paths, other archive formats, no stripping of several top entries") {
+    Area a;
+    SECTION("relative url without sha256 is used in place; folder is honoured") {
+        a.make_tarball();
+        stdfs::copy_file(a.fixtures / "minitorch-0.1.tar.gz", a.recipe / "src.tar.gz");
+        SourceSpec s;
+        s.url = "src.tar.gz";
+        s.folder = "sub/dir";
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE(r);
+        CHECK(r->cache == source::CacheUse::none);
+        CHECK(stdfs::is_regular_file(a.work / "sub" / "dir" / "CMakeLists.txt"));
+        CHECK(count_entries(a.cache) == 0);
+    }
+    SECTION("zip and tar.xz with two top-level entries keep both") {
+        write(a.fixtures / "a.txt", "A\n");
+        write(a.fixtures / "b.txt", "B\n");
+        run_ok({"zip", "-q", "two.zip", "a.txt", "b.txt"}, a.fixtures);
+        run_ok({"tar", "cJf", "two.tar.xz", "a.txt", "b.txt"}, a.fixtures);
+        for (std::string name : {"two.zip", "two.tar.xz"}) {
+            stdfs::remove_all(a.work);
+            SourceSpec s;
+            s.url = (a.fixtures / name).string();
+            s.sha256 = sha_of(a.fixtures / name);
+            REQUIRE(source::fetch_source(s, a.ctx()));
+            CHECK(test::slurp(a.work / "a.txt") == "A\n");
+            CHECK(test::slurp(a.work / "b.txt") == "B\n");
+        }
+    }
+    SECTION("a plain file is copied under its name (or fn)") {
+        write(a.fixtures / "LICENSE", "MIT\n");
+        SourceSpec s;
+        s.url = "file://" + (a.fixtures / "LICENSE").string();
+        s.sha256 = sha_of(a.fixtures / "LICENSE");
+        s.fn = "LICENSE.txt";
+        REQUIRE(source::fetch_source(s, a.ctx()));
+        CHECK(test::slurp(a.work / "LICENSE.txt") == "MIT\n");
+    }
+    SECTION("a missing file") {
+        SourceSpec s;
+        s.url = "file:///nonexistent/x.tar.gz";
+        s.sha256 = std::string(64, 'b');
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message == "source url file:///nonexistent/x.tar.gz does not exist");
+    }
+    SECTION("https without sha256, and without curl") {
+        SourceSpec s;
+        s.url = "https://example.invalid/x.tar.gz";
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message == "source url https://example.invalid/x.tar.gz has no sha256");
+        s.sha256 = std::string(64, 'c');
+        auto ctx = a.ctx();
+        ctx.env["PATH"] = a.fixtures.string();
+        auto no_curl = source::fetch_source(s, ctx);
+        REQUIRE_FALSE(no_curl);
+        CHECK(no_curl.error().message == "cannot run 'curl': not found on PATH");
+    }
+}
+
+TEST_CASE("source: unsafe archives are refused and leave nothing behind") {
+    Area a;
+    std::string script =
+        "import io, sys, tarfile\n"
+        "t = tarfile.open(sys.argv[1], 'w:gz')\n"
+        "def add(name, data=b'x', link=None):\n"
+        "    i = tarfile.TarInfo(name)\n"
+        "    if link is not None:\n"
+        "        i.type, i.linkname = tarfile.SYMTYPE, link\n"
+        "        t.addfile(i)\n"
+        "    else:\n"
+        "        i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
+        "add('pkg/ok.txt')\n"
+        "if sys.argv[2] == 'dotdot': add('pkg/../../evil.txt')\n"
+        "if sys.argv[2] == 'abs': add('/tmp/evil-abs.txt')\n"
+        "if sys.argv[2] == 'link': add('pkg/l', link='../../outside')\n"
+        "if sys.argv[2] == 'through': add('pkg/d', link='.'); add('pkg/d/f.txt')\n"
+        "t.close()\n";
+    write(a.fixtures / "mk.py", script);
+    for (std::string kind : {"dotdot", "abs", "link", "through"}) {
+        DYNAMIC_SECTION(kind) {
+            auto file = a.fixtures / (kind + ".tar.gz");
+            run_ok({"python3", "mk.py", file.string(), kind}, a.fixtures);
+            SourceSpec s;
+            s.url = file.string();
+            auto r = source::fetch_source(s, a.ctx());
+            REQUIRE_FALSE(r);
+            CHECK(r.error().loc.file == file.string());
+            CHECK(((r.error().message.find("unsafe member") != std::string::npos) ||
+                   (r.error().message.find("through a symlink") != std::string::npos)));
+            CHECK(count_entries(a.work) == 0);
+        }
+    }
+}
+
+TEST_CASE("source: git_url + git_rev checks out that revision") {
+    Area a;
+    auto repo = a.fixtures / "repo";
+    stdfs::create_directories(repo);
+    run_ok({"git", "init", "--quiet", "-b", "main"}, repo);
+    write(repo / "VERSION", "1\n");
+    run_ok({"git", "add", "VERSION"}, repo);
+    run_ok({"git", "commit", "--quiet", "-m", "one"}, repo);
+    std::string first = run_out({"git", "rev-parse", "HEAD"}, repo);
+    write(repo / "VERSION", "2\n");
+    run_ok({"git", "commit", "--quiet", "-am", "two"}, repo);
+
+    SourceSpec s;
+    s.git_url = repo.string();
+    SECTION("the first commit, by rev") {
+        s.git_rev = first;
+        REQUIRE(source::fetch_source(s, a.ctx()));
+        CHECK(test::slurp(a.work / "VERSION") == "1\n");
+        CHECK(stdfs::exists(a.work / ".git"));
+    }
+    SECTION("the default branch") {
+        REQUIRE(source::fetch_source(s, a.ctx()));
+        CHECK(test::slurp(a.work / "VERSION") == "2\n");
+    }
+    SECTION("a rev that does not exist") {
+        s.git_rev = "no-such-rev";
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(str::starts_with(r.error().message, "git checkout of 'no-such-rev' in " + repo.string() + " failed: "));
+    }
+    SECTION("a repository that does not exist") {
+        s.git_url = (a.fixtures / "nope").string();
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(str::starts_with(r.error().message, "git clone of " + s.git_url + " failed: "));
+    }
+}
+
+TEST_CASE("source: path sources are copied") {
+    Area a;
+    stdfs::create_directories(a.recipe / "src" / "inner");
+    write(a.recipe / "src" / "inner" / "x.c", "int x;\n");
+    stdfs::create_symlink("inner/x.c", a.recipe / "src" / "link.c");
+    SourceSpec s;
+    s.path = "src";
+    REQUIRE(source::fetch_source(s, a.ctx()));
+    CHECK(test::slurp(a.work / "inner" / "x.c") == "int x;\n");
+    CHECK(stdfs::is_symlink(a.work / "link.c"));
+    CHECK(test::slurp(a.recipe / "src" / "inner" / "x.c") == "int x;\n");  // the original stays
+
+    SourceSpec none;
+    auto r = source::fetch_source(none, a.ctx());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "source has none of url, path or git_url");
+}
+
+namespace {
+
+// A patch against minitorch-0.1/src/foo.cpp changing `line N` at line N.
+std::string foo_patch(int at, const std::string& expect, const std::string& repl) {
+    std::string p = "--- a/src/foo.cpp\n+++ b/src/foo.cpp\n";
+    p += "@@ -" + std::to_string(at - 1) + ",3 +" + std::to_string(at - 1) + ",3 @@\n";
+    p += " line " + std::to_string(at - 1) + "\n";
+    p += "-" + expect + "\n+" + repl + "\n";
+    p += " line " + std::to_string(at + 1) + "\n";
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("source: patches") {
+    Area a;
+    auto tarball = a.make_tarball();
+    SourceSpec s;
+    s.url = tarball.string();
+    s.sha256 = sha_of(tarball);
+
+    SECTION("applied in order") {
+        write(a.recipe / "patches" / "0001-first.patch", foo_patch(12, "line 12", "patched 12"));
+        write(a.recipe / "patches" / "0002-second.patch", foo_patch(12, "patched 12", "patched twice"));
+        s.patches = {"patches/0001-first.patch", "patches/0002-second.patch"};
+        REQUIRE(source::fetch_source(s, a.ctx()));
+        auto text = test::slurp(a.work / "src" / "foo.cpp");
+        CHECK(text.find("\npatched twice\n") != std::string::npos);
+        CHECK(text.find("line 12") == std::string::npos);
+        CHECK(std::find(a.lines.begin(), a.lines.end(), "applying patches/0002-second.patch") != a.lines.end());
+    }
+    SECTION("a patch that does not apply names the patch, hunk and file") {
+        write(a.recipe / "patches" / "0001-first.patch", foo_patch(5, "line 5", "patched 5"));
+        write(a.recipe / "patches" / "0002-fix.patch", foo_patch(12, "something else", "patched 12"));
+        s.patches = {"patches/0001-first.patch", "patches/0002-fix.patch"};
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() ==
+              "patches/0002-fix.patch: hunk #1 FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+        // The failed patch left the file as the first patch made it; no .rej/.orig files.
+        auto text = test::slurp(a.work / "src" / "foo.cpp");
+        CHECK(text.find("patched 5") != std::string::npos);
+        CHECK(text.find("line 12") != std::string::npos);
+        CHECK_FALSE(stdfs::exists(a.work / "src" / "foo.cpp.rej"));
+    }
+    SECTION("a patch for a file that is not there") {
+        write(a.recipe / "patches" / "0001-gone.patch",
+              "--- a/src/gone.cpp\n+++ b/src/gone.cpp\n@@ -1 +1 @@\n-a\n+b\n");
+        s.patches = {"patches/0001-gone.patch"};
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() ==
+              "patches/0001-gone.patch: can't find file to patch (src/gone.cpp) — refresh the patch against the new "
+              "source");
+    }
+    SECTION("a missing patch file is an error naming it, before anything is applied") {
+        write(a.recipe / "patches" / "0001-first.patch", foo_patch(12, "line 12", "patched 12"));
+        s.patches = {"patches/0001-first.patch", "patches/0002-missing.patch"};
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().loc.file == "patches/0002-missing.patch");
+        CHECK(r.error().message == "patch file not found");
+        CHECK(test::slurp(a.work / "src" / "foo.cpp").find("patched 12") == std::string::npos);
+    }
+    SECTION("without `patch`, git apply does the job and its failures read the same way") {
+        auto bin = a.fixtures / "bin";
+        stdfs::create_directories(bin);
+        stdfs::create_symlink("/usr/bin/git", bin / "git");
+        auto ctx = a.ctx();
+        ctx.env["PATH"] = bin.string();
+        write(a.recipe / "patches" / "0001-first.patch", foo_patch(12, "line 12", "patched 12"));
+        s.patches = {"patches/0001-first.patch"};
+        REQUIRE(source::fetch_source(s, ctx));
+        CHECK(test::slurp(a.work / "src" / "foo.cpp").find("\npatched 12\n") != std::string::npos);
+
+        stdfs::remove_all(a.work);
+        write(a.recipe / "patches" / "0002-fix.patch", foo_patch(12, "something else", "x"));
+        s.patches = {"patches/0002-fix.patch"};
+        auto r = source::fetch_source(s, ctx);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() ==
+              "patches/0002-fix.patch: hunk FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+    }
+}

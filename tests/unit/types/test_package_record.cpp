@@ -1,0 +1,86 @@
+#include <catch2/catch.hpp>
+
+#include "types/package_record.hpp"
+#include "types/platform.hpp"
+#include "testutil.hpp"
+
+using namespace sf::types;
+
+TEST_CASE("repodata: the fixture channel parses", "[package_record]") {
+    auto dir = sf::test::data_dir() / "env/fixtures/valid";
+    auto rd = RepoData::parse(sf::test::slurp(dir / "noarch/repodata.json"), "noarch/repodata.json");
+    REQUIRE(rd);
+    CHECK(rd->subdir == "noarch");
+    REQUIRE(rd->packages.size() == 1);
+    const auto& r = rd->packages[0];
+    CHECK(r.name == "demo-tool");
+    CHECK(r.version.str() == "0.1.0");
+    CHECK(r.build == "0");
+    CHECK(r.noarch == "generic");
+    CHECK(r.fn == "demo-tool-0.1.0-0.conda");
+    CHECK(r.depends == std::vector<std::string>{"demolib >=1.2,<2"});
+    CHECK(r.sha256.size() == 64);
+    CHECK(r.size.value_or(0) > 0);
+    CHECK(r.dist_name() == "demo-tool-0.1.0-0");
+
+    auto lin = RepoData::parse(sf::test::slurp(dir / "linux-64/repodata.json"), "linux-64/repodata.json");
+    REQUIRE(lin);
+    REQUIRE(lin->packages.size() == 1);
+    CHECK(lin->packages[0].fn == "demolib-1.2.0-h0_0.tar.bz2");
+    CHECK(lin->packages[0].timestamp.value_or(0) == 1700000000000);
+}
+
+TEST_CASE("package record: JSON round trip keeps unknown fields", "[package_record]") {
+    nlohmann::json j = {{"name", "foo"}, {"version", "1.0"}, {"build", "h1_0"}, {"build_number", 0},
+                        {"depends", {"bar >=1"}}, {"subdir", "linux-64"}, {"custom", 42},
+                        {"track_features", "a b"}};
+    auto r = PackageRecord::from_json(j, "t");
+    REQUIRE(r);
+    CHECK(r->track_features == std::vector<std::string>{"a", "b"});
+    auto out = r->to_json();
+    CHECK(out["custom"] == 42);
+    CHECK(out["depends"] == nlohmann::json::array({"bar >=1"}));
+    CHECK(out["track_features"] == "a b");
+}
+
+TEST_CASE("package record: errors name the source", "[package_record]") {
+    auto r = PackageRecord::from_json({{"name", "foo"}, {"build", "0"}}, "x/repodata.json: foo.conda");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "x/repodata.json: foo.conda: missing or empty 'version'");
+    auto v = PackageRecord::from_json({{"name", "foo"}, {"version", "1..0"}, {"build", "0"}}, "f");
+    REQUIRE_FALSE(v);
+    CHECK(v.error().str() == "f: invalid version '1..0': empty version component");
+    auto bn = PackageRecord::from_json({{"name", "foo"}, {"version", "1"}, {"build", "0"}, {"build_number", "x"}}, "f");
+    REQUIRE_FALSE(bn);
+    CHECK(bn.error().str() == "f: 'build_number' must be an integer");
+    auto rd = RepoData::parse("{not json", "ch/noarch/repodata.json");
+    REQUIRE_FALSE(rd);
+    CHECK(rd.error().str() == "ch/noarch/repodata.json: not a valid JSON object");
+}
+
+TEST_CASE("paths.json parses", "[package_record]") {
+    auto p = PathsJson::parse(R"({"paths_version": 1, "paths": [
+        {"_path": "bin/x", "path_type": "hardlink", "sha256": "ab", "size_in_bytes": 3,
+         "prefix_placeholder": "/ph", "file_mode": "binary"},
+        {"_path": "lib/l.so", "path_type": "softlink", "sha256": null, "size_in_bytes": null},
+        {"_path": "share/empty", "path_type": "directory"}]})", "paths.json");
+    REQUIRE(p);
+    REQUIRE(p->paths.size() == 3);
+    CHECK(p->paths[0].file_mode == FileMode::binary);
+    CHECK(p->paths[0].prefix_placeholder == "/ph");
+    CHECK(p->paths[1].type == PathType::softlink);
+    CHECK(p->paths[2].type == PathType::directory);
+    auto bad = PathsJson::parse(R"({"paths": [{"_path": "x", "path_type": "fifo"}]})", "paths.json");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().str() == "paths.json: x: unknown path_type 'fifo'");
+}
+
+TEST_CASE("platform", "[platform]") {
+    CHECK(Platform::parse("linux-64")->arch() == "x86_64");
+    CHECK(Platform::parse("osx-arm64")->os() == "osx");
+    CHECK(Platform::parse("noarch")->is_noarch());
+    auto bad = Platform::parse("linux-32");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "unknown platform 'linux-32'");
+    CHECK(Platform::parse(Platform::current().name()));
+}
