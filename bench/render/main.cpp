@@ -25,9 +25,7 @@ int main(int argc, char** argv) {
         packages = 0;
         auto cache = sf::render::make_render_cache();
         for (const char* p : platforms) {
-            sf::render::RenderOptions opts;
-            opts.subdir = p;
-            auto rr = sf::render::render(*raw, opts, cache.get());
+            auto rr = sf::render::render(*raw, *sf::variant::select(p, {}, {}), cache.get());
             if (!rr) {
                 std::fprintf(stderr, "bench_render: %s\n", rr.error().str().c_str());
                 std::exit(1);
@@ -45,11 +43,10 @@ int main(int argc, char** argv) {
     std::printf("time per package: %.3f ms\n", ms / static_cast<double>(packages));
     std::printf("budget ratio (ours / 100 ms target): %.2f\n", ms / 100.0);
     for (const char* p : platforms) {
-        sf::render::RenderOptions opts;
-        opts.subdir = p;
+        auto sel = *sf::variant::select(p, {}, {});
         size_t count = 0;
         auto s0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < n; ++i) count = sf::render::render(*raw, opts)->outputs.size();
+        for (int i = 0; i < n; ++i) count = sf::render::render(*raw, sel)->outputs.size();
         double pms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count() / n;
         std::printf("  %-14s %3zu packages  %6.1f ms\n", p, count, pms);
     }

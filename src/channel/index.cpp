@@ -11,8 +11,8 @@
 #include <map>
 #include <optional>
 
-#include "package/meta.hpp"
 #include "archive/read.hpp"
+#include "types/platform.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -207,7 +207,7 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
     for (stdfs::directory_iterator it(channel, ec), end; !ec && it != end; it.increment(ec)) {
         std::string n = it->path().filename().string();
         if (n.empty() || n[0] == '.' || n == "noarch" || !it->is_directory(ec)) continue;
-        if (package::arch_platform(n) || !package_files(it->path()).empty()) subdirs.push_back(n);
+        if (types::Platform::parse(n) || !package_files(it->path()).empty()) subdirs.push_back(n);
     }
     std::sort(subdirs.begin(), subdirs.end());
     for (const auto& s : subdirs) {
@@ -220,7 +220,7 @@ Result<stdfs::path> add_package(const stdfs::path& channel, const stdfs::path& p
     auto record = package_record(pkg);
     if (!record) return unexpected(record.error());
     const std::string subdir = record->value("subdir", "");
-    if (auto ap = package::arch_platform(subdir); !ap)
+    if (!types::Platform::parse(subdir))
         return fail(SourceLoc{pkg.string()}, "index.json has unknown subdir '" + subdir + "'");
     const stdfs::path dest = channel / subdir / pkg.filename();
     std::error_code ec;

@@ -19,7 +19,7 @@ struct BuildArgs {
     std::string provider = "system";
     std::string provider_tool;
     std::string work_dir;
-    bool no_skip_existing = false, skip_existing = false, no_test = false, keep = false, skip_unavailable = false;
+    bool skip_existing = true, no_test = false, keep = false, skip_unavailable = false;
     bool json = false, quiet = false, dry_run = false;
     int zstd_level = 19;
 };
@@ -30,11 +30,11 @@ void register_build(CLI::App& app, Action& action) {
     auto* sub = app.add_subcommand(
         "build", "Build a recipe: staging build once per variant, split outputs, test, add to a local channel");
     sub->add_option("RECIPE_DIR", a->recipe, "The recipe directory (meta.yaml)")->required();
-    a->variants.add_to(sub, /*with_platform=*/false);
+    a->variants.add_to(sub, VariantArgs::WithPlatform::no);
     sub->add_option("--output-folder", a->output, "The local channel packages go into (default: output)");
     sub->add_option("-c,--channel", a->channels, "Extra channels: local dirs (system) or names/URLs (external)");
-    sub->add_flag("--skip-existing", a->skip_existing, "Skip outputs already in the channel (the default)");
-    sub->add_flag("--no-skip-existing", a->no_skip_existing, "Rebuild outputs even when already in the channel");
+    sub->add_flag("--skip-existing,!--no-skip-existing", a->skip_existing,
+                  "Skip outputs already in the channel (the default), or rebuild them");
     sub->add_flag("--no-test", a->no_test, "Do not run the outputs' tests");
     sub->add_flag("--keep-build", a->keep, "Keep the work dir (sources, build tree, prefixes)");
     sub->add_option("--env-provider", a->provider,
@@ -52,13 +52,12 @@ void register_build(CLI::App& app, Action& action) {
         action = [a] {
             engine::BuildOptions o;
             o.recipe_dir = a->recipe;
-            o.variant_files = a->variants.file_paths();
-            o.overrides = a->variants.parsed_overrides();
+            o.selection = a->variants.selection();
             o.output_folder = a->output;
             o.channels = a->channels;
             for (const auto& f : a->system_maps) o.system_maps.emplace_back(f);
             o.work_dir = a->work_dir;
-            o.skip_existing = a->no_skip_existing ? engine::SkipExisting::no : engine::SkipExisting::yes;
+            o.skip_existing = a->skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
             o.test = a->no_test ? engine::TestMode::skip : engine::TestMode::run;
             o.keep = a->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
             o.provider = value_or_throw(env::parse_provider(a->provider), "--env-provider");

@@ -50,29 +50,26 @@ int run_package(const PackageOpts& o) {
     if (!o.constrains.empty()) m.constrains = o.constrains;
     if (!o.noarch.empty()) {
         m.noarch = o.noarch;
-        if (o.subdir.empty()) m.subdir = "noarch";
+        if (o.subdir.empty()) m.subdir = types::Platform::noarch();
     }
-    if (!o.subdir.empty()) m.subdir = o.subdir;
+    if (!o.subdir.empty()) m.subdir = value_or_throw(types::Platform::parse(o.subdir), "--subdir");
     if (!o.license.empty()) m.license = o.license;
     if (!o.summary.empty()) m.summary = o.summary;
     if (o.timestamp) m.timestamp = *o.timestamp;
-    if (auto v = package::validate(m); !v) throw Failure(v.error());
-
-    package::PackageInput in{o.dir, m, {}};
+    package::MakeOptions mo;
     if (!o.prefix.empty()) {
         package::PostprocessOptions po;
         po.prefix = o.prefix;
         po.binary = o.no_binary_prefix ? package::BinaryPrefix::ignore : package::BinaryPrefix::detect;
         po.rpath = o.no_rpath ? package::RpathFix::keep : package::RpathFix::rewrite;
-        auto report = value_or_throw(package::postprocess(o.dir, po));
-        for (const auto& w : report.warnings) std::cerr << "splitforge: warning: " << w << "\n";
-        in.prefix_files = report.prefix_files;
+        mo.postprocess = po;
     }
-    package::WriteOptions wo;
-    wo.format = value_or_throw(package::parse_format(o.format));
-    wo.zstd_level = o.level;
-    wo.threads = o.threads;
-    for (const auto& p : value_or_throw(package::write_package(in, o.output_dir, wo))) {
+    mo.write.format = value_or_throw(package::parse_format(o.format));
+    mo.write.zstd_level = o.level;
+    mo.write.threads = o.threads;
+    auto made = value_or_throw(package::make_package(o.dir, m, o.output_dir, mo));
+    for (const auto& w : made.warnings) std::cerr << "splitforge: warning: " << w << "\n";
+    for (const auto& p : made.files) {
         std::cout << p.string() << "\n";
         if (!o.channel.empty()) std::cout << value_or_throw(channel::add_package(o.channel, p)).string() << "\n";
     }
@@ -92,7 +89,7 @@ void register_package(CLI::App& app, Action& action) {
     sub->add_option("--build-number", o->build_number, "Build number");
     sub->add_option("--depends", o->depends, "A run dependency (repeatable)");
     sub->add_option("--constrains", o->constrains, "A run constraint (repeatable)");
-    sub->add_option("--subdir", o->subdir, "Target subdir, e.g. linux-64 (default linux-64, or noarch)");
+    sub->add_option("--subdir", o->subdir, "Target subdir, e.g. linux-64 (default: this machine's, or noarch)");
     sub->add_option("--noarch", o->noarch, "noarch kind: generic or python");
     sub->add_option("--license", o->license, "License (SPDX)");
     sub->add_option("--summary", o->summary, "One-line summary");

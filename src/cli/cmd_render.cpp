@@ -20,7 +20,7 @@ void register_render(CLI::App& app, Action& action) {
     sub->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"yaml", "json", "builds"}));
     sub->callback([o, &action] {
         action = [o] {
-            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.render_options()));
+            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.selection()));
             if (o->output == "json")
                 std::cout << render::to_json(rr).dump(2) << "\n";
             else if (o->output == "builds")

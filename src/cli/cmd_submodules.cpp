@@ -11,7 +11,7 @@ void register_submodules(CLI::App& app, Action& action) {
     struct Opts {
         std::string source;
         std::string recipe;
-        std::string platform = "linux-64";
+        std::string platform;
         std::vector<std::string> repodata;
         std::string wheel;
         std::vector<std::string> maps;
@@ -23,7 +23,7 @@ void register_submodules(CLI::App& app, Action& action) {
         "submodules", "Compare bundled dependency versions (git submodules, wheel metadata) with the recipe and a channel");
     sub->add_option("--source", o->source, "The upstream git checkout (e.g. pytorch, cloned --recursive)")->required();
     sub->add_option("--recipe", o->recipe, "Recipe directory whose pins to compare (default: recipe, when present)");
-    sub->add_option("--platform", o->platform, "Platform to render the recipe for (default: linux-64)");
+    sub->add_option("--platform", o->platform, "Platform to render the recipe for (default: this machine's)");
     sub->add_option("--repodata", o->repodata, "A repodata.json file or a channel directory (repeatable)");
     sub->add_option("--wheel", o->wheel, "A wheel (.whl), unpacked wheel dir or METADATA file: Python pins");
     sub->add_option("--map", o->maps,
@@ -35,7 +35,7 @@ void register_submodules(CLI::App& app, Action& action) {
             namespace stdfs = std::filesystem;
             feedstock::SubmoduleOptions so;
             so.source = o->source;
-            so.platform = o->platform;
+            if (!o->platform.empty()) so.platform = value_or_throw(types::Platform::parse(o->platform), "--platform");
             std::error_code ec;
             if (!o->recipe.empty())
                 so.recipe_dir = o->recipe;

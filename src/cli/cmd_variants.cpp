@@ -20,7 +20,7 @@ void register_variants(CLI::App& app, Action& action) {
     sub->add_flag("--json", o->json, "Machine-readable output");
     sub->callback([o, &action] {
         action = [o] {
-            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.render_options()));
+            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.selection()));
             if (o->json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";
             else

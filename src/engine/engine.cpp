@@ -18,6 +18,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
 #include "render/render.hpp"
+#include "types/match_spec.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -98,29 +99,12 @@ int cpu_count(const BuildOptions& opts) {
     return n ? static_cast<int>(n) : 2;
 }
 
-bool in_channel(const Ctx& ctx, const std::string& subdir, const std::string& dist) {
+bool in_channel(const Ctx& ctx, const types::Platform& platform, const std::string& dist) {
     std::error_code ec;
-    for (const auto& sd : {subdir, std::string("noarch")})
+    for (const auto& sd : {platform.name(), std::string("noarch")})
         for (const char* ext : {".conda", ".tar.bz2"})
             if (stdfs::exists(ctx.output / sd / (dist + ext), ec)) return true;
     return false;
-}
-
-std::vector<source::SourceSpec> source_specs(const plan::BuildPlan& p) {
-    std::vector<source::SourceSpec> out;
-    for (const auto& s : p.sources) {
-        source::SourceSpec spec;
-        spec.url = s.url;
-        spec.sha256 = s.sha256;
-        spec.md5 = s.md5;
-        spec.path = s.path;
-        spec.git_url = s.git_url;
-        spec.git_rev = s.git_rev;
-        spec.folder = s.folder;
-        for (const auto& pt : s.patches) spec.patches.emplace_back(pt);
-        out.push_back(std::move(spec));
-    }
-    return out;
 }
 
 // The variant keys the staging script sees: those every output of the build
@@ -132,8 +116,8 @@ std::map<std::string, std::string> staging_keys(const plan::StagingBuild& b) {
     std::map<std::string, std::string> out;
     for (const auto& [k, vals] : seen)
         if (vals.size() == 1 && k != "python") out[k] = *vals.begin();
-    for (const auto& [k, v] : b.variant.values)
-        if (!out.count(k) && k != "python" && seen.count(k) == 0 && k == "target_platform") out[k] = v;
+    if (!seen.count("target_platform"))
+        if (const std::string* tp = b.variant.get("target_platform")) out["target_platform"] = *tp;
     return out;
 }
 
@@ -143,7 +127,7 @@ std::vector<std::string> without_own(const std::vector<std::string>& reqs, const
     for (const auto& s : b.steps) own.insert(s.output.name);
     std::vector<std::string> out;
     for (const auto& r : reqs)
-        if (!own.count(env::spec_name(r)) && r.find('\x01') == std::string::npos) out.push_back(r);
+        if (!own.count(types::MatchSpec::name_of(r))) out.push_back(r);
     return out;
 }
 
@@ -163,7 +147,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
-    if (auto r = source::fetch_sources(source_specs(p), sc); !r)
+    if (auto r = source::fetch_sources(b.sources, sc); !r)
         return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
     stdfs::create_directories(st.src_dir, ec);
     timing.source_s = detail::seconds_since(t);
@@ -219,47 +203,30 @@ struct Setup {
 };
 
 Result<Setup> setup(const BuildOptions& opts) {
-    Setup s;
-    render::RenderOptions ro;
-    ro.subdir = opts.subdir;
-    ro.variant_files = opts.variant_files;
-    // A variants/ file for another platform cannot be built here.
-    if (auto target = render::platform_from_variant_files(opts.variant_files); target && *target != opts.subdir)
-        return fail(SourceLoc{opts.variant_files.back().string()},
-                    "this config targets " + *target + ", but this machine builds " + opts.subdir,
-                    "build it on a " + *target + " machine (cross-building is not supported)");
-    ro.overrides = opts.overrides;
-    auto rr = render::render_dir(opts.recipe_dir, ro);
+    const variant::Selection& sel = opts.selection;
+    if (sel.platform != sel.build_platform) {
+        SourceLoc where = sel.variant_files.empty() ? SourceLoc{} : SourceLoc{sel.variant_files.back().string()};
+        return fail(where, "this config targets " + sel.platform.name() + ", but this machine builds " +
+                               sel.build_platform.name(),
+                    "build it on a " + sel.platform.name() + " machine (cross-building is not supported)");
+    }
+    auto rr = render::render_dir(opts.recipe_dir, sel);
     if (!rr) return unexpected(rr.error());
+    Setup s;
     s.env = tool_env();
-    // Probing interpreters takes a moment: only when some requirement names python.
-    bool wants_python = false;
-    auto scan = [&](const render::Requirements& r) {
-        for (const auto* l : {&r.build, &r.host, &r.run})
-            for (const auto& spec : *l) wants_python = wants_python || env::spec_name(spec) == "python";
-    };
-    for (const auto& r : rr->top_requirements) scan(r);
-    for (const auto& o : rr->outputs) scan(o.requirements);
-    if (wants_python) s.pythons = env::discover_pythons(s.env);
     s.map = env::default_system_map();
     for (const auto& f : opts.system_maps)
         if (auto ok = env::extend_system_map_file(s.map, f); !ok) return unexpected(ok.error());
-    auto facts = env::probe_host(s.map, s.pythons, s.env);
-    if (opts.provider != env::ProviderKind::system) facts.pythons = {"*"};
-    auto p = plan::make_plan(*rr, facts, opts.skip_unavailable);
-    if (opts.provider != env::ProviderKind::system && !p) {
-        // External providers bring their own Pythons: plan as if all exist.
-        for (const auto& o : rr->outputs)
-            if (auto py = plan::python_of(o); !py.empty()) facts.pythons.insert(py);
-        for (const auto& tr : rr->top_requirements)
-            for (const auto& h : tr.host)
-                if (env::spec_name(h) == "python") {
-                    auto parts = str::split(std::string(str::trim(h)), ' ');
-                    if (parts.size() > 1) facts.pythons.insert(plan::python_minor(parts[1]));
-                }
-        facts.mkl = facts.nvcc = true;
-        p = plan::make_plan(*rr, facts, opts.skip_unavailable);
+    plan::HostFacts facts = plan::HostFacts::everything();
+    if (opts.provider == env::ProviderKind::system) {
+        // Probing interpreters takes a moment: only when some requirement names python.
+        if (plan::needs_python(*rr)) s.pythons = env::discover_pythons(s.env);
+        facts = {};
+        facts.mkl = env::on_host(s.map, "mkl-devel", s.env);
+        facts.nvcc = env::on_host(s.map, "cuda-nvcc_" + sel.platform.name(), s.env);
+        for (const auto& [minor, py] : s.pythons) facts.pythons.insert(minor);
     }
+    auto p = plan::make_plan(*rr, facts, opts.skip_unavailable);
     if (!p) return unexpected(p.error());
     s.plan = std::move(*p);
     return s;
@@ -281,10 +248,9 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
-    ctx.t0 = t_all;
     std::error_code ec;
     ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
-    stdfs::create_directories(ctx.output / p.subdir, ec);
+    stdfs::create_directories(ctx.output / p.platform.name(), ec);
     if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
 
@@ -323,7 +289,7 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
     pc.channels = ctx.local_channels;
     pc.channel_urls = urls;
     pc.pkgs_dir = ctx.pkgs_cache;
-    pc.subdir = p.subdir;
+    pc.platform = p.platform;
     pc.env = ctx.base_env;
     pc.pythons = ctx.pythons;
     pc.map = ctx.map;
@@ -347,12 +313,12 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
         std::set<std::string> needed;
         for (const auto& b : p.builds)
             for (const auto& st : b.steps)
-                if (!st.python.empty() && !in_channel(ctx, p.subdir, st.output.dist())) needed.insert(st.python);
+                if (!st.python.empty() && !in_channel(ctx, p.platform, st.output.dist())) needed.insert(st.python);
         for (const auto& minor : needed) {
             const auto& py = ctx.pythons.at(minor);
-            if (!python_package_in(ctx.output, p.subdir, py).empty()) continue;
+            if (!python_package_in(ctx.output, p.platform, py).empty()) continue;
             auto t = std::chrono::steady_clock::now();
-            auto r = export_python(py, ctx.output, p.subdir, ctx.work);
+            auto r = export_python(py, ctx.output, p.platform, ctx.work);
             if (!r) return fail("python " + py.version + ": export as a package: " + r.error().str());
             ctx.report.exported.push_back(r->filename().string());
             ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
@@ -365,7 +331,7 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
         StagingTiming timing;
         timing.label = b.label;
         bool all_there = opts.skip_existing == SkipExisting::yes;
-        for (const auto& st : b.steps) all_there = all_there && in_channel(ctx, p.subdir, st.output.dist());
+        for (const auto& st : b.steps) all_there = all_there && in_channel(ctx, p.platform, st.output.dist());
         if (all_there) {
             for (const auto& st : b.steps) {
                 OutputResult r;
@@ -388,7 +354,7 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
         for (const auto& step : b.steps) {
             if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
             std::string variant = b.label + (step.python.empty() ? "" : " py" + step.python);
-            if (opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.subdir, step.output.dist())) {
+            if (opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {
                 OutputResult r;
                 r.dist = step.output.dist();
                 r.name = step.output.name;

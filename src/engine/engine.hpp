@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "env/provider.hpp"
 #include "plan/plan.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::engine {
 
@@ -26,13 +27,11 @@ enum class Verbosity { stream, quiet };  // stream script output to stderr, or o
 
 struct BuildOptions {
     std::filesystem::path recipe_dir;
-    std::vector<std::filesystem::path> variant_files;           // -m
-    std::vector<std::pair<std::string, std::string>> overrides;  // --variant K=V
+    variant::Selection selection;                               // platform, -m, --variant
     std::filesystem::path output_folder;                        // the local channel
     std::vector<std::string> channels;                          // -c (local dirs; names for external)
     std::vector<std::filesystem::path> system_maps;             // --system-map
     std::filesystem::path work_dir;                             // empty: a temp dir
-    std::string subdir = "linux-64";
     SkipExisting skip_existing = SkipExisting::yes;
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;

@@ -37,7 +37,6 @@ struct Ctx {
     std::vector<stdfs::path> local_channels;  // output first, then -c dirs
     int cpu_count = 2;
     BuildReport report;
-    std::chrono::steady_clock::time_point t0;
 
     void progress(const std::string& line) const;
     void on_line(const std::string& line) const;  // script output

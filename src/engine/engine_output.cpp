@@ -10,6 +10,7 @@
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "package/writer.hpp"
+#include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -31,11 +32,11 @@ void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& 
                        const env::PreparedEnv& host_env, std::vector<std::string>& depends,
                        std::vector<std::string>& constrains) {
     std::set<std::string> ignore_from;
-    for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(env::spec_name(s));
+    for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(types::MatchSpec::name_of(s));
     std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end());
     auto take = [&](const std::vector<std::string>& specs, std::vector<std::string>& into) {
         for (const auto& s : specs) {
-            std::string n = env::spec_name(s);
+            std::string n = types::MatchSpec::name_of(s);
             if (n == o.name || ignore.count(n)) continue;
             add_unique(into, s);
         }
@@ -71,7 +72,7 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.build_number = o.build_number;
     m.depends = std::move(depends);
     m.constrains = std::move(constrains);
-    m.subdir = o.noarch.empty() ? ctx.opts.subdir : "noarch";
+    m.subdir = o.noarch.empty() ? ctx.opts.selection.platform : types::Platform::noarch();
     m.noarch = o.noarch;
     m.license = about_str(o.about, "license");
     m.license_family = about_str(o.about, "license_family");
@@ -80,8 +81,7 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.home = about_str(o.about, "home");
     m.dev_url = about_str(o.about, "dev_url");
     m.doc_url = about_str(o.about, "doc_url");
-    m.run_exports = {o.run_exports.weak, o.run_exports.strong, o.run_exports.noarch, o.run_exports.weak_constrains,
-                     o.run_exports.strong_constrains};
+    m.run_exports = o.run_exports;
     m.hash_input = o.hash_input;
     m.test.commands = o.test.commands;
     for (const auto& i : o.test.imports) m.test.commands.push_back("python -c \"import " + i + "\"");
@@ -106,16 +106,11 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
         c.python = ctx.build_prefix / "bin/python";
     }
     c.cpu_count = ctx.cpu_count;
-    c.target_platform = ctx.opts.subdir;
+    c.target_platform = ctx.opts.selection.platform;
+    c.build_platform = ctx.opts.selection.build_platform;
     for (const auto* e : {&benv, &henv}) {
         for (const auto& d : e->path_dirs) c.tool_dirs.push_back(d);
-        for (const auto& [k, v] : e->vars) {
-            if (k == "CC") c.cc = v;
-            else if (k == "CXX") c.cxx = v;
-            else if (k == "NVCC") c.nvcc = v;
-            else if (k == "CUDA_HOME") c.cuda_home = v;
-            else c.extra[k] = v;
-        }
+        for (const auto& [k, v] : e->vars) c.tools[k] = v;
     }
     c.splitforge = ctx.splitforge;
     c.home = env_get(ctx.base_env, "HOME");
@@ -184,22 +179,16 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     std::vector<std::string> depends = o.requirements.run, constrains = o.requirements.run_constrained;
     apply_run_exports(o, benv, henv, depends, constrains);
 
-    package::PostprocessOptions po;
-    po.prefix = ctx.host_prefix.string();
-    po.env = ctx.base_env;
-    auto pp = package::postprocess(payload, po);
-    if (!pp) return err("post-processing", pp.error());
-
-    package::PackageInput in;
-    in.dir = payload;
-    in.meta = package_meta(ctx, o, depends, constrains);
-    in.prefix_files = pp->prefix_files;
-    package::WriteOptions wo;
-    wo.zstd_level = ctx.opts.zstd_level;
-    wo.threads = ctx.cpu_count;
-    auto written = package::write_package(in, ctx.pkgs_out, wo);
-    if (!written) return err("package", written.error());
-    stdfs::path pkg = written->front();
+    package::MakeOptions mo;
+    mo.postprocess.emplace();
+    mo.postprocess->prefix = ctx.host_prefix.string();
+    mo.postprocess->env = ctx.base_env;
+    mo.write.zstd_level = ctx.opts.zstd_level;
+    mo.write.threads = ctx.cpu_count;
+    auto made = package::make_package(payload, package_meta(ctx, o, depends, constrains), ctx.pkgs_out, mo);
+    if (!made) return err("package", made.error());
+    for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
+    stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 
     OutputResult res;

@@ -13,9 +13,9 @@ namespace stdfs = std::filesystem;
 
 std::string python_package_build() { return "0_system"; }
 
-stdfs::path python_package_in(const stdfs::path& channel, const std::string& subdir, const env::Interpreter& py) {
+stdfs::path python_package_in(const stdfs::path& channel, const types::Platform& platform, const env::Interpreter& py) {
     std::error_code ec;
-    stdfs::path p = channel / subdir / ("python-" + py.version + "-" + python_package_build() + ".conda");
+    stdfs::path p = channel / platform.name() / ("python-" + py.version + "-" + python_package_build() + ".conda");
     return stdfs::exists(p, ec) ? p : stdfs::path();
 }
 
@@ -45,9 +45,9 @@ bool keep(const std::string& rel, const std::string& minor) {
 
 }  // namespace
 
-Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path& channel, const std::string& subdir,
+Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path& channel, const types::Platform& platform,
                                   const stdfs::path& work) {
-    if (auto there = python_package_in(channel, subdir, py); !there.empty()) return there;
+    if (auto there = python_package_in(channel, platform, py); !there.empty()) return there;
     std::string pfx = py.prefix.string();
     for (const char* sys : {"/usr", "/usr/local", "/"})
         if (pfx == sys)
@@ -76,7 +76,7 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     m.version = py.version;
     m.build = python_package_build();
     m.build_number = 0;
-    m.subdir = subdir;
+    m.subdir = platform;
     m.license = "Python-2.0";
     m.summary = "The host's Python " + py.version + " (" + pfx + "), exported by splitforge's system provider";
     m.home = "https://www.python.org";

@@ -12,17 +12,18 @@
 
 #include "core/error.hpp"
 #include "env/python_env.hpp"
+#include "types/platform.hpp"
 
 namespace sf::engine {
 
 std::string python_package_build();  // "0_system"
 
 // The package's path when already in the channel, else "".
-std::filesystem::path python_package_in(const std::filesystem::path& channel, const std::string& subdir,
+std::filesystem::path python_package_in(const std::filesystem::path& channel, const types::Platform& platform,
                                         const env::Interpreter& py);
 
 // Makes the package under `work` and adds it to `channel` (unless there).
 Result<std::filesystem::path> export_python(const env::Interpreter& py, const std::filesystem::path& channel,
-                                            const std::string& subdir, const std::filesystem::path& work);
+                                            const types::Platform& platform, const std::filesystem::path& work);
 
 }  // namespace sf::engine

@@ -6,6 +6,7 @@
 
 #include "script/capture.hpp"
 #include "engine/engine_detail.hpp"
+#include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -40,7 +41,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     std::error_code ec;
     env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, t.requires_, {pkg}, step.python};
     if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
-                                           [](const std::string& s) { return env::spec_name(s) == "python"; }))
+                                           [](const std::string& s) { return types::MatchSpec::name_of(s) == "python"; }))
         spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
     auto prepared = ctx.provider->create(spec);
     if (!prepared) return fail("creating the test prefix: " + prepared.error().str());

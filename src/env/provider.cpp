@@ -8,6 +8,8 @@
 #include "archive/read.hpp"
 #include "env/install.hpp"
 #include "env/solve.hpp"
+#include "types/match_spec.hpp"
+#include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -35,33 +37,12 @@ const char* to_string(ProviderKind k) {
     return "?";
 }
 
-std::string spec_name(const std::string& spec) {
-    std::string s(str::trim(spec));
-    return s.substr(0, s.find_first_of(" =<>!~["));
+types::RunExports parse_run_exports(const std::string& text) {
+    return types::RunExports::from_json(nlohmann::json::parse(text, nullptr, false));
 }
 
-render::RunExports parse_run_exports(const std::string& text) {
-    render::RunExports re;
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded()) return re;
-    auto get = [&](const char* k) {
-        std::vector<std::string> v;
-        if (j.is_object() && j.contains(k) && j[k].is_array())
-            for (const auto& x : j[k])
-                if (x.is_string()) v.push_back(x.get<std::string>());
-        return v;
-    };
-    if (j.is_array()) {  // the legacy list form means weak
-        for (const auto& x : j)
-            if (x.is_string()) re.weak.push_back(x.get<std::string>());
-        return re;
-    }
-    re = {get("weak"), get("strong"), get("noarch"), get("weak_constrains"), get("strong_constrains")};
-    return re;
-}
-
-std::map<std::string, render::RunExports> run_exports_in_prefix(const stdfs::path& prefix) {
-    std::map<std::string, render::RunExports> out;
+std::map<std::string, types::RunExports> run_exports_in_prefix(const stdfs::path& prefix) {
+    std::map<std::string, types::RunExports> out;
     std::error_code ec;
     for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta", ec)) {
         if (e.path().extension() != ".json") continue;
@@ -85,13 +66,11 @@ std::map<std::string, render::RunExports> run_exports_in_prefix(const stdfs::pat
     return out;
 }
 
-plan::HostFacts probe_host(const SystemMap& map, const Interpreters& pythons, const process::Env& env) {
-    plan::HostFacts f;
-    if (const MapEntry* e = map.find("mkl-devel")) f.mkl = static_cast<bool>(find_on_host(*e, env));
-    if (const MapEntry* e = map.find("cuda-nvcc_linux-64")) f.nvcc = static_cast<bool>(find_on_host(*e, env));
-    for (const auto& [minor, py] : pythons) f.pythons.insert(minor);
-    return f;
+bool on_host(const SystemMap& map, const std::string& package, const process::Env& env) {
+    const MapEntry* e = map.find(package);
+    return e && static_cast<bool>(find_on_host(*e, env));
 }
+
 
 Result<std::vector<std::string>> external_create_argv(ProviderKind kind, const std::string& tool,
                                                       const stdfs::path& prefix,
@@ -129,9 +108,7 @@ public:
         std::set<std::string> in_channels;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
         if (!ctx_.channels.empty()) {
-            auto platform = types::Platform::parse(ctx_.subdir);
-            if (!platform) return unexpected(platform.error());
-            auto idx = load_channels(ctx_.channels, *platform);
+            auto idx = load_channels(ctx_.channels, ctx_.platform);
             if (!idx) return unexpected(idx.error());
             for (const auto& c : idx->packages) {
                 in_channels.insert(c.record.name);
@@ -141,7 +118,7 @@ public:
         std::vector<std::string> to_install;
         bool venv = false;
         for (const auto& s : spec.specs) {
-            std::string name = spec_name(s);
+            std::string name = types::MatchSpec::name_of(s);
             if (name.empty()) continue;
             if (name == "python" && spec.role != EnvRole::test) {
                 venv = true;
@@ -170,9 +147,9 @@ public:
             std::string want = spec.python;
             if (want.empty())
                 for (const auto& s : spec.specs)
-                    if (spec_name(s) == "python") {
+                    if (types::MatchSpec::name_of(s) == "python") {
                         auto parts = str::split(std::string(str::trim(s)), ' ');
-                        if (parts.size() > 1) want = plan::python_minor(parts[1]);
+                        if (parts.size() > 1) want = types::minor_version(parts[1]);
                     }
             auto it = ctx_.pythons.find(want);
             if (want.empty() || it == ctx_.pythons.end())
@@ -191,7 +168,7 @@ public:
             InstallOptions io;
             io.channels = ctx_.channels;
             io.pkgs_dir = ctx_.pkgs_dir;
-            if (auto p = types::Platform::parse(ctx_.subdir)) io.platform = *p;
+            io.platform = ctx_.platform;
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;
@@ -251,17 +228,20 @@ public:
         out.run_exports = run_exports_in_prefix(spec.prefix);
         for (const auto& [name, re] : out.run_exports) out.installed.push_back(name);
         for (const auto& s : specs)
-            if (spec_name(s) == "python") {
+            if (types::MatchSpec::name_of(s) == "python") {
                 auto exe = spec.prefix / "bin/python";
                 if (auto py = probe_python(exe, ctx_.env)) out.python = *py;
             }
-        // Compilers come from the environment itself.
+        // Compilers come from the environment itself: conda-forge's, named
+        // after the target's triplet, else plain ones.
+        std::string triplet = ctx_.platform.toolchain_triplet();
+        auto named = [&](const char* tool) { return triplet.empty() ? std::string() : triplet + "-" + tool; };
         for (const auto& [var, names] : std::map<std::string, std::vector<std::string>>{
-                 {"CC", {"x86_64-conda-linux-gnu-cc", "gcc", "cc"}},
-                 {"CXX", {"x86_64-conda-linux-gnu-c++", "g++", "c++"}},
+                 {"CC", {named("cc"), "gcc", "cc"}},
+                 {"CXX", {named("c++"), "g++", "c++"}},
                  {"NVCC", {"nvcc"}}}) {
             for (const auto& n : names)
-                if (stdfs::exists(spec.prefix / "bin" / n, ec)) {
+                if (!n.empty() && stdfs::exists(spec.prefix / "bin" / n, ec)) {
                     out.vars[var] = (spec.prefix / "bin" / n).string();
                     break;
                 }

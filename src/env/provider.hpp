@@ -25,9 +25,9 @@
 #include "core/error.hpp"
 #include "env/provider_map.hpp"
 #include "env/python_env.hpp"
-#include "plan/plan.hpp"
 #include "process/process.hpp"
-#include "render/output.hpp"
+#include "types/platform.hpp"
+#include "types/recipe_values.hpp"
 
 namespace sf::env {
 
@@ -47,7 +47,7 @@ struct EnvSpec {
 
 struct PreparedEnv {
     std::vector<std::string> installed;                     // dists installed from channels
-    std::map<std::string, render::RunExports> run_exports;  // by package name
+    std::map<std::string, types::RunExports> run_exports;  // by package name
     std::vector<std::string> from_host;                     // "cmake -> /usr/bin/cmake"
     std::vector<std::string> path_dirs;                     // dirs of mapped host tools, in order
     std::map<std::string, std::string> vars;                // CC, CXX, NVCC, CUDA_HOME
@@ -58,7 +58,7 @@ struct ProviderContext {
     std::vector<std::filesystem::path> channels;  // local channel dirs (output channel first)
     std::vector<std::string> channel_urls;        // for external tools (names or URLs as given)
     std::filesystem::path pkgs_dir;               // installer cache; empty: default
-    std::string subdir = "linux-64";
+    types::Platform platform;                     // the target: channels' subdir, compiler names
     process::Env env;                             // the environment tools are found and run in
     Interpreters pythons;
     SystemMap map;
@@ -83,14 +83,11 @@ Result<std::vector<std::string>> external_create_argv(ProviderKind kind, const s
 
 // run_exports of every package installed in `prefix` (conda-meta records,
 // then <extracted_package_dir>/info/run_exports.json).
-std::map<std::string, render::RunExports> run_exports_in_prefix(const std::filesystem::path& prefix);
+std::map<std::string, types::RunExports> run_exports_in_prefix(const std::filesystem::path& prefix);
 
-render::RunExports parse_run_exports(const std::string& json_text);
+types::RunExports parse_run_exports(const std::string& json_text);
 
-// MKL, nvcc and Pythons, as the planner needs them.
-plan::HostFacts probe_host(const SystemMap& map, const Interpreters& pythons, const process::Env& env);
-
-// The requirement's package name ("cmake >=3.20" -> "cmake").
-std::string spec_name(const std::string& spec);
+// Whether the system map's entry for `package` is found on this machine.
+bool on_host(const SystemMap& map, const std::string& package, const process::Env& env);
 
 }  // namespace sf::env

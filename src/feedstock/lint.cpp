@@ -13,9 +13,11 @@
 #include "feedstock/rerender.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "render/render.hpp"
+#include "types/platform.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::feedstock {
 namespace {
@@ -75,9 +77,14 @@ struct Linter {
     void render_all(const std::vector<std::string>& platforms) {
         std::set<std::string> seen_errors;
         for (const auto& p : platforms) {
-            render::RenderOptions ro;
-            ro.subdir = p;
-            auto rr = render::render(raw, ro);
+            auto platform = types::Platform::parse(p);
+            if (!platform) {
+                add(meta(0), Severity::error, platform.error().message, platform.error().hint);
+                continue;
+            }
+            variant::Selection sel;
+            sel.platform = *platform;
+            auto rr = render::render(raw, sel);
             if (!rr) {
                 const Error& e = rr.error();
                 if (!seen_errors.insert(e.loc.str() + e.message).second) continue;
@@ -94,7 +101,7 @@ struct Linter {
             }
             for (const auto& v : rr->variants)
                 for (const auto& [k, val] : v.values) present.insert(k);
-            if (rr->top_variants.empty()) continue;  // everything skipped here
+            if (rr->tops.empty()) continue;  // everything skipped here
             used.insert(rr->used_keys.begin(), rr->used_keys.end());
             used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
             renders.push_back(std::move(*rr));
@@ -123,7 +130,9 @@ struct Linter {
         std::map<std::string, int> keys;
         const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
         for (const auto& p : platforms) {
-            auto src = variant::read_config_file(*raw.config_file, p, p);
+            auto platform = types::Platform::parse(p);
+            if (!platform) continue;  // reported by render_all()
+            auto src = variant::read_config_file(*raw.config_file, *platform, types::Platform());
             if (!src) continue;  // a broken config already failed rendering
             for (const auto& [k, v] : src->lists)
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
@@ -133,10 +142,11 @@ struct Linter {
         // zip needs it, and removing it means editing zip_keys too.
         std::set<std::string> partners;
         for (const auto& p : platforms) {
-            variant::LoadOptions lo;
-            lo.subdir = p;
-            lo.recipe_config = raw.config_file;
-            auto spec = variant::load(lo);
+            auto platform = types::Platform::parse(p);
+            if (!platform) continue;  // reported by render_all()
+            variant::Selection sel;
+            sel.platform = *platform;
+            auto spec = variant::load(sel, raw.config_file);
             if (!spec) continue;
             for (const auto& g : spec->specials.zip_keys)
                 for (const auto& k : g)
@@ -190,7 +200,8 @@ struct Linter {
     void patches() {
         std::set<std::string> listed;
         for (const auto& rr : renders)
-            for (const auto& s : rr.sources) listed.insert(s.patches.begin(), s.patches.end());
+            for (const auto& top : rr.tops)
+                for (const auto& s : top.sources) listed.insert(s.patches.begin(), s.patches.end());
         std::set<stdfs::path> dirs, listed_paths;
         std::error_code ec;
         if (stdfs::is_directory(raw.dir / "patches", ec)) dirs.insert((raw.dir / "patches").lexically_normal());
@@ -219,7 +230,8 @@ struct Linter {
     void sources() {
         std::set<std::string> seen;
         for (const auto& rr : renders)
-            for (const auto& s : rr.sources) {
+            for (const auto& top : rr.tops)
+            for (const auto& s : top.sources) {
                 if (s.url.empty() || !seen.insert(s.url).second) continue;
                 int line = line_of(s.url);
                 if (!line) line = line_of("url:");

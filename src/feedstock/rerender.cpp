@@ -9,9 +9,11 @@
 #include "feedstock/recipe_extra.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "render/render.hpp"
+#include "types/platform.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::feedstock {
 namespace {
@@ -96,26 +98,24 @@ CiJob make_job(const std::string& platform, const Split& split, const std::vecto
 
 Result<std::vector<CiJob>> jobs_for_platform(const recipe::RawRecipe& raw, const RerenderOptions& opts,
                                              const std::string& platform, render::RenderCache* cache) {
-    render::RenderOptions ro;
-    ro.subdir = platform;
-    ro.variant_files = opts.variant_files;
-    auto rr = render::render(raw, ro, cache);
+    auto target = types::Platform::parse(platform);
+    if (!target) return unexpected(target.error());
+    variant::Selection sel;
+    sel.platform = *target;
+    sel.variant_files = opts.variant_files;
+    auto rr = render::render(raw, sel, cache);
     if (!rr) {
         Error e = rr.error();
         e.message = "rendering for " + platform + ": " + e.message;
         return unexpected(e);
     }
-    if (rr->top_variants.empty() || rr->variants.empty()) return std::vector<CiJob>{};
+    if (rr->tops.empty() || rr->variants.empty()) return std::vector<CiJob>{};
 
-    variant::LoadOptions lo;
-    lo.subdir = platform;
-    lo.recipe_config = raw.config_file;
-    lo.variant_files = opts.variant_files;
-    auto spec = variant::load(lo);
+    auto spec = variant::load(sel, raw.config_file);
     if (!spec) return unexpected(spec.error());
     const variant::Specials& sp = spec->specials;
 
-    auto ci = read_ci_settings(raw, platform, rr->top_variants.front().as_map());
+    auto ci = read_ci_settings(raw, platform, rr->tops.front().variant.as_map());
     if (!ci) return unexpected(ci.error());
 
     // Keys in the name: split keys with more than one value on this platform.
@@ -128,7 +128,8 @@ Result<std::vector<CiJob>> jobs_for_platform(const recipe::RawRecipe& raw, const
     auto keys = keys_to_write(*rr, sp);
     std::vector<CiJob> jobs;
     std::vector<Split> seen;
-    for (const auto& tv : rr->top_variants) {
+    for (const auto& top : rr->tops) {
+        const auto& tv = top.variant;
         Split split;
         for (const auto& k : rr->staging_keys)
             if (const auto* val = tv.get(k)) split.emplace_back(k, *val);

@@ -8,7 +8,9 @@
 #include "render/pins.hpp"
 #include "render/render.hpp"
 #include "types/match_spec.hpp"
+#include "types/platform.hpp"
 #include "util/strings.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::feedstock {
 namespace {
@@ -28,10 +30,10 @@ struct RecipePins {
     std::map<std::string, std::vector<std::string>> variant_values;
 };
 
-Result<RecipePins> recipe_pins(const stdfs::path& dir, const std::string& platform) {
-    render::RenderOptions ro;
-    ro.subdir = platform;
-    auto rr = render::render_dir(dir, ro);
+Result<RecipePins> recipe_pins(const stdfs::path& dir, const types::Platform& platform) {
+    variant::Selection sel;
+    sel.platform = platform;
+    auto rr = render::render_dir(dir, sel);
     if (!rr) return unexpected(rr.error());
     RecipePins pins;
     for (const auto& o : rr->outputs)

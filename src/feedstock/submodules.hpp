@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "types/platform.hpp"
 
 namespace sf::feedstock {
 
@@ -69,7 +70,7 @@ struct SubmoduleReport {
 struct SubmoduleOptions {
     std::filesystem::path source;
     std::optional<std::filesystem::path> recipe_dir;
-    std::string platform = "linux-64";
+    types::Platform platform;  // default: this machine
     std::vector<std::filesystem::path> repodata;
     std::optional<std::filesystem::path> wheel;
     std::vector<std::filesystem::path> map_files;

@@ -113,10 +113,9 @@ Result<std::vector<PathRecord>> path_records(const stdfs::path& dir, const std::
 
 std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     json j = json::object();
-    auto ap = arch_platform(m.subdir);
-    if (ap && !ap->arch.empty()) {
-        j["arch"] = ap->arch;
-        j["platform"] = ap->platform;
+    if (!m.subdir.is_noarch()) {
+        j["arch"] = m.subdir.arch();
+        j["platform"] = m.subdir.os();
     } else {
         j["arch"] = nullptr;
         j["platform"] = nullptr;
@@ -129,7 +128,7 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     if (!m.license_family.empty()) j["license_family"] = m.license_family;
     j["name"] = m.name;
     if (!m.noarch.empty()) j["noarch"] = m.noarch;
-    j["subdir"] = m.subdir;
+    j["subdir"] = m.subdir.name();
     j["timestamp"] = timestamp_ms;
     if (!m.track_features.empty()) j["track_features"] = str::join(m.track_features, " ");
     j["version"] = m.version;
@@ -187,18 +186,9 @@ std::string about_json(const PackageMeta& m) {
     return dump(j);
 }
 
-std::string run_exports_json(const RunExports& r) {
+std::string run_exports_json(const types::RunExports& r) {
     if (r.empty()) return {};
-    json j = json::object();
-    auto put = [&](const char* k, const std::vector<std::string>& v) {
-        if (!v.empty()) j[k] = v;
-    };
-    put("weak", r.weak);
-    put("strong", r.strong);
-    put("noarch", r.noarch);
-    put("weak_constrains", r.weak_constrains);
-    put("strong_constrains", r.strong_constrains);
-    return dump(j);
+    return dump(r.to_json());
 }
 
 Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathRecord>& records,

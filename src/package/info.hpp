@@ -41,7 +41,7 @@ std::string paths_json(const std::vector<PathRecord>& records);
 std::string files_list(const std::vector<PathRecord>& records);
 std::string has_prefix(const std::vector<PathRecord>& records);  // empty when no prefix files
 std::string about_json(const PackageMeta& m);
-std::string run_exports_json(const RunExports& r);  // empty when r.empty()
+std::string run_exports_json(const types::RunExports& r);  // empty when r.empty()
 
 // Every info/ entry, sorted by name.
 Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathRecord>& records,

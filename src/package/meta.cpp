@@ -20,32 +20,6 @@ bool valid_chars(const std::string& s, const std::string& extra) {
 
 }  // namespace
 
-Result<ArchPlatform> arch_platform(const std::string& subdir) {
-    static const std::map<std::string, ArchPlatform> table = {
-        {"noarch", {"", ""}},
-        {"linux-64", {"x86_64", "linux"}},
-        {"linux-32", {"x86", "linux"}},
-        {"linux-aarch64", {"aarch64", "linux"}},
-        {"linux-armv6l", {"armv6l", "linux"}},
-        {"linux-armv7l", {"armv7l", "linux"}},
-        {"linux-ppc64le", {"ppc64le", "linux"}},
-        {"linux-ppc64", {"ppc64", "linux"}},
-        {"linux-s390x", {"s390x", "linux"}},
-        {"linux-riscv64", {"riscv64", "linux"}},
-        {"osx-64", {"x86_64", "osx"}},
-        {"osx-arm64", {"arm64", "osx"}},
-        {"win-64", {"x86_64", "win"}},
-        {"win-32", {"x86", "win"}},
-        {"win-arm64", {"arm64", "win"}},
-        {"emscripten-wasm32", {"wasm32", "emscripten"}},
-        {"wasi-wasm32", {"wasm32", "wasi"}},
-        {"zos-z", {"z", "zos"}},
-    };
-    auto it = table.find(subdir);
-    if (it == table.end()) return fail("unknown subdir '" + subdir + "'", "use e.g. linux-64, osx-arm64, win-64 or noarch");
-    return it->second;
-}
-
 Result<void> validate(const PackageMeta& m) {
     if (!valid_chars(m.name, "._-"))
         return fail("invalid package name '" + m.name + "'", "use lowercase letters, digits, '.', '_' and '-'");
@@ -54,12 +28,11 @@ Result<void> validate(const PackageMeta& m) {
     if (m.build.empty() || m.build.find_first_of(" -=<>!,|*/") != std::string::npos)
         return fail("invalid build string '" + m.build + "'", "a build string has no spaces or '-'");
     if (m.build_number < 0) return fail("build_number must not be negative");
-    if (auto r = arch_platform(m.subdir); !r) return unexpected(r.error());
     if (!m.noarch.empty() && m.noarch != "generic" && m.noarch != "python")
         return fail("invalid noarch '" + m.noarch + "'", "use 'generic' or 'python'");
-    if (!m.noarch.empty() && m.subdir != "noarch")
-        return fail("a noarch package must have subdir 'noarch' (got '" + m.subdir + "')");
-    if (m.noarch.empty() && m.subdir == "noarch")
+    if (!m.noarch.empty() && !m.subdir.is_noarch())
+        return fail("a noarch package must have subdir 'noarch' (got '" + m.subdir.name() + "')");
+    if (m.noarch.empty() && m.subdir.is_noarch())
         return fail("subdir 'noarch' needs noarch set", "set noarch to 'generic' or 'python'");
     return {};
 }
@@ -136,7 +109,14 @@ Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& o
     r.get("depends", m.depends);
     r.get("constrains", m.constrains);
     r.get("track_features", m.track_features);
-    r.get("subdir", m.subdir);
+    std::string subdir;
+    r.get("subdir", subdir);
+    if (!subdir.empty() && !r.err) {
+        if (auto p = types::Platform::parse(subdir))
+            m.subdir = *p;
+        else
+            r.err = Error{SourceLoc{origin}, "field 'subdir': " + p.error().message, p.error().hint};
+    }
     r.get("noarch", m.noarch);
     r.get("license", m.license);
     r.get("license_family", m.license_family);

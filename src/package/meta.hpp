@@ -10,16 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "types/platform.hpp"
+#include "types/recipe_values.hpp"
 
 namespace sf::package {
-
-struct RunExports {
-    std::vector<std::string> weak, strong, noarch, weak_constrains, strong_constrains;
-    bool empty() const {
-        return weak.empty() && strong.empty() && noarch.empty() && weak_constrains.empty() &&
-               strong_constrains.empty();
-    }
-};
 
 // A file placed under info/<dir>/: copied from `source`, or `content` when
 // source is empty. `dest` is relative to that info/ subfolder.
@@ -39,14 +33,14 @@ struct PackageMeta {
     std::string name, version, build;
     int build_number = 0;
     std::vector<std::string> depends, constrains, track_features;
-    std::string subdir = "linux-64";
+    types::Platform subdir;  // default: this machine
     std::string noarch;  // "", "generic" or "python"
     std::string license, license_family;
     // about.json
     std::string summary, description, home, dev_url, doc_url;
     std::vector<std::string> license_file_names;  // about.json "license_file"
     nlohmann::json extra = nlohmann::json::object();
-    RunExports run_exports;
+    types::RunExports run_exports;
     nlohmann::json hash_input = nlohmann::json::object();
     TestSpec test;
     std::vector<ExtraFile> recipe_files;   // -> info/recipe/<dest>
@@ -65,12 +59,5 @@ std::int64_t resolved_timestamp(const PackageMeta& m);
 // Reads the fields above from a JSON object (the `--meta` file of the CLI).
 // Unknown keys are errors, so typos do not pass silently.
 Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& origin);
-
-// conda's arch/platform for a subdir ("linux-64" -> "x86_64", "linux");
-// empty strings for noarch.
-struct ArchPlatform {
-    std::string arch, platform;
-};
-Result<ArchPlatform> arch_platform(const std::string& subdir);
 
 }  // namespace sf::package

@@ -90,4 +90,25 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     return written;
 }
 
+Result<MadePackage> make_package(const stdfs::path& dir, const PackageMeta& meta, const stdfs::path& out_dir,
+                                 const MakeOptions& opts) {
+    if (auto r = validate(meta); !r) return unexpected(r.error());
+    MadePackage made;
+    PackageInput in{dir, meta, {}};
+    if (opts.postprocess) {
+        auto pp = postprocess(dir, *opts.postprocess);
+        if (!pp) {
+            Error e = pp.error();
+            e.message = "post-processing: " + e.message;
+            return Unexpected<Error>{e};
+        }
+        in.prefix_files = std::move(pp->prefix_files);
+        made.warnings = std::move(pp->warnings);
+    }
+    auto files = write_package(in, out_dir, opts.write);
+    if (!files) return unexpected(files.error());
+    made.files = std::move(*files);
+    return made;
+}
+
 }  // namespace sf::package

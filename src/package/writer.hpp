@@ -37,4 +37,20 @@ struct PackageInput {
 Result<std::vector<std::filesystem::path>> write_package(const PackageInput& in, const std::filesystem::path& out_dir,
                                                          const WriteOptions& opts);
 
+// The one packaging workflow (`splitforge package` and the engine alike):
+// optional post-processing of `dir` (prefix detection, RPATH rewriting),
+// then write_package(). Adding the result to a channel is the caller's step.
+struct MakeOptions {
+    WriteOptions write;
+    std::optional<PostprocessOptions> postprocess;  // unset: files are packaged as they are
+};
+
+struct MadePackage {
+    std::vector<std::filesystem::path> files;  // as write_package() returns them
+    std::vector<std::string> warnings;         // from post-processing
+};
+
+Result<MadePackage> make_package(const std::filesystem::path& dir, const PackageMeta& meta,
+                                 const std::filesystem::path& out_dir, const MakeOptions& opts);
+
 }  // namespace sf::package

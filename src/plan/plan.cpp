@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::plan {
@@ -23,35 +24,16 @@ int BuildPlan::output_count() const {
     return n;
 }
 
-std::string python_minor(const std::string& value) {
-    std::string v(str::trim(value));
-    v = v.substr(0, v.find(' '));
-    while (!v.empty() && (v.back() == '*' || v.back() == '.')) v.pop_back();
-    auto parts = str::split(v, '.');
-    if (parts.size() < 2) return "";
-    for (int i = 0; i < 2; ++i) {
-        if (parts[i].empty()) return "";
-        for (char c : parts[i])
-            if (!std::isdigit(static_cast<unsigned char>(c))) return "";
-    }
-    return parts[0] + "." + parts[1];
-}
-
 std::string python_of(const render::RenderedOutput& o) {
-    if (const std::string* v = o.variant.get("python")) return python_minor(*v);
+    if (const std::string* v = o.variant.get("python")) return types::minor_version(*v);
     return "";
 }
 
 namespace {
 
-std::string name_of(const std::string& spec) {
-    std::string s(str::trim(spec));
-    return s.substr(0, s.find_first_of(" =<>!"));
-}
-
 bool mentions_python(const std::vector<std::string>& specs) {
     for (const auto& s : specs)
-        if (name_of(s) == "python") return true;
+        if (types::MatchSpec::name_of(s) == "python") return true;
     return false;
 }
 
@@ -59,10 +41,10 @@ bool mentions_python(const std::vector<std::string>& specs) {
 // else a bare "python" means the variant's Python.
 std::string staging_python(const render::Requirements& r, const variant::Variant& v) {
     for (const auto& s : r.host) {
-        if (name_of(s) != "python") continue;
+        if (types::MatchSpec::name_of(s) != "python") continue;
         auto parts = str::split(std::string(str::trim(s)), ' ');
-        if (parts.size() >= 2 && !python_minor(parts[1]).empty()) return python_minor(parts[1]);
-        if (const std::string* pv = v.get("python")) return python_minor(*pv);
+        if (parts.size() >= 2 && !types::minor_version(parts[1]).empty()) return types::minor_version(parts[1]);
+        if (const std::string* pv = v.get("python")) return types::minor_version(*pv);
         return "";
     }
     return "";
@@ -93,35 +75,27 @@ std::string label_of(const variant::Variant& v, bool cuda) {
     return l.empty() ? "default" : l;
 }
 
-// Without the top level's own requirements from the renderer, use the union
-// of the host/build requirements of the Python-independent outputs, minus
-// the recipe's own outputs.
-render::Requirements fallback_requirements(const render::RenderedRecipe& rr, int top) {
-    render::Requirements r;
-    std::set<std::string> own;
-    for (const auto& o : rr.outputs) own.insert(o.name);
-    auto add = [&](std::vector<std::string>& to, const std::vector<std::string>& from) {
-        for (const auto& s : from)
-            if (!own.count(name_of(s)) && std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
-    };
-    for (const auto& o : rr.outputs) {
-        if (o.top_variant != top || !python_of(o).empty()) continue;
-        add(r.build, o.requirements.build);
-        add(r.host, o.requirements.host);
-    }
-    return r;
-}
-
 }  // namespace
 
 bool needs_cuda(const render::Requirements& r, const variant::Variant& v) {
     for (const auto* l : {&r.build, &r.host})
         for (const auto& s : *l) {
-            std::string n = name_of(s);
+            std::string n = types::MatchSpec::name_of(s);
             if (str::starts_with(n, "cuda-nvcc") || n == "nvcc" || str::starts_with(n, "nvcc_")) return true;
         }
     const std::string* cv = v.get("cuda_compiler_version");
     return cv && *cv != "None" && !cv->empty();
+}
+
+bool needs_python(const render::RenderedRecipe& rr) {
+    auto in = [](const render::Requirements& r) {
+        return mentions_python(r.build) || mentions_python(r.host) || mentions_python(r.run);
+    };
+    for (const auto& t : rr.tops)
+        if (in(t.requirements)) return true;
+    for (const auto& o : rr.outputs)
+        if (in(o.requirements)) return true;
+    return false;
 }
 
 Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& host, SkipUnavailable skip) {
@@ -129,17 +103,16 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
     plan.name = rr.name;
     plan.version = rr.version;
     plan.recipe_dir = rr.recipe_dir;
-    plan.subdir = rr.subdir;
+    plan.platform = rr.platform;
     plan.build_script = rr.build_script;
-    plan.sources = rr.sources;
     std::vector<std::string> problems;
 
-    for (size_t t = 0; t < rr.top_variants.size(); ++t) {
+    for (size_t t = 0; t < rr.tops.size(); ++t) {
         StagingBuild b;
         b.top_variant = static_cast<int>(t);
-        b.variant = rr.top_variants[t];
-        b.requirements = t < rr.top_requirements.size() ? rr.top_requirements[t]
-                                                         : fallback_requirements(rr, static_cast<int>(t));
+        b.variant = rr.tops[t].variant;
+        b.requirements = rr.tops[t].requirements;
+        b.sources = rr.tops[t].sources;
         std::vector<const render::RenderedOutput*> outs;
         for (const auto& o : rr.outputs)
             if (o.top_variant == static_cast<int>(t)) outs.push_back(&o);
@@ -171,7 +144,7 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
             why = "MKL not found (set MKLROOT or install MKL)";
         else if (b.needs_cuda && !host.nvcc)
             why = "nvcc not found (put the CUDA toolkit's bin/ on PATH or set CUDA_HOME)";
-        else if (!b.python.empty() && !host.pythons.count(b.python))
+        else if (!b.python.empty() && !host.has_python(b.python))
             why = "python " + b.python + " not found (searched PATH and pyenv)";
         if (!why.empty()) {
             std::string what = "staging build " + b.label;
@@ -199,7 +172,7 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
             } else {
                 s.role = Role::independent;
             }
-            if (!s.python.empty() && !host.pythons.count(s.python)) {
+            if (!s.python.empty() && !host.has_python(s.python)) {
                 std::string reason = "python " + s.python + " not found (searched PATH and pyenv)";
                 if (skip == SkipUnavailable::yes)
                     plan.skipped.push_back({o->dist(), "unavailable: " + reason});

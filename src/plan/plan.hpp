@@ -21,6 +21,11 @@ struct HostFacts {
     bool mkl = false;
     bool nvcc = false;
     std::set<std::string> pythons;  // "3.12", ... (interpreters with headers)
+    bool any_python = false;        // external providers bring their own
+
+    bool has_python(const std::string& minor) const { return any_python || pythons.count(minor) > 0; }
+    // An external provider installs whatever is asked for.
+    static HostFacts everything() { return {true, true, {}, true}; }
 };
 
 enum class SkipUnavailable { no, yes };
@@ -44,6 +49,7 @@ struct StagingBuild {
     std::string label;          // "cpu_generic", "cuda13.0_mkl": for progress lines
     std::string python;         // the staging build's Python ("3.12" in megabuild), or ""
     render::Requirements requirements;  // the top level's build/host requirements
+    std::vector<types::Source> sources;  // the top level's sources for this variant
     std::vector<Step> steps;
     bool needs_cuda = false;
 };
@@ -54,16 +60,13 @@ struct Skipped {
 };
 
 struct BuildPlan {
-    std::string name, version, recipe_dir, subdir;
+    std::string name, version, recipe_dir;
+    types::Platform platform;  // the target
     std::string build_script;  // top-level build.sh, relative to the recipe
-    std::vector<render::Source> sources;
     std::vector<StagingBuild> builds;
     std::vector<Skipped> skipped;
     int output_count() const;
 };
-
-// "3.9.* *_cpython", "3.9", "3.9.18" -> "3.9"; "" when not a version.
-std::string python_minor(const std::string& value);
 
 // The Python of an output: its variant's `python`, or "" when it has none.
 std::string python_of(const render::RenderedOutput& o);
@@ -71,6 +74,10 @@ std::string python_of(const render::RenderedOutput& o);
 // Whether an output needs the CUDA compiler (cuda-nvcc / nvcc requirement or
 // a cuda_compiler_version other than None).
 bool needs_cuda(const render::Requirements& r, const variant::Variant& v);
+
+// Whether any requirement of the recipe names python: only then do the
+// host's interpreters need probing.
+bool needs_python(const render::RenderedRecipe& rr);
 
 // Builds the plan. Unavailable builds or Pythons are an error naming what is
 // missing, or with SkipUnavailable::yes are listed in `skipped`.

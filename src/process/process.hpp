@@ -17,8 +17,6 @@ namespace sf::process {
 
 using Env = std::map<std::string, std::string>;
 
-enum class Inherit { none, all };  // start from an empty env, or from ours
-
 // Replaces each `path` with `name` in streamed/captured output, longest first.
 struct Mask {
     std::string path;  // e.g. /tmp/sf-build-x1y2/host_env_placehold_...

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "render/pins.hpp"
+#include "types/pin.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -120,20 +121,20 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
     ctx.globals["pin_subpackage"] = jinja::Function([](const List& args, const KwArgs& kw) -> Result<Value> {
         auto name = string_arg(args, kw, 0, "subpackage_name", "pin_subpackage");
         if (!name) return unexpected(name.error());
-        PinMarker m;
-        m.kind = PinMarker::Kind::subpackage;
+        types::PinMarker m;
+        m.kind = types::PinMarker::Kind::subpackage;
         m.name = *name;
         m.min_pin = pin_arg(args, kw, 1, "min_pin", "x.x.x.x.x.x");
         m.max_pin = pin_arg(args, kw, 2, "max_pin", "x");
         const Value* exact = arg(args, kw, 3, "exact");
         m.exact = exact && exact->truthy();
-        return Value(encode_pin(m));
+        return Value(types::encode_pin(m));
     });
     ctx.globals["pin_compatible"] = jinja::Function([](const List& args, const KwArgs& kw) -> Result<Value> {
         auto name = string_arg(args, kw, 0, "package_name", "pin_compatible");
         if (!name) return unexpected(name.error());
-        PinMarker m;
-        m.kind = PinMarker::Kind::compatible;
+        types::PinMarker m;
+        m.kind = types::PinMarker::Kind::compatible;
         m.name = *name;
         m.lower_bound = pin_arg(args, kw, 1, "lower_bound", "");
         m.upper_bound = pin_arg(args, kw, 2, "upper_bound", "");
@@ -141,7 +142,7 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
         m.max_pin = pin_arg(args, kw, 4, "max_pin", "x");
         const Value* exact = arg(args, kw, 5, "exact");
         m.exact = exact && exact->truthy();
-        return Value(encode_pin(m));
+        return Value(types::encode_pin(m));
     });
     return ctx;
 }

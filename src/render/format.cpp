@@ -51,8 +51,8 @@ nlohmann::ordered_json to_json(const RenderedRecipe& r) {
     nlohmann::ordered_json j;
     j["recipe"] = r.name;
     j["version"] = r.version;
-    j["subdir"] = r.subdir;
-    j["staging_builds"] = r.top_variants.size();
+    j["subdir"] = r.platform.name();
+    j["staging_builds"] = r.tops.size();
     j["outputs"] = nlohmann::ordered_json::array();
     for (const auto& o : r.outputs) j["outputs"].push_back(to_json(o));
     return j;
@@ -146,21 +146,21 @@ std::string why_used(const RenderedRecipe& r, const std::string& key) {
 
 std::string variants_report(const RenderedRecipe& r) {
     std::string out;
-    out += r.name + " " + r.version + " (" + r.subdir + "): " + std::to_string(r.variants.size()) +
-           " variants in the matrix, " + std::to_string(r.top_variants.size()) + " staging build(s), " +
+    out += r.name + " " + r.version + " (" + r.platform.name() + "): " + std::to_string(r.variants.size()) +
+           " variants in the matrix, " + std::to_string(r.tops.size()) + " staging build(s), " +
            std::to_string(r.outputs.size()) + " package(s)\n\n";
     // Keys the staging build uses but that take one value only do not split anything.
     std::vector<std::string> varying;
     for (const auto& k : r.staging_keys)
-        for (const auto& tv : r.top_variants)
-            if (tv.value_or(k, "") != r.top_variants.front().value_or(k, "")) {
+        for (const auto& top : r.tops)
+            if (top.variant.value_or(k, "") != r.tops.front().variant.value_or(k, "")) {
                 varying.push_back(k);
                 break;
             }
     out += "staging builds split by: " + (varying.empty() ? std::string("(nothing)") : str::join(varying, ", ")) + "\n";
-    for (size_t i = 0; i < r.top_variants.size(); ++i) {
+    for (size_t i = 0; i < r.tops.size(); ++i) {
         std::vector<std::string> kv;
-        for (const auto& k : varying) kv.push_back(k + "=" + r.top_variants[i].value_or(k, "?"));
+        for (const auto& k : varying) kv.push_back(k + "=" + r.tops[i].variant.value_or(k, "?"));
         out += "  [" + std::to_string(i + 1) + "] " + (kv.empty() ? std::string("(single)") : str::join(kv, " ")) + "\n";
         for (const auto& o : r.outputs) {
             if (o.top_variant != static_cast<int>(i)) continue;
@@ -187,12 +187,12 @@ nlohmann::ordered_json variants_json(const RenderedRecipe& r) {
     using J = nlohmann::ordered_json;
     J j;
     j["recipe"] = r.name;
-    j["subdir"] = r.subdir;
+    j["subdir"] = r.platform.name();
     j["staging_keys"] = r.staging_keys;
     j["staging_builds"] = J::array();
-    for (size_t i = 0; i < r.top_variants.size(); ++i) {
+    for (size_t i = 0; i < r.tops.size(); ++i) {
         J sb;
-        for (const auto& k : r.staging_keys) sb["variant"][k] = r.top_variants[i].value_or(k, "");
+        for (const auto& k : r.staging_keys) sb["variant"][k] = r.tops[i].variant.value_or(k, "");
         sb["packages"] = J::array();
         for (const auto& o : r.outputs)
             if (o.top_variant == static_cast<int>(i)) sb["packages"].push_back(o.dist());

@@ -4,6 +4,8 @@
 #include <cstdint>
 
 #include "render/pins.hpp"
+#include "types/match_spec.hpp"
+#include "types/pin.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
 
@@ -31,15 +33,6 @@ const Meta& section(const Meta& meta, const char* name) {
     static const Meta empty = Meta::object();
     if (!meta.is_object() || !meta.contains(name) || !meta[name].is_object()) return empty;
     return meta[name];
-}
-
-// First token of a spec, as MatchSpec would name it.
-std::string spec_name(const std::string& spec) {
-    size_t i = 0;
-    while (i < spec.size() && !std::isspace(static_cast<unsigned char>(spec[i])) &&
-           std::string("=<>!~[").find(spec[i]) == std::string::npos)
-        ++i;
-    return spec.substr(0, i);
 }
 
 std::vector<std::string> words(const std::string& s) {
@@ -489,7 +482,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
         for (const auto& k : deps)
             if (const std::string* val = v.get(k)) h[k] = *val;
     for (const auto& r : reqs_of(om.meta, "run"))
-        if (str::starts_with(r, "__")) h[r.substr(0, r.find(' '))] = strip_pin(r);
+        if (str::starts_with(r, "__")) h[r.substr(0, r.find(' '))] = types::strip_pin(r);
     return h;
 }
 
@@ -510,9 +503,9 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
         bool is_cross = section(om.meta, "requirements").contains("host");
         auto build_deps = reqs_of(om.meta, is_cross ? "host" : "build");
         std::vector<std::string> build_names;
-        for (const auto& d : build_deps) build_names.push_back(spec_name(strip_pin(d)));
+        for (const auto& d : build_deps) build_names.push_back(types::MatchSpec::name_of(types::strip_pin(d)));
         std::vector<std::string> run_names;
-        for (const auto& d : reqs_of(om.meta, "run")) run_names.push_back(spec_name(strip_pin(d)));
+        for (const auto& d : reqs_of(om.meta, "run")) run_names.push_back(types::MatchSpec::name_of(types::strip_pin(d)));
         std::string noarch = build.contains("noarch") ? as_string(build["noarch"]) : "";
         bool noarch_python = build.contains("noarch_python") && meta_truthy(build["noarch_python"]);
         struct Prefix { const char* s; std::vector<std::string> names; size_t places; };
@@ -535,7 +528,7 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
                     std::string version;
                     for (const auto& n : pkg_names) {
                         for (const auto& d : build_deps) {
-                            auto w = words(strip_pin(d));
+                            auto w = words(types::strip_pin(d));
                             if (w.size() > 1 && w[0] == n) version = w[1];
                         }
                         if (version.empty()) version = v.value_or(str::replace_all(n, "-", "_"), "");

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "types/platform.hpp"
+#include "types/recipe_values.hpp"
 #include "variant/config.hpp"
 
 namespace sf::render {
@@ -16,33 +18,15 @@ struct Requirements {
     std::vector<std::string> build, host, run, run_constrained;
 };
 
-struct RunExports {
-    std::vector<std::string> weak, strong, noarch, weak_constrains, strong_constrains;
-    bool empty() const {
-        return weak.empty() && strong.empty() && noarch.empty() && weak_constrains.empty() &&
-               strong_constrains.empty();
-    }
-};
-
-struct Test {
-    std::vector<std::string> commands, imports, requires_, files, source_files;
-    bool empty() const { return commands.empty() && imports.empty() && files.empty(); }
-};
-
-struct Source {
-    std::string url, sha256, md5, path, git_url, git_rev, folder;
-    std::vector<std::string> patches;
-};
-
 struct RenderedOutput {
     std::string name, version, build_string;
     int build_number = 0;
     bool is_staging = false;  // the top-level recipe itself (single-output recipes)
     std::string noarch;       // "", "generic" or "python"
     Requirements requirements;
-    RunExports run_exports;
+    types::RunExports run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
-    Test test;
+    types::Test test;
     nlohmann::json about = nlohmann::json::object();
     std::string script;            // output script file, relative to the recipe
     std::vector<std::string> script_lines;  // build/script as inline commands
@@ -56,15 +40,21 @@ struct RenderedOutput {
     std::string dist() const { return name + "-" + version + "-" + build_string; }
 };
 
+// One staging (top-level) variant, with what the top level itself declares
+// for it: its requirements and its sources (both may depend on the variant).
+struct TopVariant {
+    variant::Variant variant;
+    Requirements requirements;
+    std::vector<types::Source> sources;
+};
+
 struct RenderedRecipe {
     std::string name;       // top-level package name (e.g. libtorch-split)
     std::string version;
     std::string recipe_dir;
-    std::string subdir;
-    std::vector<Source> sources;
+    types::Platform platform;  // the target
     std::string build_script;  // top-level build.sh (relative), if any
-    std::vector<variant::Variant> top_variants;  // one staging build each
-    std::vector<Requirements> top_requirements;  // per top variant: the top level's own requirements
+    std::vector<TopVariant> tops;                // one staging build each
     std::vector<std::string> staging_keys;       // keys that split the staging build
     std::vector<std::string> used_keys;          // keys used anywhere (sorted)
     std::vector<variant::Variant> variants;      // the full matrix, before reduction

@@ -8,6 +8,7 @@
 #include "render/hash.hpp"
 #include "render/meta.hpp"
 #include "render/pins.hpp"
+#include "types/pin.hpp"
 #include "render/yaml_memo.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
@@ -27,17 +28,18 @@ const Meta& sub(const Meta& m, const char* key) {
     return m.is_object() && m.contains(key) && m[key].is_object() ? m[key] : empty;
 }
 
-std::vector<Source> sources_of(const Meta& meta) {
-    std::vector<Source> out;
+std::vector<types::Source> sources_of(const Meta& meta) {
+    std::vector<types::Source> out;
     if (!meta.contains("source")) return out;
     Meta list = meta["source"].is_array() ? meta["source"] : Meta::array({meta["source"]});
     for (const auto& s : list) {
         if (!s.is_object()) continue;
-        Source src;
+        types::Source src;
         auto get = [&](const char* k) { return s.contains(k) ? str_of(s[k].is_array() && !s[k].empty() ? s[k][0] : s[k]) : ""; };
         src.url = get("url");
         src.sha256 = get("sha256");
         src.md5 = get("md5");
+        src.fn = get("fn");
         src.path = get("path");
         src.git_url = get("git_url");
         src.git_rev = get("git_rev");
@@ -107,9 +109,8 @@ struct Pass {
 
 class Renderer {
 public:
-    Renderer(const recipe::RawRecipe& raw, const RenderOptions& opts, RenderCache& cache)
-        : raw_(raw), opts_(opts), cache_(cache), texts_(cache.texts), templates_(cache.templates), yaml_(cache.yaml) {
-        build_subdir_ = opts.build_subdir.empty() ? opts.subdir : opts.build_subdir;
+    Renderer(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache& cache)
+        : raw_(raw), sel_(sel), cache_(cache), texts_(cache.texts), templates_(cache.templates), yaml_(cache.yaml) {
         cache_.bind(raw);
     }
 
@@ -126,8 +127,7 @@ private:
     void record_key_uses(RenderedRecipe& rr, const std::set<std::string>& keys);
 
     const recipe::RawRecipe& raw_;
-    const RenderOptions& opts_;
-    std::string build_subdir_;
+    const variant::Selection& sel_;
     variant::CombinedSpec spec_;
     variant::UsedVarScanner* scanner_ = nullptr;
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
@@ -172,7 +172,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     for (const auto& [pv, p] : passes_)
         if (pv == v) return p.get();
     auto pass = std::make_unique<Pass>();
-    pass->ns = recipe::selector_namespace(opts_.subdir, build_subdir_, v.as_map());
+    pass->ns = recipe::selector_namespace(sel_.platform.name(), sel_.build_platform.name(), v.as_map());
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes);
     if (!sel) return unexpected(sel.error());
@@ -184,7 +184,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     auto meta = render_meta(*sel, key, v, pass->ns);
     if (!meta) return unexpected(meta.error());
     pass->vt.raw = &raw_;
-    pass->vt.subdir = opts_.subdir;
+    pass->vt.subdir = sel_.platform.name();
     pass->vt.meta = std::move(*meta);
     pass->vt.cache = &texts_;
     pass->vt.outcomes = std::move(outcomes);
@@ -243,9 +243,9 @@ RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, 
 
 void Renderer::resolve_pins(std::vector<RenderedOutput>& outs) {
     auto resolve = [&](const RenderedOutput& self, const std::string& spec) -> std::string {
-        auto m = decode_pin(spec);
+        auto m = types::decode_pin(spec);
         if (!m) return spec;
-        if (m->kind == PinMarker::Kind::subpackage) {
+        if (m->kind == types::PinMarker::Kind::subpackage) {
             const RenderedOutput* hit = nullptr;
             std::vector<const RenderedOutput*> cands;
             for (const auto& o : outs)
@@ -367,13 +367,7 @@ void Renderer::record_key_uses(RenderedRecipe& rr, const std::set<std::string>& 
 }
 
 Result<RenderedRecipe> Renderer::run() {
-    variant::LoadOptions lo;
-    lo.subdir = opts_.subdir;
-    lo.build_subdir = build_subdir_;
-    lo.recipe_config = raw_.config_file;
-    lo.variant_files = opts_.variant_files;
-    lo.overrides = opts_.overrides;
-    auto spec = variant::load(lo);
+    auto spec = variant::load(sel_, raw_.config_file);
     if (!spec) return unexpected(spec.error());
     spec_ = std::move(*spec);
     auto variants = variant::explode(spec_);
@@ -387,7 +381,7 @@ Result<RenderedRecipe> Renderer::run() {
 
     RenderedRecipe rr;
     rr.recipe_dir = raw_.dir.string();
-    rr.subdir = opts_.subdir;
+    rr.platform = sel_.platform;
 
     auto top_om = [&](const VariantText& vt) {
         OutputMeta om;
@@ -434,7 +428,6 @@ Result<RenderedRecipe> Renderer::run() {
     auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
     rr.name = str_of(sub((*p0)->vt.meta, "package").value("name", Meta("")));
     rr.version = str_of(sub((*p0)->vt.meta, "package").value("version", Meta("")));
-    rr.sources = sources_of((*p0)->vt.meta);
     if (raw_.script_text("build.sh")) rr.build_script = "build.sh";
 
     std::set<std::string> all_used;
@@ -449,12 +442,11 @@ Result<RenderedRecipe> Renderer::run() {
         auto used_global = used_vars((*pt)->vt, top_om((*pt)->vt), tv, spec_.specials, *scanner_, {true});
         all_used.insert(used_global.begin(), used_global.end());
         auto loop2 = variant::reduce(mv, spec_.specials, variant::loop_vars(mv, spec_.specials, as_vec(used_global)));
-        int top_index = static_cast<int>(rr.top_variants.size());
-        rr.top_variants.push_back(tv);
+        int top_index = static_cast<int>(rr.tops.size());
         {
             const Meta& treqs = sub((*pt)->vt.meta, "requirements");
             auto tl = [&](const char* k) { return treqs.contains(k) ? string_list(treqs[k]) : std::vector<std::string>{}; };
-            rr.top_requirements.push_back({tl("build"), tl("host"), tl("run"), tl("run_constrained")});
+            rr.tops.push_back({tv, {tl("build"), tl("host"), tl("run"), tl("run_constrained")}, sources_of((*pt)->vt.meta)});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);
@@ -465,7 +457,7 @@ Result<RenderedRecipe> Renderer::run() {
                 all_used.insert(used.begin(), used.end());
                 RenderedOutput o = to_output((*p)->vt, om, v, used);
                 o.top_variant = top_index;
-                std::string key = o.dist() + "|" + v.value_or("target_platform", opts_.subdir);
+                std::string key = o.dist() + "|" + v.value_or("target_platform", sel_.platform.name());
                 for (const auto& [k, val] : o.used) key += "|" + k + "=" + val;
                 if (seen.insert(key).second) outs.push_back(std::move(o));
             }
@@ -483,27 +475,16 @@ Result<RenderedRecipe> Renderer::run() {
 
 }  // namespace
 
-Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const RenderOptions& opts, RenderCache* cache) {
+Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache* cache) {
     RenderCache local;
-    Renderer r(raw, opts, cache ? *cache : local);
+    Renderer r(raw, sel, cache ? *cache : local);
     return r.run();
 }
 
-std::optional<std::string> platform_from_variant_files(const std::vector<std::filesystem::path>& files) {
-    std::optional<std::string> found;
-    for (const auto& f : files) {
-        auto spec = variant::read_config_file(f, "linux-64", "linux-64");
-        if (!spec) continue;
-        for (const auto& [k, v] : spec->lists)
-            if (k == "target_platform" && v.size() == 1) found = v.front();
-    }
-    return found;
-}
-
-Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const RenderOptions& opts) {
+Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const variant::Selection& sel) {
     auto raw = recipe::RawRecipe::load(dir);
     if (!raw) return unexpected(raw.error());
-    return render(*raw, opts);
+    return render(*raw, sel);
 }
 
 }  // namespace sf::render

@@ -14,7 +14,9 @@ process::Env script_env(const ScriptContext& c) {
     // Variant keys first: the engine's own variables win over a key that
     // happens to share a name.
     for (const auto& [k, v] : c.variant) e[k] = v;
-    for (const auto& [k, v] : c.extra) e[k] = v;
+    e["CC"] = "gcc";
+    e["CXX"] = "g++";
+    for (const auto& [k, v] : c.tools) e[k] = v;
     e["PREFIX"] = c.prefix.string();
     e["BUILD_PREFIX"] = c.build_prefix.string();
     e["SRC_DIR"] = c.src_dir.string();
@@ -30,16 +32,10 @@ process::Env script_env(const ScriptContext& c) {
     }
     e["CPU_COUNT"] = std::to_string(c.cpu_count);
     e["SHLIB_EXT"] = ".so";
-    e["target_platform"] = c.target_platform;
-    e["build_platform"] = c.build_platform;
+    e["target_platform"] = c.target_platform.name();
+    e["build_platform"] = c.build_platform.name();
     e["CMAKE_ARGS"] = "-DCMAKE_INSTALL_PREFIX=" + c.prefix.string() + " -DCMAKE_PREFIX_PATH=" + c.prefix.string() +
                       " -DCMAKE_INSTALL_LIBDIR=lib";
-    e["CC"] = c.cc;
-    e["CXX"] = c.cxx;
-    if (!c.nvcc.empty()) {
-        e["NVCC"] = c.nvcc;
-        e["CUDA_HOME"] = c.cuda_home;
-    }
     e["SPLITFORGE"] = c.splitforge.string();
     std::vector<std::string> path = {(c.prefix / "bin").string(), (c.build_prefix / "bin").string()};
     for (const auto& d : c.tool_dirs)

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "types/platform.hpp"
 
 namespace sf::script {
 
@@ -20,20 +21,20 @@ struct ScriptContext {
     std::string py_ver;                  // "3.12", or "" without Python
     std::filesystem::path python;        // $PREFIX/bin/python when py_ver is set
     int cpu_count = 2;
-    std::string target_platform = "linux-64", build_platform = "linux-64";
-    std::string cc = "gcc", cxx = "g++";
-    std::string nvcc, cuda_home;         // set for CUDA variants
+    types::Platform target_platform, build_platform;  // default: this machine
     std::filesystem::path splitforge;    // our own binary
     std::vector<std::string> tool_dirs;  // dirs of mapped host tools, in order
     std::string home, lang = "C.UTF-8", tmpdir;
     std::map<std::string, std::string> variant;  // used variant keys
-    std::map<std::string, std::string> extra;    // anything else (e.g. FC from the map)
+    // What the environment providers set: CC, CXX, NVCC and CUDA_HOME for
+    // CUDA variants, FC, ... (CC/CXX default to gcc/g++).
+    std::map<std::string, std::string> tools;
 };
 
 // PREFIX, BUILD_PREFIX, SRC_DIR, RECIPE_DIR, PKG_*, PY_VER, SP_DIR, PYTHON,
-// CPU_COUNT, SHLIB_EXT, target_platform, build_platform, CMAKE_ARGS, CC/CXX,
-// NVCC/CUDA_HOME (CUDA), SPLITFORGE, PATH, HOME, LANG, TMPDIR and the
-// variant keys. PATH: $PREFIX/bin, $BUILD_PREFIX/bin, the tool dirs, then
+// CPU_COUNT, SHLIB_EXT, target_platform, build_platform, CMAKE_ARGS, the
+// tools (CC/CXX, NVCC/CUDA_HOME, ...), SPLITFORGE, PATH, HOME, LANG, TMPDIR
+// and the variant keys. PATH: $PREFIX/bin, $BUILD_PREFIX/bin, the tool dirs, then
 // /usr/local/bin:/usr/bin:/bin.
 process::Env script_env(const ScriptContext& c);
 

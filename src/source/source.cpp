@@ -59,7 +59,7 @@ std::string url_basename(const std::string& url) {
     return base.empty() ? std::string("source") : base;
 }
 
-Result<void> verify(const stdfs::path& file, const SourceSpec& spec) {
+Result<void> verify(const stdfs::path& file, const types::Source& spec) {
     auto d = hash::file_digests(file);
     if (!d) return fail(d.error().loc, d.error().message, d.error().hint);
     if (!spec.sha256.empty() && str::lower(spec.sha256) != d->sha256)
@@ -72,7 +72,7 @@ Result<void> verify(const stdfs::path& file, const SourceSpec& spec) {
 }
 
 // Copies or downloads `spec.url` to `dst` (a temp name in the cache).
-Result<void> fetch_to(const SourceSpec& spec, const SourceContext& ctx, const stdfs::path& dst) {
+Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dst) {
     if (is_remote(spec.url)) {
         if (ctx.on_line) ctx.on_line("downloading " + spec.url);
         process::Command cmd;
@@ -131,7 +131,7 @@ std::string last_line(const std::string& s) {
     return lines.empty() ? std::string("no output") : std::string(str::trim(lines.back()));
 }
 
-Result<void> fetch_git(const SourceSpec& spec, const SourceContext& ctx, const stdfs::path& dest) {
+Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dest) {
     std::error_code ec;
     stdfs::create_directories(dest, ec);
     fs::TempDir tmp(".sf-git", dest);
@@ -180,7 +180,7 @@ stdfs::path default_source_cache(const process::Env& env) {
     return stdfs::temp_directory_path() / "splitforge-cache" / "src";
 }
 
-Result<Download> download(const SourceSpec& spec, const SourceContext& ctx) {
+Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
     if (spec.url.empty()) return fail("source has no url");
     std::string name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
     if (name.find('/') != std::string::npos || name == "." || name == "..")
@@ -230,7 +230,7 @@ Result<Download> download(const SourceSpec& spec, const SourceContext& ctx) {
     return Download{file, CacheUse::miss};
 }
 
-Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ctx) {
+Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext& ctx) {
     int kinds = !spec.url.empty() + !spec.path.empty() + !spec.git_url.empty();
     if (kinds != 1)
         return fail(kinds == 0 ? "source has none of url, path or git_url" : "source has more than one of url, path, git_url",
@@ -260,15 +260,15 @@ Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ct
             if (ec) return fail(SourceLoc{dl->file.string()}, "cannot copy source: " + ec.message());
         }
     } else if (!spec.path.empty()) {
-        stdfs::path src = spec.path.is_absolute() ? spec.path : ctx.recipe_dir / spec.path;
+        stdfs::path src = stdfs::path(spec.path).is_absolute() ? stdfs::path(spec.path) : ctx.recipe_dir / spec.path;
         if (!stdfs::is_directory(src, ec))
-            return fail("source path " + spec.path.string() + " is not a directory", "looked for " + src.string());
+            return fail("source path " + spec.path + " is not a directory", "looked for " + src.string());
         // Copying a directory into itself would never end.
         auto inside = stdfs::weakly_canonical(out.dir).lexically_relative(stdfs::weakly_canonical(src));
         if (!inside.empty() && inside.native().rfind("..", 0) != 0)
-            return fail("source path " + spec.path.string() + " contains the work dir " + out.dir.string(),
+            return fail("source path " + spec.path + " contains the work dir " + out.dir.string(),
                         "put the work dir outside the source tree");
-        if (ctx.on_line) ctx.on_line("copying " + spec.path.string());
+        if (ctx.on_line) ctx.on_line("copying " + spec.path);
         if (auto ok = copy_tree(src, out.dir); !ok) return Unexpected<Error>{ok.error()};
     } else {
         if (auto ok = fetch_git(spec, ctx, out.dir); !ok) return Unexpected<Error>{ok.error()};
@@ -277,7 +277,7 @@ Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ct
     return out;
 }
 
-Result<std::vector<FetchResult>> fetch_sources(const std::vector<SourceSpec>& specs, const SourceContext& ctx) {
+Result<std::vector<FetchResult>> fetch_sources(const std::vector<types::Source>& specs, const SourceContext& ctx) {
     std::vector<FetchResult> out;
     for (const auto& s : specs) {
         auto r = fetch_source(s, ctx);

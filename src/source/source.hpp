@@ -16,20 +16,9 @@
 
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "types/recipe_values.hpp"
 
 namespace sf::source {
-
-struct SourceSpec {
-    std::string url;                             // file://..., /local/file, relative/file, http(s)://...
-    std::string sha256;                          // required for http(s); keys the download cache
-    std::string md5;                             // optional extra check
-    std::string fn;                              // file name to store the download as; default: URL basename
-    std::filesystem::path path;                  // a local directory (relative: to the recipe dir)
-    std::string git_url;                         // a clone URL or a local repository path
-    std::string git_rev;                         // branch, tag or commit; empty: the default branch
-    std::vector<std::filesystem::path> patches;  // relative to the recipe dir, applied in order
-    std::string folder;                          // sub-directory of the work dir to put it in
-};
 
 struct SourceContext {
     std::filesystem::path work_dir;    // SRC_DIR; created when missing
@@ -50,10 +39,10 @@ struct FetchResult {
 };
 
 // Fetches one source (and applies its patches) into ctx.work_dir / spec.folder.
-Result<FetchResult> fetch_source(const SourceSpec& spec, const SourceContext& ctx);
+Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext& ctx);
 
 // Fetches each source in order; stops at the first error.
-Result<std::vector<FetchResult>> fetch_sources(const std::vector<SourceSpec>& specs, const SourceContext& ctx);
+Result<std::vector<FetchResult>> fetch_sources(const std::vector<types::Source>& specs, const SourceContext& ctx);
 
 // Downloads (or copies) `spec.url` into the cache, verifying the checksums.
 // Without a sha256 a local file is used in place (CacheUse::none).
@@ -61,7 +50,7 @@ struct Download {
     std::filesystem::path file;
     CacheUse cache = CacheUse::none;
 };
-Result<Download> download(const SourceSpec& spec, const SourceContext& ctx);
+Result<Download> download(const types::Source& spec, const SourceContext& ctx);
 
 enum class StripTop { yes, no };
 
@@ -74,7 +63,7 @@ bool is_archive_name(const std::string& name);
 
 // Applies each patch (as named, relative to ctx.recipe_dir) to `dir` in order.
 // Errors read `patches/0002-fix.patch: hunk #1 FAILED at 12 (src/foo.cpp) — ...`.
-Result<void> apply_patches(const std::vector<std::filesystem::path>& patches, const std::filesystem::path& dir,
+Result<void> apply_patches(const std::vector<std::string>& patches, const std::filesystem::path& dir,
                            const SourceContext& ctx);
 
 }  // namespace sf::source

@@ -87,11 +87,12 @@ Result<process::Outcome> run_tool(std::vector<std::string> argv, const stdfs::pa
 
 }  // namespace
 
-Result<void> apply_patches(const std::vector<stdfs::path>& patches, const stdfs::path& dir, const SourceContext& ctx) {
+Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs::path& dir, const SourceContext& ctx) {
     if (patches.empty()) return {};
     // Every patch must exist before any is applied.
     std::vector<stdfs::path> files;
-    for (const auto& p : patches) {
+    for (const auto& name : patches) {
+        stdfs::path p(name);
         stdfs::path full = p.is_absolute() ? p : ctx.recipe_dir / p;
         std::error_code ec;
         if (!stdfs::is_regular_file(full, ec))
@@ -107,7 +108,7 @@ Result<void> apply_patches(const std::vector<stdfs::path>& patches, const stdfs:
         return fail("cannot apply patches: neither 'patch' nor 'git' is on PATH", "PATH=" + path_var);
 
     for (size_t i = 0; i < files.size(); ++i) {
-        const std::string label = patches[i].string();
+        const std::string& label = patches[i];
         if (ctx.on_line) ctx.on_line("applying " + label);
         if (have_patch) {
             std::vector<std::string> base = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",

@@ -119,6 +119,13 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
+std::string MatchSpec::name_of(std::string_view spec) {
+    std::string_view s = str::trim(spec);
+    s = s.substr(0, s.find_first_of(" \t=<>!~[@"));
+    if (auto colons = s.rfind("::"); colons != std::string_view::npos) s = s.substr(colons + 2);
+    return std::string(s);
+}
+
 Result<MatchSpec> MatchSpec::parse(std::string_view input) {
     std::string s(str::trim(input));
     if (s.empty()) return bad(input, "empty match spec");

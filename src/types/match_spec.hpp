@@ -23,6 +23,9 @@ namespace sf::types {
 class MatchSpec {
 public:
     static Result<MatchSpec> parse(std::string_view text);
+    // The package name as written, without parsing the rest: "cmake >=3.20"
+    // -> "cmake"; "conda-forge::numpy[version='>=1']" -> "numpy"; "a~=1" -> "a".
+    static std::string name_of(std::string_view spec);
 
     bool matches(const PackageRecord& rec) const;
 

@@ -1,6 +1,6 @@
 #pragma once
-// conda subdirs ("platforms"): linux-64, linux-aarch64, linux-ppc64le,
-// osx-64, osx-arm64, win-64, win-arm64 and noarch.
+// conda subdirs ("platforms"): the one table of their names, operating
+// systems and index.json arch values.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,19 +11,25 @@ namespace sf::types {
 
 class Platform {
 public:
+    // The machine we run on. Every platform default in the pipeline is this.
+    Platform() : Platform(current()) {}
     static Result<Platform> parse(std::string_view name);
-    static Platform current();   // the machine we run on (compile-time)
+    static Platform current();
     static Platform noarch();
-    static const std::vector<std::string>& known();
+    static const std::vector<std::string>& known();  // every subdir, noarch last
 
     const std::string& name() const { return name_; }
     bool is_noarch() const { return name_ == "noarch"; }
-    std::string os() const;    // "linux", "osx", "win", "" for noarch
-    std::string arch() const;  // index.json "arch": x86_64, aarch64, arm64, ppc64le, ""
+    std::string os() const;    // index.json "platform": linux, osx, win, emscripten, ...; "" for noarch
+    std::string arch() const;  // index.json "arch": x86_64, aarch64, arm64, ppc64le, x86, ...; "" for noarch
+    // conda-forge's compiler triplet, the prefix of its cc/c++
+    // ("x86_64-conda-linux-gnu"), or "" where conda-forge has none.
+    std::string toolchain_triplet() const;
 
     friend bool operator==(const Platform&, const Platform&) = default;
 
 private:
+    explicit Platform(std::string name) : name_(std::move(name)) {}
     std::string name_;
 };
 

@@ -190,4 +190,18 @@ Version Version::truncated(size_t n) const {
     return out;
 }
 
+std::string minor_version(std::string_view value) {
+    std::string v(str::trim(value));
+    v = v.substr(0, v.find(' '));
+    while (!v.empty() && (v.back() == '*' || v.back() == '.')) v.pop_back();
+    auto parts = str::split(v, '.');
+    if (parts.size() < 2) return "";
+    for (int i = 0; i < 2; ++i) {
+        if (parts[i].empty()) return "";
+        for (char c : parts[i])
+            if (!std::isdigit(static_cast<unsigned char>(c))) return "";
+    }
+    return parts[0] + "." + parts[1];
+}
+
 }  // namespace sf::types

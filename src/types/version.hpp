@@ -52,4 +52,8 @@ private:
     std::vector<Component> local_;
 };
 
+// The major.minor of a version value: "3.9.* *_cpython", "3.9", "3.9.18"
+// -> "3.9"; "" when it does not start with one.
+std::string minor_version(std::string_view value);
+
 }  // namespace sf::types

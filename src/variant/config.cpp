@@ -71,7 +71,8 @@ const std::vector<std::string>* CombinedSpec::get(const std::string& key) const 
     return find_key(lists, key);
 }
 
-SpecSource default_spec(const std::string& subdir) {
+SpecSource default_spec(const types::Platform& platform) {
+    const std::string& subdir = platform.name();
     SpecSource s;
     s.name = "<defaults>";
     auto add = [&](const std::string& k, std::vector<std::string> v) { s.lists.emplace_back(k, std::move(v)); };
@@ -106,8 +107,8 @@ SpecSource default_spec(const std::string& subdir) {
     return s;
 }
 
-Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::string& subdir,
-                                    const std::string& build_subdir) {
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
+                                    const types::Platform& build_platform) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
@@ -115,7 +116,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::s
     auto text = fs::read_file(p);
     if (!text) return unexpected(text.error());
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
-    auto ns = recipe::selector_namespace(subdir, build_subdir, {});
+    auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file);
     if (!selected) return unexpected(selected.error());
     auto node = recipe::parse_yaml(selected->text, file, selected->source_line);
@@ -324,22 +325,21 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
     return out;
 }
 
-Result<CombinedSpec> load(const LoadOptions& opts) {
-    std::string build_subdir = opts.build_subdir.empty() ? opts.subdir : opts.build_subdir;
+Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config) {
     std::vector<SpecSource> sources;
-    sources.push_back(default_spec(opts.subdir));
+    sources.push_back(default_spec(sel.platform));
     std::vector<std::filesystem::path> files;
-    if (opts.recipe_config) files.push_back(*opts.recipe_config);
-    files.insert(files.end(), opts.variant_files.begin(), opts.variant_files.end());
+    if (recipe_config) files.push_back(*recipe_config);
+    files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
     for (const auto& f : files) {
-        auto s = read_config_file(f, opts.subdir, build_subdir);
+        auto s = read_config_file(f, sel.platform, sel.build_platform);
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    if (!opts.overrides.empty()) {
+    if (!sel.overrides.empty()) {
         SpecSource cli;
         cli.name = "<command line>";
-        for (const auto& [k, v] : opts.overrides) put(cli.lists, k, str::split(v, ','));
+        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
         sources.push_back(std::move(cli));
     }
     return combine(std::move(sources));

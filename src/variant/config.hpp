@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "types/platform.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::variant {
 
@@ -55,22 +57,16 @@ struct CombinedSpec {
     const std::vector<std::string>* get(const std::string& key) const;
 };
 
-struct LoadOptions {
-    std::string subdir = "linux-64";  // target platform
-    std::string build_subdir;         // defaults to subdir
-    std::optional<std::filesystem::path> recipe_config;   // <recipe>/conda_build_config.yaml
-    std::vector<std::filesystem::path> variant_files;     // -m files, in order
-    std::vector<std::pair<std::string, std::string>> overrides;  // KEY=VALUE from the command line
-};
-
-// The defaults conda-build starts from for `subdir`.
-SpecSource default_spec(const std::string& subdir);
+// The defaults conda-build starts from for `platform`.
+SpecSource default_spec(const types::Platform& platform);
 
 // Reads one config file (selectors applied for the platform).
-Result<SpecSource> read_config_file(const std::filesystem::path& p, const std::string& subdir,
-                                    const std::string& build_subdir);
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
+                                    const types::Platform& build_platform);
 
-Result<CombinedSpec> load(const LoadOptions& opts);
+// conda-build's merge order: its defaults, the recipe's
+// conda_build_config.yaml, the -m files, then the overrides.
+Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config);
 Result<CombinedSpec> combine(std::vector<SpecSource> sources);
 
 // The full matrix, filtered by each source's values as conda-build does.

@@ -46,8 +46,8 @@ TEST_CASE("python package: refuses system prefixes", "[engine]") {
     py.version = "3.11.2";
     py.exe = "/usr/bin/python3.11";
     py.prefix = "/usr";
-    auto r = engine::export_python(py, tmp.path() / "ch", "linux-64", tmp.path());
+    auto r = engine::export_python(py, tmp.path() / "ch", *types::Platform::parse("linux-64"), tmp.path());
     REQUIRE_FALSE(r);
     CHECK(r.error().message.find("system prefix /usr") != std::string::npos);
-    CHECK(engine::python_package_in(tmp.path() / "ch", "linux-64", py).empty());
+    CHECK(engine::python_package_in(tmp.path() / "ch", *types::Platform::parse("linux-64"), py).empty());
 }

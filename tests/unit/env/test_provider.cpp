@@ -124,9 +124,3 @@ TEST_CASE("parse_run_exports: dict and legacy list", "[env][provider]") {
     CHECK(l.weak == std::vector<std::string>{"c"});
     CHECK(env::parse_run_exports("not json").empty());
 }
-
-TEST_CASE("spec_name", "[env][provider]") {
-    CHECK(env::spec_name("cmake >=3.20") == "cmake");
-    CHECK(env::spec_name("  python 3.12.* *_cpython") == "python");
-    CHECK(env::spec_name("foo==1.0") == "foo");
-}

@@ -59,20 +59,15 @@ TEST_CASE("rerender: building each job file reproduces the full matrix, one stag
     REQUIRE(res);
     REQUIRE(res->jobs.size() == 4);
 
-    render::RenderOptions full;
-    full.subdir = "linux-64";
-    auto all = render::render_dir(minitorch(), full);
+    auto all = render::render_dir(minitorch(), *variant::select("linux-64", {}, {}));
     REQUIRE(all);
     std::set<std::string> from_jobs;
     for (const auto& j : res->jobs) {
-        render::RenderOptions ro;
-        ro.subdir = "linux-64";
-        ro.variant_files = {tmp.path() / (j.name + ".yaml")};
-        auto rr = render::render_dir(minitorch(), ro);
+        auto rr = render::render_dir(minitorch(), *variant::select("linux-64", {tmp.path() / (j.name + ".yaml")}, {}));
         REQUIRE(rr);
         INFO(j.name);
-        CHECK(rr->top_variants.size() == 1);
-        for (const auto& [k, v] : j.split) CHECK(rr->top_variants[0].value_or(k, "?") == v);
+        CHECK(rr->tops.size() == 1);
+        for (const auto& [k, v] : j.split) CHECK(rr->tops[0].variant.value_or(k, "?") == v);
         auto b = builds(*rr);
         from_jobs.insert(b.begin(), b.end());
     }

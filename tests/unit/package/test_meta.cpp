@@ -68,18 +68,14 @@ TEST_CASE("validate") {
     SECTION("uppercase names") { m.name = "Torch"; CHECK_FALSE(validate(m)); }
     SECTION("dash in version") { m.version = "1.0-1"; CHECK_FALSE(validate(m)); }
     SECTION("space in build") { m.build = "a b"; CHECK_FALSE(validate(m)); }
-    SECTION("unknown subdir") { m.subdir = "linux-128"; CHECK_FALSE(validate(m)); }
-    SECTION("noarch needs subdir noarch") { m.noarch = "generic"; CHECK_FALSE(validate(m)); m.subdir = "noarch"; CHECK(validate(m)); }
-    SECTION("subdir noarch needs noarch") { m.subdir = "noarch"; CHECK_FALSE(validate(m)); }
-    SECTION("bad noarch kind") { m.subdir = "noarch"; m.noarch = "java"; CHECK_FALSE(validate(m)); }
+    SECTION("noarch needs subdir noarch") { m.noarch = "generic"; CHECK_FALSE(validate(m)); m.subdir = types::Platform::noarch(); CHECK(validate(m)); }
+    SECTION("subdir noarch needs noarch") { m.subdir = types::Platform::noarch(); CHECK_FALSE(validate(m)); }
+    SECTION("bad noarch kind") { m.subdir = types::Platform::noarch(); m.noarch = "java"; CHECK_FALSE(validate(m)); }
 }
 
-TEST_CASE("arch_platform") {
-    CHECK(arch_platform("linux-64")->arch == "x86_64");
-    CHECK(arch_platform("linux-aarch64")->arch == "aarch64");
-    CHECK(arch_platform("osx-arm64")->arch == "arm64");
-    CHECK(arch_platform("osx-arm64")->platform == "osx");
-    CHECK(arch_platform("win-64")->platform == "win");
-    CHECK(arch_platform("noarch")->arch.empty());
-    CHECK_FALSE(arch_platform("beos-64"));
+TEST_CASE("meta_from_json: an unknown subdir is refused") {
+    auto m = meta_from_json(nlohmann::json{{"name", "a"}, {"version", "1"}, {"build", "0"}, {"subdir", "linux-128"}},
+                            "meta.json");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message.find("unknown platform 'linux-128'") != std::string::npos);
 }

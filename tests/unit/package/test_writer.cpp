@@ -242,7 +242,7 @@ TEST_CASE("noarch packages") {
     Built b;
     auto m = test::demo_meta("demo-data", "2.0", "0");
     m.noarch = "generic";
-    m.subdir = "noarch";
+    m.subdir = sf::types::Platform::noarch();
     auto w = b.write(m);
     REQUIRE(w);
     auto index = member_json(w->front(), "info/index.json");

@@ -52,19 +52,3 @@ TEST_CASE("ensure_valid_spec: a bare version gets .*") {
     CHECK(ensure_valid_spec("foo >=1.2") == "foo >=1.2");
     CHECK(ensure_valid_spec("foo 1.2 h123_0") == "foo 1.2 h123_0");
 }
-
-TEST_CASE("pin markers round-trip and strip to the bare name") {
-    PinMarker m;
-    m.name = "libtorch";
-    m.max_pin = "x.x";
-    m.min_pin = "x.x.x.x.x.x";
-    m.exact = true;
-    auto enc = encode_pin(m);
-    auto dec = decode_pin(enc);
-    REQUIRE(dec);
-    CHECK(dec->name == "libtorch");
-    CHECK(dec->max_pin == "x.x");
-    CHECK(dec->exact);
-    CHECK(strip_pin(enc) == "libtorch");
-    CHECK_FALSE(decode_pin("libtorch >=1"));
-}

@@ -24,15 +24,17 @@ std::vector<stdfs::path> case_dirs(const stdfs::path& root) {
     return out;
 }
 
-render::RenderOptions options_for(const stdfs::path& dir) {
-    render::RenderOptions opts;
+variant::Selection options_for(const stdfs::path& dir) {
     std::istringstream args(test::slurp(dir / "args"));
-    std::string flag, value;
+    std::string flag, value, platform = "linux-64";
+    std::vector<stdfs::path> files;
     while (args >> flag >> value) {
-        if (flag == "--platform") opts.subdir = value;
-        if (flag == "-m") opts.variant_files.push_back(dir / value);
+        if (flag == "--platform") platform = value;
+        if (flag == "-m") files.push_back(dir / value);
     }
-    return opts;
+    auto sel = variant::select(platform, files, {});
+    REQUIRE(sel);
+    return *sel;
 }
 
 std::string relative_to_data(std::string s) {
@@ -80,9 +82,9 @@ TEST_CASE("render: bad recipes fail with their exact one-line error") {
 TEST_CASE("render: the PyTorch recipe renders cleanly on every platform") {
     for (const char* platform : {"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"}) {
         SECTION(platform) {
-            render::RenderOptions opts;
-            opts.subdir = platform;
-            auto rr = render::render_dir(test::source_dir() / "recipe", opts);
+            auto sel = variant::select(platform, {}, {});
+            REQUIRE(sel);
+            auto rr = render::render_dir(test::source_dir() / "recipe", *sel);
             INFO((rr ? std::string() : rr.error().str()));
             REQUIRE(rr);
             compare_snapshot(test::data_dir() / "render" / "pytorch" / (std::string(platform) + ".builds.tsv"),
@@ -97,13 +99,10 @@ TEST_CASE("render: every variants/ config of the PyTorch recipe renders") {
     for (const auto& f : stdfs::directory_iterator(dir)) {
         if (f.path().extension() != ".yaml") continue;
         SECTION(f.path().stem().string()) {
-            render::RenderOptions opts;
-            opts.variant_files.push_back(f.path());
             // The files name their platform in target_platform.
-            auto platform = render::platform_from_variant_files(opts.variant_files);
-            REQUIRE(platform);
-            opts.subdir = *platform;
-            auto rr = render::render_dir(test::source_dir() / "recipe", opts);
+            auto sel = variant::select("", {f.path()}, {});
+            REQUIRE(sel);
+            auto rr = render::render_dir(test::source_dir() / "recipe", *sel);
             INFO((rr ? std::string() : rr.error().str()));
             REQUIRE(rr);
             CHECK(!rr->outputs.empty());

@@ -20,8 +20,8 @@ script::ScriptContext demo_context(const stdfs::path& root) {
     c.pkg_hash = "h1234abc";
     c.py_ver = "3.12";
     c.cpu_count = 2;
-    c.nvcc = "/usr/local/cuda/bin/nvcc";
-    c.cuda_home = "/usr/local/cuda";
+    c.target_platform = *types::Platform::parse("linux-64");
+    c.tools = {{"NVCC", "/usr/local/cuda/bin/nvcc"}, {"CUDA_HOME", "/usr/local/cuda"}};
     c.splitforge = "/opt/sf/splitforge";
     c.tool_dirs = {"/usr/local/cuda/bin", "/usr/bin"};
     c.home = "/home/me";
@@ -68,7 +68,7 @@ TEST_CASE("script_env: exactly the documented variables", "[build][script]") {
 TEST_CASE("script_env: no Python, no CUDA", "[build][script]") {
     auto c = demo_context("/w");
     c.py_ver.clear();
-    c.nvcc.clear();
+    c.tools.clear();
     auto e = script::script_env(c);
     CHECK(e.count("PY_VER") == 0);
     CHECK(e.count("PYTHON") == 0);

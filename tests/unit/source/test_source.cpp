@@ -6,7 +6,6 @@
 #include "util/strings.hpp"
 
 using namespace sf;
-using source::SourceSpec;
 
 namespace {
 
@@ -92,7 +91,7 @@ size_t count_entries(const stdfs::path& dir) {
 TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
     Area a;
     auto tarball = a.make_tarball();
-    SourceSpec s;
+    types::Source s;
     s.url = "file://" + tarball.string();
     s.sha256 = sha_of(tarball);
     auto r = source::fetch_source(s, a.ctx());
@@ -125,7 +124,7 @@ TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
 TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the file") {
     Area a;
     auto tarball = a.make_tarball();
-    SourceSpec s;
+    types::Source s;
     s.url = "file://" + tarball.string();
     s.sha256 = std::string(64, 'a');
     auto r = source::fetch_source(s, a.ctx());
@@ -155,7 +154,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
     SECTION("relative url without sha256 is used in place; folder is honoured") {
         a.make_tarball();
         stdfs::copy_file(a.fixtures / "minitorch-0.1.tar.gz", a.recipe / "src.tar.gz");
-        SourceSpec s;
+        types::Source s;
         s.url = "src.tar.gz";
         s.folder = "sub/dir";
         auto r = source::fetch_source(s, a.ctx());
@@ -171,7 +170,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         run_ok({"tar", "cJf", "two.tar.xz", "a.txt", "b.txt"}, a.fixtures);
         for (std::string name : {"two.zip", "two.tar.xz"}) {
             stdfs::remove_all(a.work);
-            SourceSpec s;
+            types::Source s;
             s.url = (a.fixtures / name).string();
             s.sha256 = sha_of(a.fixtures / name);
             REQUIRE(source::fetch_source(s, a.ctx()));
@@ -181,7 +180,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
     }
     SECTION("a plain file is copied under its name (or fn)") {
         write(a.fixtures / "LICENSE", "MIT\n");
-        SourceSpec s;
+        types::Source s;
         s.url = "file://" + (a.fixtures / "LICENSE").string();
         s.sha256 = sha_of(a.fixtures / "LICENSE");
         s.fn = "LICENSE.txt";
@@ -189,7 +188,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         CHECK(test::slurp(a.work / "LICENSE.txt") == "MIT\n");
     }
     SECTION("a missing file") {
-        SourceSpec s;
+        types::Source s;
         s.url = "file:///nonexistent/x.tar.gz";
         s.sha256 = std::string(64, 'b');
         auto r = source::fetch_source(s, a.ctx());
@@ -197,7 +196,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         CHECK(r.error().message == "source url file:///nonexistent/x.tar.gz does not exist");
     }
     SECTION("https without sha256, and without curl") {
-        SourceSpec s;
+        types::Source s;
         s.url = "https://example.invalid/x.tar.gz";
         auto r = source::fetch_source(s, a.ctx());
         REQUIRE_FALSE(r);
@@ -234,7 +233,7 @@ TEST_CASE("source: unsafe archives are refused and leave nothing behind") {
         DYNAMIC_SECTION(kind) {
             auto file = a.fixtures / (kind + ".tar.gz");
             run_ok({"python3", "mk.py", file.string(), kind}, a.fixtures);
-            SourceSpec s;
+            types::Source s;
             s.url = file.string();
             auto r = source::fetch_source(s, a.ctx());
             REQUIRE_FALSE(r);
@@ -258,7 +257,7 @@ TEST_CASE("source: git_url + git_rev checks out that revision") {
     write(repo / "VERSION", "2\n");
     run_ok({"git", "commit", "--quiet", "-am", "two"}, repo);
 
-    SourceSpec s;
+    types::Source s;
     s.git_url = repo.string();
     SECTION("the first commit, by rev") {
         s.git_rev = first;
@@ -289,14 +288,14 @@ TEST_CASE("source: path sources are copied") {
     stdfs::create_directories(a.recipe / "src" / "inner");
     write(a.recipe / "src" / "inner" / "x.c", "int x;\n");
     stdfs::create_symlink("inner/x.c", a.recipe / "src" / "link.c");
-    SourceSpec s;
+    types::Source s;
     s.path = "src";
     REQUIRE(source::fetch_source(s, a.ctx()));
     CHECK(test::slurp(a.work / "inner" / "x.c") == "int x;\n");
     CHECK(stdfs::is_symlink(a.work / "link.c"));
     CHECK(test::slurp(a.recipe / "src" / "inner" / "x.c") == "int x;\n");  // the original stays
 
-    SourceSpec none;
+    types::Source none;
     auto r = source::fetch_source(none, a.ctx());
     REQUIRE_FALSE(r);
     CHECK(r.error().message == "source has none of url, path or git_url");
@@ -319,7 +318,7 @@ std::string foo_patch(int at, const std::string& expect, const std::string& repl
 TEST_CASE("source: patches") {
     Area a;
     auto tarball = a.make_tarball();
-    SourceSpec s;
+    types::Source s;
     s.url = tarball.string();
     s.sha256 = sha_of(tarball);
 

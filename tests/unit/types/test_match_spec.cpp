@@ -183,3 +183,23 @@ TEST_CASE("glob_match", "[match_spec]") {
     CHECK_FALSE(glob_match("abc", "abcd"));
     CHECK(glob_match("a*b*c", "aXbYc"));
 }
+
+TEST_CASE("MatchSpec::name_of", "[types][match_spec]") {
+    SECTION("plain and versioned") {
+        CHECK(MatchSpec::name_of("cmake") == "cmake");
+        CHECK(MatchSpec::name_of("cmake >=3.20") == "cmake");
+        CHECK(MatchSpec::name_of("  python 3.12.* *_cpython") == "python");
+    }
+    SECTION("operators glued to the name") {
+        CHECK(MatchSpec::name_of("foo==1.0") == "foo");
+        CHECK(MatchSpec::name_of("foo>=1,<2") == "foo");
+        CHECK(MatchSpec::name_of("foo~=1.2") == "foo");
+        CHECK(MatchSpec::name_of("foo!=1.2") == "foo");
+    }
+    SECTION("bracket and channel forms") {
+        CHECK(MatchSpec::name_of("numpy[version='>=1.20']") == "numpy");
+        CHECK(MatchSpec::name_of("conda-forge::numpy >=1") == "numpy");
+        CHECK(MatchSpec::name_of("conda-forge/linux-64::zlib") == "zlib");
+    }
+    SECTION("empty") { CHECK(MatchSpec::name_of("  ").empty()); }
+}

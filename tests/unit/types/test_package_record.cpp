@@ -76,11 +76,33 @@ TEST_CASE("paths.json parses", "[package_record]") {
 }
 
 TEST_CASE("platform", "[platform]") {
-    CHECK(Platform::parse("linux-64")->arch() == "x86_64");
-    CHECK(Platform::parse("osx-arm64")->os() == "osx");
-    CHECK(Platform::parse("noarch")->is_noarch());
-    auto bad = Platform::parse("linux-32");
-    REQUIRE_FALSE(bad);
-    CHECK(bad.error().message == "unknown platform 'linux-32'");
-    CHECK(Platform::parse(Platform::current().name()));
+    SECTION("arch and os, as index.json writes them") {
+        CHECK(Platform::parse("linux-64")->arch() == "x86_64");
+        CHECK(Platform::parse("linux-64")->os() == "linux");
+        CHECK(Platform::parse("linux-aarch64")->arch() == "aarch64");
+        CHECK(Platform::parse("linux-32")->arch() == "x86");
+        CHECK(Platform::parse("osx-arm64")->arch() == "arm64");
+        CHECK(Platform::parse("osx-arm64")->os() == "osx");
+        CHECK(Platform::parse("win-64")->os() == "win");
+        CHECK(Platform::parse("emscripten-wasm32")->arch() == "wasm32");
+        CHECK(Platform::parse("noarch")->is_noarch());
+        CHECK(Platform::parse("noarch")->arch().empty());
+    }
+    SECTION("conda-forge toolchain triplets") {
+        CHECK(Platform::parse("linux-64")->toolchain_triplet() == "x86_64-conda-linux-gnu");
+        CHECK(Platform::parse("linux-aarch64")->toolchain_triplet() == "aarch64-conda-linux-gnu");
+        CHECK(Platform::parse("osx-arm64")->toolchain_triplet() == "arm64-apple-darwin20.0.0");
+        CHECK(Platform::parse("win-64")->toolchain_triplet().empty());
+    }
+    SECTION("every known name parses; others do not") {
+        for (const auto& n : Platform::known()) CHECK(Platform::parse(n));
+        auto bad = Platform::parse("beos-64");
+        REQUIRE_FALSE(bad);
+        CHECK(bad.error().message == "unknown platform 'beos-64'");
+        CHECK_FALSE(Platform::parse("../../etc"));
+    }
+    SECTION("the default is this machine") {
+        CHECK(Platform() == Platform::current());
+        CHECK(Platform::parse(Platform::current().name()));
+    }
 }

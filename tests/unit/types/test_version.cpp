@@ -6,6 +6,7 @@
 
 #include "types/version.hpp"
 
+using sf::types::minor_version;
 using sf::types::Version;
 
 namespace {
@@ -155,4 +156,12 @@ TEST_CASE("version: parse errors", "[version]") {
         REQUIRE_FALSE(r);
         CHECK(r.error().str() == msg);
     }
+}
+
+TEST_CASE("minor_version", "[types][version]") {
+    CHECK(minor_version("3.9.* *_cpython") == "3.9");
+    CHECK(minor_version("3.12") == "3.12");
+    CHECK(minor_version("3.12.1") == "3.12");
+    CHECK(minor_version(">=3.9") == "");
+    CHECK(minor_version("3") == "");
 }

@@ -5,6 +5,8 @@
 using namespace sf::variant;
 
 namespace {
+
+sf::types::Platform linux64() { return *sf::types::Platform::parse("linux-64"); }
 SpecSource src(std::string name, std::vector<std::pair<std::string, std::vector<std::string>>> lists) {
     SpecSource s;
     s.name = std::move(name);
@@ -19,14 +21,14 @@ std::vector<std::string> values_of(const std::vector<Variant>& vs, const std::st
 }  // namespace
 
 TEST_CASE("combine + explode: the product over ungrouped keys") {
-    auto spec = combine({default_spec("linux-64"), src("a.yaml", {{"x", {"1", "2"}}, {"y", {"a", "b", "c"}}})});
+    auto spec = combine({default_spec(linux64()), src("a.yaml", {{"x", {"1", "2"}}, {"y", {"a", "b", "c"}}})});
     REQUIRE(spec);
     auto vs = explode(*spec);
     CHECK(vs.size() == 6);
 }
 
 TEST_CASE("combine + explode: zip_keys vary together") {
-    auto spec = combine({default_spec("linux-64"),
+    auto spec = combine({default_spec(linux64()),
                          src("a.yaml", {{"python", {"3.10", "3.11"}}, {"numpy", {"1.22", "1.26"}},
                                         {"zip_keys", {std::string("python") + '\x1f' + "numpy"}}})});
     REQUIRE(spec);
@@ -37,7 +39,7 @@ TEST_CASE("combine + explode: zip_keys vary together") {
 }
 
 TEST_CASE("combine: zipped lists of different lengths are an error naming both keys") {
-    auto spec = combine({default_spec("linux-64"),
+    auto spec = combine({default_spec(linux64()),
                          src("a.yaml", {{"a", {"1", "2"}}, {"b", {"x"}}, {"zip_keys", {std::string("a") + '\x1f' + "b"}}})});
     REQUIRE_FALSE(spec);
     CHECK(spec.error().message.find("'a'") != std::string::npos);
@@ -45,14 +47,14 @@ TEST_CASE("combine: zipped lists of different lengths are an error naming both k
 }
 
 TEST_CASE("explode: a later file narrows an earlier one, and overrides win") {
-    auto spec = combine({default_spec("linux-64"), src("cbc.yaml", {{"py", {"3.9", "3.10", "3.11"}}}),
+    auto spec = combine({default_spec(linux64()), src("cbc.yaml", {{"py", {"3.9", "3.10", "3.11"}}}),
                          src("ci.yaml", {{"py", {"3.10"}}})});
     REQUIRE(spec);
     CHECK(values_of(explode(*spec), "py") == std::vector<std::string>{"3.10"});
 }
 
 TEST_CASE("extend_keys merge instead of replacing") {
-    auto spec = combine({default_spec("linux-64"), src("a.yaml", {{"ignore_version", {"foo"}}}),
+    auto spec = combine({default_spec(linux64()), src("a.yaml", {{"ignore_version", {"foo"}}}),
                          src("b.yaml", {{"ignore_version", {"bar"}}})});
     REQUIRE(spec);
     CHECK(spec->specials.ignore_version == std::vector<std::string>{"foo", "bar"});
@@ -60,7 +62,7 @@ TEST_CASE("extend_keys merge instead of replacing") {
 }
 
 TEST_CASE("reduce: unused keys keep their first value, used keys all of theirs") {
-    auto spec = combine({default_spec("linux-64"), src("a.yaml", {{"x", {"1", "2"}}, {"y", {"a", "b"}}})});
+    auto spec = combine({default_spec(linux64()), src("a.yaml", {{"x", {"1", "2"}}, {"y", {"a", "b"}}})});
     REQUIRE(spec);
     auto vs = explode(*spec);
     REQUIRE(vs.size() == 4);

@@ -1,0 +1,48 @@
+#pragma once
+// Plain values that a recipe declares and every later stage reads: a source,
+// run_exports, an output's tests. No parsing of recipes here (render does
+// that); only the values and their JSON forms.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sf::types {
+
+// One entry of `source:`. url + sha256 (md5 optional), a local `path`, or
+// git_url + git_rev; then `patches` (relative to the recipe) in order.
+struct Source {
+    std::string url;      // file://..., /local/file, relative/file, http(s)://...
+    std::string sha256;   // required for http(s); keys the download cache
+    std::string md5;      // optional extra check
+    std::string fn;       // file name to store the download as; default: URL basename
+    std::string path;     // a local directory (relative: to the recipe dir)
+    std::string git_url;  // a clone URL or a local repository path
+    std::string git_rev;  // branch, tag or commit; empty: the default branch
+    std::string folder;   // sub-directory of SRC_DIR to put it in
+    std::vector<std::string> patches;
+
+    friend bool operator==(const Source&, const Source&) = default;
+};
+
+// `build: run_exports:` of an output, and info/run_exports.json of a package.
+struct RunExports {
+    std::vector<std::string> weak, strong, noarch, weak_constrains, strong_constrains;
+
+    bool empty() const {
+        return weak.empty() && strong.empty() && noarch.empty() && weak_constrains.empty() &&
+               strong_constrains.empty();
+    }
+    // info/run_exports.json: only the non-empty lists.
+    nlohmann::json to_json() const;
+    // Lenient: missing or malformed lists read as empty.
+    static RunExports from_json(const nlohmann::json& j);
+};
+
+// An output's `test:` section.
+struct Test {
+    std::vector<std::string> commands, imports, requires_, files, source_files;
+    bool empty() const { return commands.empty() && imports.empty() && files.empty(); }
+};
+
+}  // namespace sf::types

@@ -1,0 +1,34 @@
+#pragma once
+// What the user selected to render or build: the target platform, the -m
+// variant files and --variant overrides. Built once (by the CLI) and held
+// unchanged by render, plan, build, lint and rerender.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "types/platform.hpp"
+
+namespace sf::variant {
+
+struct Selection {
+    types::Platform platform;        // the target; this machine's by default
+    types::Platform build_platform;  // where builds run: this machine
+    std::vector<std::filesystem::path> variant_files;            // -m, in order
+    std::vector<std::pair<std::string, std::string>> overrides;  // --variant KEY=VALUE
+
+    // The same selection for another target (lint and rerender cover every platform).
+    Selection for_platform(const types::Platform& p) const;
+};
+
+// The selection from command-line values. The platform is decided here and
+// only here: `platform` when given (it must be a known subdir), else the
+// single target_platform the -m files name (as conda-smithy's .ci_support
+// files and our variants/ carry), else this machine. `overrides` are
+// KEY=VALUE[,VALUE...] strings.
+Result<Selection> select(std::string_view platform, std::vector<std::filesystem::path> variant_files,
+                         const std::vector<std::string>& overrides);
+
+}  // namespace sf::variant
