@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstdio>
+#include <fmt/format.h>
 #include <iostream>
 #include <map>
 #include <set>
@@ -46,11 +46,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 std::string dist_of(const plan::Step& s) { return s.output.dist(); }
 
-std::string fmt_seconds(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1fs", s);
-    return buf;
-}
+std::string fmt_seconds(double s) { return fmt::format("{:.1f}s", s); }
 
 stdfs::path log_path(const Ctx& ctx, const std::string& name) { return ctx.output / "logs" / (name + ".log"); }
 

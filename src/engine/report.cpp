@@ -1,6 +1,7 @@
 // The end-of-build summary: a table for people, JSON for tools.
-#include <cstdio>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "engine/engine.hpp"
 
@@ -9,14 +10,9 @@ namespace sf::engine {
 namespace {
 
 std::string human_size(std::uintmax_t n) {
-    char buf[32];
-    if (n >= 1024 * 1024)
-        std::snprintf(buf, sizeof buf, "%.1f MiB", n / (1024.0 * 1024.0));
-    else if (n >= 1024)
-        std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024.0);
-    else
-        std::snprintf(buf, sizeof buf, "%ju B", n);
-    return buf;
+    if (n >= 1024 * 1024) return fmt::format("{:.1f} MiB", n / (1024.0 * 1024.0));
+    if (n >= 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
+    return fmt::format("{} B", n);
 }
 
 }  // namespace
@@ -25,27 +21,19 @@ std::string summary_table(const BuildReport& r) {
     size_t w = 7;
     for (const auto& o : r.outputs) w = std::max(w, o.dist.size());
     std::ostringstream os;
-    char line[512];
-    std::snprintf(line, sizeof line, "%-*s  %10s  %8s  %-8s  %s\n", static_cast<int>(w), "package", "size", "time",
-                  "test", "status");
-    os << line;
+    os << fmt::format("{:<{}}  {:>10}  {:>8}  {:<8}  {}\n", "package", w, "size", "time", "test", "status");
     for (const auto& o : r.outputs) {
-        char t[32];
-        std::snprintf(t, sizeof t, "%.1fs", o.seconds);
-        std::snprintf(line, sizeof line, "%-*s  %10s  %8s  %-8s  %s%s\n", static_cast<int>(w), o.dist.c_str(),
-                      o.size ? human_size(o.size).c_str() : "-", o.status == Status::built ? t : "-", o.test.c_str(),
-                      to_string(o.status), o.detail.empty() ? "" : (": " + o.detail).c_str());
-        os << line;
+        os << fmt::format("{:<{}}  {:>10}  {:>8}  {:<8}  {}{}\n", o.dist, w, o.size ? human_size(o.size) : "-",
+                          o.status == Status::built ? fmt::format("{:.1f}s", o.seconds) : "-", o.test,
+                          to_string(o.status), o.detail.empty() ? "" : ": " + o.detail);
     }
     for (const auto& e : r.exported) os << "exported " << e << " (the host's interpreter)\n";
     for (const auto& s : r.stagings)
         if (s.staging_s > 0 || s.outputs_s > 0) {
-            std::snprintf(line, sizeof line, "staging %s: source %.1fs, staging build %.1fs, outputs %.1fs\n",
-                          s.label.c_str(), s.source_s, s.staging_s, s.outputs_s);
-            os << line;
+            os << fmt::format("staging {}: source {:.1f}s, staging build {:.1f}s, outputs {:.1f}s\n", s.label,
+                              s.source_s, s.staging_s, s.outputs_s);
         }
-    std::snprintf(line, sizeof line, "total %.1fs\n", r.seconds);
-    os << line;
+    os << fmt::format("total {:.1f}s\n", r.seconds);
     if (!r.work_dir.empty()) os << "work dir kept: " << r.work_dir.string() << "\n";
     return os.str();
 }

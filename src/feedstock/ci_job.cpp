@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
+#include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "util/fs.hpp"
@@ -22,11 +22,11 @@ std::string sanitize(const std::string& s) {
 
 // Quote what YAML 1.1 would not read back as the same string.
 std::string scalar(const std::string& v) {
-    static const std::regex safe(R"([A-Za-z0-9_./][A-Za-z0-9_./+=-]*)");
-    static const std::regex number(R"([-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|[-+]?\.[0-9]+)");
-    static const std::regex keyword(
+    static const boost::regex safe(R"([A-Za-z0-9_./][A-Za-z0-9_./+=-]*)");
+    static const boost::regex number(R"([-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|[-+]?\.[0-9]+)");
+    static const boost::regex keyword(
         "(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)");
-    if (!v.empty() && std::regex_match(v, safe) && !std::regex_match(v, number) && !std::regex_match(v, keyword))
+    if (!v.empty() && boost::regex_match(v, safe) && !boost::regex_match(v, number) && !boost::regex_match(v, keyword))
         return v;
     return "'" + str::replace_all(v, "'", "''") + "'";
 }

@@ -4,8 +4,8 @@
 #include <archive_entry.h>
 
 #include <algorithm>
-#include <regex>
 
+#include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "feedstock/submodules.hpp"
@@ -18,6 +18,10 @@ namespace sf::feedstock {
 namespace {
 
 namespace stdfs = std::filesystem;
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 std::string normalize_pypi(std::string n) {
     n = str::lower(n);
@@ -38,10 +42,10 @@ Result<std::string> wheel_metadata_from_zip(const stdfs::path& whl) {
         return fail(SourceLoc{whl.string()}, "not a readable wheel: " + why);
     }
     archive_entry* e = nullptr;
-    static const std::regex member(R"([^/]+\.dist-info/METADATA)");
+    static const boost::regex member(R"([^/]+\.dist-info/METADATA)");
     while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
         std::string name = archive_entry_pathname(e);
-        if (!std::regex_match(name, member)) continue;
+        if (!boost::regex_match(name, member)) continue;
         char buf[8192];
         la_ssize_t n;
         while ((n = archive_read_data(a, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
@@ -109,13 +113,13 @@ Result<std::vector<std::pair<std::string, std::string>>> read_wheel_requirements
     auto text = wheel_metadata(p);
     if (!text) return unexpected(text.error());
     std::vector<std::pair<std::string, std::string>> reqs;
-    static const std::regex req(R"(([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*(;.*)?)");
+    static const boost::regex req(R"(([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*(;.*)?)", kEcma);
     for (const auto& line : str::split_lines(*text)) {
         if (line.empty()) break;  // headers end at the first blank line
         if (!str::starts_with(line, "Requires-Dist:")) continue;
         std::string body(str::trim(std::string_view(line).substr(14)));
-        std::smatch m;
-        if (!std::regex_match(body, m, req)) continue;
+        boost::smatch m;
+        if (!boost::regex_match(body, m, req)) continue;
         std::string marker = m[4];
         if (marker.find("extra") != std::string::npos) continue;
         reqs.emplace_back(normalize_pypi(m[1]), std::string(str::trim(std::string(m[3]))));

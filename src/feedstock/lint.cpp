@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 
+#include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "feedstock/ci_job.hpp"
@@ -23,6 +23,10 @@ namespace sf::feedstock {
 namespace {
 
 namespace stdfs = std::filesystem;
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 // Keys that carry settings for tools around the build, never used by a recipe.
 bool is_tooling_key(const std::string& k) {
@@ -88,9 +92,9 @@ struct Linter {
             if (!rr) {
                 const Error& e = rr.error();
                 if (!seen_errors.insert(e.loc.str() + e.message).second) continue;
-                static const std::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
-                std::smatch m;
-                if (std::regex_search(e.message, m, unknown))
+                static const boost::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
+                boost::smatch m;
+                if (boost::regex_search(e.message, m, unknown))
                     add(e.loc, Severity::error,
                         "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " + p + ")",
                         "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
@@ -257,12 +261,12 @@ struct Linter {
             }
         for (const auto& [name, t] : tested) {
             if (t) continue;
-            static const std::regex name_line(R"(^\s*-?\s*name:\s*["']?([^"'\s#]+))");
+            static const boost::regex name_line(R"(^\s*-?\s*name:\s*["']?([^"'\s#]+))", kEcma);
             int line = 0;
             auto lines = str::split_lines(raw.text);
             for (size_t i = 0; i < lines.size() && !line; ++i) {
-                std::smatch m;
-                if (std::regex_search(lines[i], m, name_line) && m[1] == name) line = static_cast<int>(i) + 1;
+                boost::smatch m;
+                if (boost::regex_search(lines[i], m, name_line) && m[1] == name) line = static_cast<int>(i) + 1;
             }
             add(meta(line), Severity::warning, "output '" + name + "' has no test",
                 "add test/commands or test/imports, even a file-exists check");
@@ -275,17 +279,17 @@ struct Linter {
             names.insert(rr.name);
             for (const auto& o : rr.outputs) names.insert(o.name);
         }
-        static const std::regex name_line(R"(^\s*-?\s*name:\s*["']?([A-Za-z0-9_.+-]+)["']?\s*(#.*)?$)");
-        static const std::regex pin(R"(pin_subpackage\(\s*["']([^"']+)["'])");
+        static const boost::regex name_line(R"(^\s*-?\s*name:\s*["']?([A-Za-z0-9_.+-]+)["']?\s*(#.*)?$)", kEcma);
+        static const boost::regex pin(R"(pin_subpackage\(\s*["']([^"']+)["'])");
         auto lines = str::split_lines(raw.text);
         for (const auto& l : lines) {
-            std::smatch m;
-            if (std::regex_match(l, m, name_line)) names.insert(m[1]);
+            boost::smatch m;
+            if (boost::regex_match(l, m, name_line)) names.insert(m[1]);
         }
         for (size_t i = 0; i < lines.size(); ++i) {
             std::string_view t = str::trim(lines[i]);
             if (t.empty() || t[0] == '#') continue;
-            for (auto it = std::sregex_iterator(lines[i].begin(), lines[i].end(), pin); it != std::sregex_iterator(); ++it) {
+            for (auto it = boost::sregex_iterator(lines[i].begin(), lines[i].end(), pin); it != boost::sregex_iterator(); ++it) {
                 std::string n = (*it)[1];
                 if (names.count(n)) continue;
                 std::string near = closest(n, names);

@@ -1,6 +1,6 @@
 // git side of `splitforge submodules`: submodule status and describe, run
 // through the process wrapper.
-#include <regex>
+#include <boost/regex.hpp>
 
 #include "feedstock/submodules.hpp"
 #include "process/process.hpp"
@@ -10,6 +10,10 @@ namespace sf::feedstock {
 namespace {
 
 namespace stdfs = std::filesystem;
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 Result<process::Outcome> git(const stdfs::path& dir, std::vector<std::string> args) {
     process::Command c;
@@ -31,10 +35,10 @@ std::string Submodule::describe() const {
 
 void apply_describe(Submodule& s, const std::string& out) {
     std::string d(str::trim(out));
-    static const std::regex past(R"((.+)-([0-9]+)-g([0-9a-f]+))");
-    std::smatch m;
+    static const boost::regex past(R"((.+)-([0-9]+)-g([0-9a-f]+))", kEcma);
+    boost::smatch m;
     if (d.empty() || str::starts_with(s.commit, d)) return;  // no tag: `--always` printed the hash
-    if (std::regex_match(d, m, past)) {
+    if (boost::regex_match(d, m, past)) {
         s.tag = m[1];
         s.past_tag = std::stoi(m[2]);
     } else {
@@ -57,10 +61,10 @@ Result<std::vector<Submodule>> read_submodules(const stdfs::path& source) {
         return fail(SourceLoc{source.string()}, "git submodule status failed: " + std::string(str::trim(st->err)),
                     "run `git submodule update --init --recursive`");
     std::vector<Submodule> subs;
-    static const std::regex line(R"(([ +U-])([0-9a-f]{40}) (\S+)(?: \((.*)\))?)");
+    static const boost::regex line(R"(([ +U-])([0-9a-f]{40}) (\S+)(?: \((.*)\))?)", kEcma);
     for (const auto& l : str::split_lines(st->out)) {
-        std::smatch m;
-        if (!std::regex_match(l, m, line)) continue;
+        boost::smatch m;
+        if (!boost::regex_match(l, m, line)) continue;
         Submodule s;
         s.commit = m[2];
         s.path = m[3];

@@ -1,8 +1,9 @@
 // String methods, str.format() and printf-style `%` formatting.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
+
+#include <fmt/format.h>
 
 #include "jinja/internal.hpp"
 
@@ -113,7 +114,6 @@ Result<std::string> format_field(const Value& v, const Spec& sp) {
                         "' requires a number, not " + v.type_name());
         numeric = true;
         if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
-        char buf[512];
         bool neg = false;
         if (type == 0) {  // float without type: Python repr
             body = v.str();
@@ -133,9 +133,10 @@ Result<std::string> format_field(const Value& v, const Spec& sp) {
                 if (u == 0) body = "0";
                 while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
             } else {
-                const char* f = type == 'x' ? "%llx" : type == 'X' ? "%llX" : type == 'o' ? "%llo" : "%llu";
-                std::snprintf(buf, sizeof buf, f, static_cast<unsigned long long>(u));
-                body = buf;
+                body = type == 'x'   ? fmt::format("{:x}", u)
+                       : type == 'X' ? fmt::format("{:X}", u)
+                       : type == 'o' ? fmt::format("{:o}", u)
+                                     : fmt::format("{}", u);
             }
         } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
             double d = to_double(v);
@@ -143,9 +144,15 @@ Result<std::string> format_field(const Value& v, const Spec& sp) {
             if (prec > 100) return fail("format precision is too large");
             if (type == '%') d *= 100;
             neg = std::signbit(d) && !std::isnan(d);
-            char f[8] = {'%', '.', '*', type == '%' ? 'f' : type, 0};
-            std::snprintf(buf, sizeof buf, f, prec, std::fabs(d));
-            body = buf;
+            double a = std::fabs(d);
+            switch (type) {
+            case 'F': body = fmt::format("{:.{}F}", a, prec); break;
+            case 'e': body = fmt::format("{:.{}e}", a, prec); break;
+            case 'E': body = fmt::format("{:.{}E}", a, prec); break;
+            case 'g': body = fmt::format("{:.{}g}", a, prec); break;
+            case 'G': body = fmt::format("{:.{}G}", a, prec); break;
+            default: body = fmt::format("{:.{}f}", a, prec); break;  // f and %
+            }
             if (type == '%') body += '%';
         } else {
             return fail(std::string("unknown format code '") + type + "'");

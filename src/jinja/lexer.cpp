@@ -1,8 +1,9 @@
 #include "jinja/lexer.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 namespace sf::jinja::detail {
 namespace {
@@ -262,11 +263,10 @@ private:
             ++pos_;
             return {};
         }
-        char buf[32];
         auto uc = static_cast<unsigned char>(c);
-        if (uc >= 0x20 && uc < 0x7f) std::snprintf(buf, sizeof buf, "'%c'", c);
-        else std::snprintf(buf, sizeof buf, "'\\x%02x'", uc);
-        return fail(loc_at(begin), std::string("unexpected character ") + buf);
+        std::string shown =
+            uc >= 0x20 && uc < 0x7f ? fmt::format("'{}'", c) : fmt::format("'\\x{:02x}'", unsigned{uc});
+        return fail(loc_at(begin), "unexpected character " + shown);
     }
 
     Result<void> number() {

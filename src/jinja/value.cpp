@@ -4,8 +4,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 #include "jinja/internal.hpp"
 
@@ -32,9 +33,7 @@ void repr_string(const std::string& s, std::string& out) {
                 out += '\\';
                 out += static_cast<char>(c);
             } else if (c < 0x20 || c == 0x7f) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\x%02x", c);
-                out += buf;
+                out += fmt::format("\\x{:02x}", unsigned{c});
             } else {
                 out += static_cast<char>(c);
             }
@@ -176,9 +175,7 @@ std::string format_float(double d) {
     if (exp >= 16 || exp < -4) {
         out += digits[0];
         if (digits.size() > 1) { out += '.'; out += digits.substr(1); }
-        char ebuf[16];
-        std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
-        out += ebuf;
+        out += fmt::format("e{}{:02d}", exp < 0 ? '-' : '+', std::abs(exp));
     } else if (exp < 0) {
         out += "0.";
         out += std::string(static_cast<std::size_t>(-exp - 1), '0');

@@ -1,6 +1,6 @@
 #include "render/hash.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "util/hash.hpp"
 
@@ -11,9 +11,7 @@ void dump_string(const std::string& s, std::string& out) {
     out += '"';
     size_t i = 0;
     auto hex4 = [&](unsigned v) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", v);
-        out += buf;
+        out += fmt::format("\\u{:04x}", v);
     };
     while (i < s.size()) {
         unsigned char c = s[i];

@@ -2,7 +2,7 @@
 // --dry-run first, so a failing patch leaves the tree as it was), or
 // `git apply` where patch is missing. Failures are turned into one line that
 // names the patch, the hunk and the file.
-#include <regex>
+#include <boost/regex.hpp>
 
 #include "source/source.hpp"
 #include "util/strings.hpp"
@@ -14,6 +14,10 @@ namespace stdfs = std::filesystem;
 namespace {
 
 constexpr const char* kRefresh = " — refresh the patch against the new source";
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 process::Env tool_env(const SourceContext& ctx) {
     process::Env env = ctx.env;
@@ -29,23 +33,23 @@ std::string unquote(std::string s) {
 
 // Reads GNU patch's output and says what went wrong, in one line.
 std::string explain_patch_failure(const std::string& output) {
-    static const std::regex file_re(R"(^(?:checking|patching) file (.+)$)");
-    static const std::regex hunk_re(R"(^Hunk #(\d+) FAILED at (\d+))");
-    static const std::regex missing_re(R"(^\|\+\+\+ (?:b/)?(\S+))");
+    static const boost::regex file_re(R"(^(?:checking|patching) file (.+)$)", kEcma);
+    static const boost::regex hunk_re(R"(^Hunk #(\d+) FAILED at (\d+))", kEcma);
+    static const boost::regex missing_re(R"(^\|\+\+\+ (?:b/)?(\S+))", kEcma);
     std::string current, first_fail;
     int failed = 0;
     bool cant_find = false, reversed = false;
     std::string missing_file;
     for (const auto& line : str::split_lines(output)) {
-        std::smatch m;
-        if (std::regex_search(line, m, file_re)) {
+        boost::smatch m;
+        if (boost::regex_search(line, m, file_re)) {
             current = unquote(m[1]);
-        } else if (std::regex_search(line, m, hunk_re)) {
+        } else if (boost::regex_search(line, m, hunk_re)) {
             if (failed++ == 0)
                 first_fail = "hunk #" + m[1].str() + " FAILED at " + m[2].str() + " (" + current + ")";
         } else if (str::starts_with(line, "can't find file to patch")) {
             cant_find = true;
-        } else if (cant_find && missing_file.empty() && std::regex_search(line, m, missing_re)) {
+        } else if (cant_find && missing_file.empty() && boost::regex_search(line, m, missing_re)) {
             missing_file = m[1];
         } else if (line.find("Reversed (or previously applied) patch detected") != std::string::npos) {
             reversed = true;
@@ -66,12 +70,12 @@ std::string explain_patch_failure(const std::string& output) {
 
 // git apply says "error: patch failed: src/foo.cpp:12".
 std::string explain_git_apply_failure(const std::string& output) {
-    static const std::regex failed_re(R"(patch failed: (.+):(\d+))");
-    static const std::regex missing_re(R"(error: (.+): No such file or directory)");
-    std::smatch m;
-    if (std::regex_search(output, m, failed_re))
+    static const boost::regex failed_re(R"(patch failed: (.+):(\d+))", kEcma);
+    static const boost::regex missing_re(R"(error: (.+): No such file or directory)", kEcma);
+    boost::smatch m;
+    if (boost::regex_search(output, m, failed_re))
         return "hunk FAILED at " + m[2].str() + " (" + m[1].str() + ")" + kRefresh;
-    if (std::regex_search(output, m, missing_re)) return "can't find file to patch (" + m[1].str() + ")" + kRefresh;
+    if (boost::regex_search(output, m, missing_re)) return "can't find file to patch (" + m[1].str() + ")" + kRefresh;
     for (const auto& line : str::split_lines(output))
         if (!str::trim(line).empty()) return std::string(str::trim(line));
     return "git apply failed with no output";

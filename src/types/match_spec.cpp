@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
+
+#include <boost/regex.hpp>
 
 #include "types/platform.hpp"
 #include "util/strings.hpp"
 
 namespace sf::types {
 namespace {
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 Unexpected<Error> bad(std::string_view whole, std::string_view why) {
     return fail("invalid match spec '" + std::string(whole) + "': " + std::string(why));
@@ -94,8 +99,8 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     if (pattern.empty() || pattern == "*") return true;
     if (pattern.size() >= 2 && pattern.front() == '^' && pattern.back() == '$') {
         try {
-            return std::regex_match(std::string(text), std::regex(std::string(pattern)));
-        } catch (const std::regex_error&) {
+            return boost::regex_match(std::string(text), boost::regex(std::string(pattern), kEcma));
+        } catch (const boost::regex_error&) {
             return false;
         }
     }

@@ -1,11 +1,15 @@
 #include "types/version_spec.hpp"
 
-#include <regex>
+#include <boost/regex.hpp>
 
 #include "util/strings.hpp"
 
 namespace sf::types {
 namespace {
+
+// As in ECMAScript and Python's re, ^ and $ match only at the ends of the text and . matches no
+// line break (Boost's Perl default would match ^ and $ at every line and . at any character).
+constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
 using Node = VersionSpec::Node;
 using Op = VersionSpec::Op;
@@ -56,8 +60,8 @@ Result<Node> leaf(std::string_view whole, const std::string& s) {
         n.op = Op::regex;
         n.pattern = s;
         try {
-            std::regex test(s);
-        } catch (const std::regex_error&) {
+            boost::regex test(s, kEcma);
+        } catch (const boost::regex_error&) {
             return bad(whole, "invalid regular expression " + s);
         }
         return n;
@@ -195,7 +199,7 @@ bool eval(const Node& n, const Version& v) {
         case Op::not_starts: return !v.starts_with(n.version);
         case Op::compatible: return v >= n.version && v.starts_with(n.prefix);
         case Op::glob:
-        case Op::regex: return std::regex_search(v.str(), std::regex(n.pattern));
+        case Op::regex: return boost::regex_search(v.str(), boost::regex(n.pattern, kEcma));
         case Op::and_:
             for (const auto& k : n.kids)
                 if (!eval(k, v)) return false;

@@ -1,6 +1,6 @@
 #pragma once
 // Python `re` semantics on top of Boost.Regex (Perl syntax, which has the
-// look-behind and conditionals that std::regex lacks). conda-build decides
+// look-behind and conditionals that the standard library's ECMAScript regexes lack). conda-build decides
 // much of its behaviour with regexes; to match it we run the same patterns.
 //   - `\Z` means end of text (Python), so it is rewritten to Boost's `\z`;
 //   - without Flags::multiline, ^ and $ anchor at the ends of the text only;

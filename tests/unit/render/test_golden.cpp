@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
+#include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "render/format.hpp"
@@ -61,8 +61,8 @@ std::vector<Expected> parse_render_txt(const std::string& text) {
         Expected e;
         size_t meta_at = block.find("meta.yaml:");
         std::string dict = block.substr(0, meta_at);
-        static const std::regex pair(R"('([^']*)': '([^']*)')");
-        for (std::sregex_iterator it(dict.begin(), dict.end(), pair), end; it != end; ++it)
+        static const boost::regex pair(R"('([^']*)': '([^']*)')");
+        for (boost::sregex_iterator it(dict.begin(), dict.end(), pair), end; it != end; ++it)
             e.hash[(*it)[1]] = (*it)[2];
         std::string yaml = block.substr(block.find('\n', block.find("----------", meta_at)) + 1);
         // Drop the separator that starts the next block.
