@@ -90,7 +90,7 @@ TEST_CASE("ci-matrix --format github is valid JSON and matches the golden file")
     CHECK(r.out == test::slurp(test::data_dir() / "feedstock/ci-matrix/github.json"));
 }
 
-TEST_CASE("build-locally.sh --all builds every config once; a rerun skips them") {
+TEST_CASE("build-locally.sh --all builds every config once, and a rerun skips them") {
     fs::TempDir tmp("sf-it-feed");
     const stdfs::path art = tmp.path() / "build_artifacts";
     process::Env env = {{"SPLITFORGE", test::binary().string()},
