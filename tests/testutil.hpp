@@ -1,7 +1,11 @@
 #pragma once
-// Shared test helpers: paths to data, an RAII temp dir, running the binary.
+// Shared test helpers: paths to data, an RAII temp dir, running the binary,
+// and (from testskip.hpp) skip() for a test that cannot run here.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "testskip.hpp"
 
 #include "util/fs.hpp"
 

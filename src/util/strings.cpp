@@ -80,6 +80,13 @@ bool is_valid_utf8(std::string_view s, size_t* bad_offset) {
         size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
         bool ok = n != 0 && i + n <= s.size();
         for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
+        if (ok && n > 1) {
+            // RFC 3629: no overlong forms, no UTF-16 surrogates, nothing past U+10FFFF.
+            static constexpr unsigned min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+            unsigned cp = c & (0x7Fu >> n);
+            for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+            ok = cp >= min_cp[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+        }
         if (!ok) {
             if (bad_offset) *bad_offset = i;
             return false;

@@ -67,10 +67,8 @@ nlohmann::json build_json(const std::vector<std::string>& args) {
 
 TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects", "[e2e][slow]") {
     auto pys = two_pythons();
-    if (pys.size() < 2 || pys[0] != "3.12") {
-        WARN("needs python 3.12 and one more CPython with headers; skipped");
-        return;
-    }
+    if (pys.size() < 2 || pys[0] != "3.12")
+        test::skip("needs python 3.12 and one more CPython 3.9+ with headers, found: " + str::join(pys, ","));
     fs::TempDir tmp("sf-e2e");
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
@@ -117,8 +115,11 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     }
 
     // The independent oracle (rattler + libarchive from npm) judges the
-    // channel and solves the demo's packages from it alone.
-    if (process::find_executable("node", process::minimal_env()["PATH"])) {
+    // channel and solves the demo's packages from it alone. scripts/deps.sh
+    // installs node, so its absence fails the test rather than hiding the check.
+    {
+        INFO("node not on PATH (bash scripts/deps.sh installs nodejs and npm)");
+        REQUIRE(process::find_executable("node", process::minimal_env()["PATH"]));
         const std::string build_dir = test::binary().parent_path().parent_path().filename().string();
         auto env = process::current_env();
         env["SF_BUILD_DIR"] = build_dir;
@@ -131,8 +132,6 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
         CHECK(r->exit_code == 0);
         CHECK(r->out.find(" 0 failed") != std::string::npos);
         CHECK(r->out.find("SOLVED") != std::string::npos);
-    } else {
-        WARN("node not found; conda-check skipped");
     }
 
     // Rerun: everything is in the channel already.
@@ -141,15 +140,10 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
 }
 
 TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects", "[e2e][slow]") {
-    if (!process::find_executable("nvcc", process::minimal_env()["PATH"] + ":/usr/local/cuda/bin")) {
-        WARN("no nvcc; skipped");
-        return;
-    }
+    if (!process::find_executable("nvcc", process::minimal_env()["PATH"] + ":/usr/local/cuda/bin"))
+        test::skip("no nvcc on PATH or in /usr/local/cuda/bin");
     auto pys = two_pythons();
-    if (pys.empty() || pys[0] != "3.12") {
-        WARN("needs python 3.12; skipped");
-        return;
-    }
+    if (pys.empty() || pys[0] != "3.12") test::skip("needs python 3.12 with headers, found: " + str::join(pys, ","));
     fs::TempDir tmp("sf-e2e");
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
