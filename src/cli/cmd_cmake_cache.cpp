@@ -1,13 +1,13 @@
 // `splitforge cmake-cache`: typed CMakeCache.txt edits (retarget-python, set,
 // unset). Each prints the diff it made; --dry-run prints it and writes nothing.
+#include <functional>
 #include <iostream>
 #include <memory>
 
-#include "script/cmake_cache.hpp"
-#include "script/cmake_cache_python.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "util/strings.hpp"
+#include "script/cmake_cache.hpp"
+#include "script/cmake_cache_python.hpp"
 
 namespace sf::cli {
 
@@ -20,14 +20,31 @@ struct CacheOpts {
     std::vector<std::string> items;  // KEY:TYPE=VALUE for set, KEY for unset
 };
 
-int finish(const std::string& file, const std::string& diff, script::DryRun dry) {
+using Change = std::function<Result<void>(script::CMakeCache&)>;
+
+// Applies `change` to the file (or, with --dry-run, only shows it), prints
+// the diff and returns the exit code. `after` sees the diff before it is
+// printed, for warnings.
+int edit(const CacheOpts& o, const std::string& what, const Change& change,
+         const std::function<void()>& after = {}) {
+    auto dry = o.dry_run ? script::DryRun::yes : script::DryRun::no;
+    std::string diff = value_or_throw(script::edit_cache_file(o.file, change, dry), "cmake-cache " + what);
+    if (after) after();
     if (diff.empty()) {
-        std::cerr << file << ": no change\n";
+        std::cerr << o.file << ": no change\n";
     } else {
         std::cout << diff;
-        if (dry == script::DryRun::yes) std::cerr << file << ": dry run, nothing written\n";
+        if (dry == script::DryRun::yes) std::cerr << o.file << ": dry run, nothing written\n";
     }
     return 0;
+}
+
+// FILE and --dry-run, which every editing subcommand takes.
+CLI::App* editing_subcommand(CLI::App* parent, const char* name, const char* help, CacheOpts& o) {
+    auto* s = parent->add_subcommand(name, help);
+    s->add_option("file", o.file, "path to CMakeCache.txt")->required();
+    s->add_flag("--dry-run", o.dry_run, "print the diff, change nothing");
+    return s;
 }
 
 }  // namespace
@@ -37,76 +54,57 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     sub->require_subcommand(1);
     auto opts = std::make_shared<CacheOpts>();
 
-    auto* retarget = sub->add_subcommand(
-        "retarget-python", "Point a configured build at another Python, so only Python parts rebuild");
-    retarget->add_option("file", opts->file, "path to CMakeCache.txt")->required();
+    auto* retarget = editing_subcommand(
+        sub, "retarget-python", "Point a configured build at another Python, so only Python parts rebuild", *opts);
     retarget->add_option("--python", opts->python, "the new interpreter (path, or a name on PATH)")->required();
-    retarget->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     retarget->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
             script::RetargetReport report;
-            auto diff = script::edit_cache_file(
-                opts->file,
-                [&](script::CMakeCache& c) -> Result<void> {
-                    auto r = script::retarget_python(c, opts->python);
-                    if (!r) return fail(r.error().message, r.error().hint);
-                    report = *r;
-                    return {};
-                },
-                dry);
-            std::string d = value_or_throw(std::move(diff), "cmake-cache retarget-python");
-            for (const auto& k : report.stale)
-                std::cerr << opts->file << ": warning: " << k
-                          << " still names the old interpreter; set it with `splitforge cmake-cache set`\n";
-            return finish(opts->file, d, dry);
+            auto change = [&](script::CMakeCache& c) -> Result<void> {
+                auto r = script::retarget_python(c, opts->python);
+                if (!r) return fail(r.error().message, r.error().hint);
+                report = *r;
+                return {};
+            };
+            return edit(*opts, "retarget-python", change, [&] {
+                for (const auto& k : report.stale)
+                    std::cerr << opts->file << ": warning: " << k
+                              << " still names the old interpreter; set it with `splitforge cmake-cache set`\n";
+            });
         };
     });
 
-    auto* set = sub->add_subcommand("set", "Set entries: cmake-cache set FILE KEY:TYPE=VALUE...");
-    set->add_option("file", opts->file, "path to CMakeCache.txt")->required();
+    auto* set = editing_subcommand(sub, "set", "Set entries: cmake-cache set FILE KEY:TYPE=VALUE...", *opts);
     set->add_option("entries", opts->items, "KEY:TYPE=VALUE (type optional for an existing key)")->required();
-    set->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     set->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
-            auto diff = script::edit_cache_file(
-                opts->file,
-                [&](script::CMakeCache& c) -> Result<void> {
-                    for (const auto& item : opts->items) {
-                        auto e = script::parse_assignment(item);
-                        if (!e) return fail(e.error().message, e.error().hint);
-                        if (e->type.empty()) {
-                            auto cur = c.get(e->key);
-                            if (!cur)
-                                return fail("'" + e->key + "' is not in " + opts->file,
-                                            "give a type for a new entry, e.g. " + e->key + ":STRING=" + e->value);
-                            e->type = cur->type;
-                        }
-                        c.set(e->key, e->type, e->value);
+            return edit(*opts, "set", [&](script::CMakeCache& c) -> Result<void> {
+                for (const auto& item : opts->items) {
+                    auto e = script::parse_assignment(item);
+                    if (!e) return fail(e.error().message, e.error().hint);
+                    if (e->type.empty()) {
+                        auto cur = c.get(e->key);
+                        if (!cur)
+                            return fail("'" + e->key + "' is not in " + opts->file,
+                                        "give a type for a new entry, e.g. " + e->key + ":STRING=" + e->value);
+                        e->type = cur->type;
                     }
-                    return {};
-                },
-                dry);
-            return finish(opts->file, value_or_throw(std::move(diff), "cmake-cache set"), dry);
+                    c.set(e->key, e->type, e->value);
+                }
+                return {};
+            });
         };
     });
 
-    auto* unset = sub->add_subcommand("unset", "Remove entries (with their help text): cmake-cache unset FILE KEY...");
-    unset->add_option("file", opts->file, "path to CMakeCache.txt")->required();
+    auto* unset = editing_subcommand(
+        sub, "unset", "Remove entries (with their help text): cmake-cache unset FILE KEY...", *opts);
     unset->add_option("keys", opts->items, "keys to remove")->required();
-    unset->add_flag("--dry-run", opts->dry_run, "print the diff, change nothing");
     unset->callback([&action, opts] {
         action = [opts] {
-            auto dry = opts->dry_run ? script::DryRun::yes : script::DryRun::no;
-            auto diff = script::edit_cache_file(
-                opts->file,
-                [&](script::CMakeCache& c) -> Result<void> {
-                    for (const auto& k : opts->items) c.erase(k);
-                    return {};
-                },
-                dry);
-            return finish(opts->file, value_or_throw(std::move(diff), "cmake-cache unset"), dry);
+            return edit(*opts, "unset", [&](script::CMakeCache& c) -> Result<void> {
+                for (const auto& k : opts->items) c.erase(k);
+                return {};
+            });
         };
     });
 

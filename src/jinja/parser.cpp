@@ -362,12 +362,13 @@ private:
         return done(std::move(e));
     }
 
-    Result<ExprPtr> parse_or() {
-        SF_TRY(left, parse_and());
-        while (is_name("or")) {
+    // operand (`word` operand)*, left-associative: `or` and `and`.
+    Result<ExprPtr> parse_logical(const char* word, ExprKind kind, Result<ExprPtr> (Parser::*operand)()) {
+        SF_TRY(left, (this->*operand)());
+        while (is_name(word)) {
             const Token& op = next();
-            SF_TRY(right, parse_and());
-            auto e = make(ExprKind::or_, op);
+            SF_TRY(right, (this->*operand)());
+            auto e = make(kind, op);
             e->kids.push_back(std::move(left));
             e->kids.push_back(std::move(right));
             SF_TRY(d, done(std::move(e)));
@@ -376,19 +377,8 @@ private:
         return left;
     }
 
-    Result<ExprPtr> parse_and() {
-        SF_TRY(left, parse_not());
-        while (is_name("and")) {
-            const Token& op = next();
-            SF_TRY(right, parse_not());
-            auto e = make(ExprKind::and_, op);
-            e->kids.push_back(std::move(left));
-            e->kids.push_back(std::move(right));
-            SF_TRY(d, done(std::move(e)));
-            left = std::move(d);
-        }
-        return left;
-    }
+    Result<ExprPtr> parse_or() { return parse_logical("or", ExprKind::or_, &Parser::parse_and); }
+    Result<ExprPtr> parse_and() { return parse_logical("and", ExprKind::and_, &Parser::parse_not); }
 
     Result<ExprPtr> parse_not() {
         if (!is_name("not")) return parse_compare();

@@ -139,36 +139,24 @@ struct Parser {
 
     const std::string* peek() const { return pos < toks.size() ? &toks[pos] : nullptr; }
 
-    Result<Node> parse_or() {
-        auto first = parse_and();
+    // operand (sep operand)*: one node of `op`, or the operand alone.
+    Result<Node> parse_list(Op op, const char* sep, Result<Node> (Parser::*operand)()) {
+        auto first = (this->*operand)();
         if (!first) return first;
         Node n;
-        n.op = Op::or_;
+        n.op = op;
         n.kids.push_back(std::move(*first));
-        while (peek() && *peek() == "|") {
+        while (peek() && *peek() == sep) {
             ++pos;
-            auto next = parse_and();
+            auto next = (this->*operand)();
             if (!next) return next;
             n.kids.push_back(std::move(*next));
         }
         if (n.kids.size() == 1) return std::move(n.kids[0]);
         return n;
     }
-    Result<Node> parse_and() {
-        auto first = parse_primary();
-        if (!first) return first;
-        Node n;
-        n.op = Op::and_;
-        n.kids.push_back(std::move(*first));
-        while (peek() && *peek() == ",") {
-            ++pos;
-            auto next = parse_primary();
-            if (!next) return next;
-            n.kids.push_back(std::move(*next));
-        }
-        if (n.kids.size() == 1) return std::move(n.kids[0]);
-        return n;
-    }
+    Result<Node> parse_or() { return parse_list(Op::or_, "|", &Parser::parse_and); }
+    Result<Node> parse_and() { return parse_list(Op::and_, ",", &Parser::parse_primary); }
     Result<Node> parse_primary() {
         const std::string* t = peek();
         if (!t) return bad(whole, "expected a version after the last operator");
