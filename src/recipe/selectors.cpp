@@ -3,19 +3,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "types/platform.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
 
 namespace sf::recipe {
-
-const std::vector<std::string>& known_subdirs() {
-    static const std::vector<std::string> subdirs = {
-        "emscripten-wasm32", "wasi-wasm32", "freebsd-64", "linux-64", "linux-32",
-        "linux-aarch64", "linux-armv6l", "linux-armv7l", "linux-ppc64", "linux-ppc64le",
-        "linux-riscv64", "linux-s390x", "osx-64", "osx-arm64", "win-64", "win-32",
-        "win-arm64", "zos-z"};
-    return subdirs;
-}
 
 std::vector<SelectorLine> split_selectors(std::string_view text) {
     // conda-build's sel_pat: a selector at the end of the line, optionally
@@ -115,7 +107,8 @@ jinja::Context selector_namespace(const std::string& subdir, const std::string& 
     d["win32"] = subdir == "win-32";
     d["win64"] = subdir == "win-64";
     std::set<std::string> oses, archs;
-    for (const auto& s : known_subdirs()) {
+    for (const auto& s : types::Platform::known()) {
+        if (s == "noarch") continue;
         auto dash = s.find('-');
         oses.insert(s.substr(0, dash));
         archs.insert(s.substr(dash + 1));

@@ -52,7 +52,5 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
                                   const VariantValues& variant);
 
-// The subdirs conda knows; selector flags are derived from these.
-const std::vector<std::string>& known_subdirs();
 
 }  // namespace sf::recipe
