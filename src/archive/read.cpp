@@ -181,27 +181,6 @@ Result<std::string> read_data(struct archive* a, const stdfs::path& pkg, const E
 
 std::string sys_err(int e) { return std::strerror(e); }
 
-// Creates the parent directories of `rel` under `root`, refusing to pass
-// through anything that is not a real directory (e.g. a symlink the archive
-// created earlier).
-Result<void> make_parents(const stdfs::path& root, const std::string& rel, const stdfs::path& pkg) {
-    auto parts = str::split(rel, '/');
-    parts.pop_back();
-    stdfs::path cur = root;
-    for (const auto& p : parts) {
-        cur /= p;
-        struct stat st{};
-        if (::lstat(cur.c_str(), &st) == 0) {
-            if (S_ISLNK(st.st_mode)) return bad(pkg, "member '" + rel + "' would be written through a symlink");
-            if (!S_ISDIR(st.st_mode)) return bad(pkg, "member '" + rel + "' is below a non-directory");
-            continue;
-        }
-        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-            return bad(pkg, "cannot create directory for '" + rel + "': " + sys_err(errno));
-    }
-    return {};
-}
-
 // Removes whatever a duplicate member left at `p` (not directories).
 Result<void> clear_slot(const stdfs::path& p, const std::string& rel, const stdfs::path& pkg) {
     struct stat st{};
@@ -280,6 +259,24 @@ Result<std::string> safe_member_path(std::string_view name) {
     }
     if (kept.empty()) return fail("empty member name");
     return str::join(kept, "/");
+}
+
+Result<void> make_member_parents(const stdfs::path& root, const std::string& rel) {
+    auto parts = str::split(rel, '/');
+    parts.pop_back();
+    stdfs::path cur = root;
+    for (const auto& p : parts) {
+        cur /= p;
+        struct stat st{};
+        if (::lstat(cur.c_str(), &st) == 0) {
+            if (S_ISLNK(st.st_mode)) return fail("member '" + rel + "' would be written through a symlink");
+            if (!S_ISDIR(st.st_mode)) return fail("member '" + rel + "' is below a non-directory");
+            continue;
+        }
+        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+            return fail("cannot create directory for '" + rel + "': " + sys_err(errno));
+    }
+    return {};
 }
 
 bool symlink_stays_inside(std::string_view link_path, std::string_view target) {
@@ -372,7 +369,7 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
         auto rel = safe_member_path(e.path);
         if (!rel) return bad(pkg, "unsafe member: " + rel.error().message);
         stdfs::path dst = tmp / *rel;
-        if (auto ok = make_parents(tmp, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
+        if (auto ok = make_member_parents(tmp, *rel); !ok) return bad(pkg, ok.error().message);
         switch (e.type) {
             case EntryType::directory: {
                 struct stat st{};

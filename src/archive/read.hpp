@@ -64,6 +64,10 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest);
 // The member-name rule used by extract_package(): relative, no "..", no
 // empty name. Returns the normalized path or an error message.
 Result<std::string> safe_member_path(std::string_view name);
+// Creates the parent directories of member `rel` (a safe_member_path())
+// under `root`, refusing to pass through anything that is not a real
+// directory (e.g. a symlink the archive created earlier).
+Result<void> make_member_parents(const stdfs::path& root, const std::string& rel);
 // Does symlink `link_path` (relative, inside the root) with `target` stay inside the root?
 bool symlink_stays_inside(std::string_view link_path, std::string_view target);
 

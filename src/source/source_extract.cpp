@@ -31,25 +31,6 @@ Unexpected<Error> bad(const stdfs::path& file, const std::string& why) {
     return fail(SourceLoc{file.string()}, why, "the archive is corrupt or unsafe; check the source url and sha256");
 }
 
-// Creates the parent directories of `rel` under root, refusing to go through
-// a symlink that the archive itself created.
-Result<void> make_parents(const stdfs::path& root, const std::string& rel, const stdfs::path& file) {
-    auto parts = str::split(rel, '/');
-    stdfs::path cur = root;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-        cur /= parts[i];
-        struct stat st {};
-        if (::lstat(cur.c_str(), &st) == 0) {
-            if (S_ISLNK(st.st_mode)) return bad(file, "member '" + rel + "' would be written through a symlink");
-            if (!S_ISDIR(st.st_mode)) return bad(file, "member '" + rel + "' is below a file");
-            continue;
-        }
-        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-            return bad(file, "cannot create directory for '" + rel + "': " + sys_err(errno));
-    }
-    return {};
-}
-
 // Removes whatever a previous member left at `p` (archives may repeat names).
 void clear_slot(const stdfs::path& p) {
     struct stat st {};
@@ -111,7 +92,7 @@ Result<void> unpack_all(const stdfs::path& archive_file, const stdfs::path& root
         if (raw == "./" || raw == "." || raw.empty()) continue;
         auto rel = archive::safe_member_path(raw);
         if (!rel) return bad(archive_file, "unsafe member: " + rel.error().message);
-        if (auto ok = make_parents(root, *rel, archive_file); !ok) return ok;
+        if (auto ok = archive::make_member_parents(root, *rel); !ok) return bad(archive_file, ok.error().message);
         stdfs::path dst = root / *rel;
         unsigned mode = archive_entry_perm(e);
 
