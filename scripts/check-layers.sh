@@ -70,9 +70,9 @@ for s in $stages; do
     echo "layers: $s: ARCHITECTURE.md says [$doc] but the code includes [$all]"; fail=1
   fi
 done
-for d in $(cut -d: -f1 <<<"$documented"); do
+while IFS=: read -r d _; do
   [[ -d $d ]] || { echo "layers: ARCHITECTURE.md names $d, which is not a folder of src/"; fail=1; }
-done
+done <<<"$documented"
 main=$(included main main.cpp)
 if [[ $main != "cli core" ]]; then
   echo "layers: main.cpp includes [$main]; it may include only cli and core"; fail=1

@@ -60,5 +60,7 @@ if ((${#skipped[@]})); then
     printf '  %s\n' "${required[@]}" >&2
     ((rc != 0)) || rc=1
   fi
+else
+  echo "test.sh: no test skipped"
 fi
 exit "$rc"
