@@ -23,8 +23,8 @@ struct CacheOpts {
 using Change = std::function<Result<void>(script::CMakeCache&)>;
 
 // Applies `change` to the file (or, with --dry-run, only shows it), prints
-// the diff and returns the exit code. `after` sees the diff before it is
-// printed, for warnings.
+// the diff and returns the exit code. `after` runs once the edit is done,
+// before the diff is printed (for warnings).
 int edit(const CacheOpts& o, const std::string& what, const Change& change,
          const std::function<void()>& after = {}) {
     auto dry = o.dry_run ? script::DryRun::yes : script::DryRun::no;

@@ -9,15 +9,15 @@
 #include <system_error>
 #include <thread>
 
-#include "script/capture.hpp"
-#include "script/ninja_log.hpp"
-#include "script/script_env.hpp"
-#include "source/source.hpp"
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
 #include "render/render.hpp"
+#include "script/capture.hpp"
+#include "script/ninja_log.hpp"
+#include "script/script_env.hpp"
+#include "source/source.hpp"
 #include "types/match_spec.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -48,6 +48,11 @@ std::string dist_of(const plan::Step& s) { return s.output.dist(); }
 
 std::string fmt_seconds(double s) { return fmt::format("{:.1f}s", s); }
 
+std::string env_get(const process::Env& env, const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? "" : it->second;
+}
+
 stdfs::path log_path(const Ctx& ctx, const std::string& name) { return ctx.output / "logs" / (name + ".log"); }
 
 void Ctx::progress(const std::string& line) const {
@@ -71,11 +76,6 @@ stdfs::path padded_prefix(const stdfs::path& work) {
     std::string p = (work / "host_env").string();
     while (p.size() < 255) p += "_placehold";
     return p.substr(0, 255);
-}
-
-std::string env_get(const process::Env& env, const std::string& k) {
-    auto it = env.find(k);
-    return it == env.end() ? "" : it->second;
 }
 
 process::Env tool_env() {
@@ -213,11 +213,12 @@ Result<Setup> setup(const BuildOptions& opts) {
     s.map = env::default_system_map();
     for (const auto& f : opts.system_maps)
         if (auto ok = env::extend_system_map_file(s.map, f); !ok) return unexpected(ok.error());
-    plan::HostFacts facts = plan::HostFacts::everything();
-    if (opts.provider == env::ProviderKind::system) {
+    plan::HostFacts facts;
+    if (opts.provider != env::ProviderKind::system) {
+        facts = plan::HostFacts::everything();
+    } else {
         // Probing interpreters takes a moment: only when some requirement names python.
         if (plan::needs_python(*rr)) s.pythons = env::discover_pythons(s.env);
-        facts = {};
         facts.mkl = env::on_host(s.map, "mkl-devel", s.env);
         facts.nvcc = env::on_host(s.map, "cuda-nvcc_" + sel.platform.name(), s.env);
         for (const auto& [minor, py] : s.pythons) facts.pythons.insert(minor);

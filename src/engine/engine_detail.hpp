@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "script/script_env.hpp"
 #include "engine/engine.hpp"
 #include "env/provider.hpp"
 #include "env/python_env.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
+#include "script/script_env.hpp"
 
 namespace sf::engine::detail {
 
@@ -66,6 +66,8 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
 
 double seconds_since(std::chrono::steady_clock::time_point t);
 std::string fmt_seconds(double s);
+// A variable of `env`, or "" when unset.
+std::string env_get(const process::Env& env, const std::string& k);
 std::string dist_of(const plan::Step& s);
 stdfs::path log_path(const Ctx& ctx, const std::string& name);
 

@@ -3,24 +3,19 @@
 #include <set>
 #include <system_error>
 
-#include "script/capture.hpp"
-#include "script/ninja_log.hpp"
-#include "script/script_env.hpp"
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "package/writer.hpp"
+#include "script/capture.hpp"
+#include "script/ninja_log.hpp"
+#include "script/script_env.hpp"
 #include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
 
 namespace {
-
-std::string env_get(const process::Env& env, const std::string& k) {
-    auto it = env.find(k);
-    return it == env.end() ? "" : it->second;
-}
 
 void add_unique(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);

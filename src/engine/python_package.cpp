@@ -2,9 +2,9 @@
 
 #include <system_error>
 
-#include "script/capture.hpp"
 #include "channel/index.hpp"
 #include "package/writer.hpp"
+#include "script/capture.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine {
@@ -62,16 +62,7 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
         if (keep(f, py.minor)) files.push_back(f);
     if (auto ok = script::copy_files(py.prefix, files, stage); !ok) return unexpected(ok.error());
 
-    package::PostprocessOptions po;
-    po.prefix = pfx;
-    po.binary = package::BinaryPrefix::ignore;  // Python finds its prefix from its own location
-    auto report = package::postprocess(stage, po);
-    if (!report) return unexpected(report.error());
-
-    package::PackageInput in;
-    in.dir = stage;
-    in.prefix_files = report->prefix_files;
-    auto& m = in.meta;
+    package::PackageMeta m;
     m.name = "python";
     m.version = py.version;
     m.build = python_package_build();
@@ -80,16 +71,17 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     m.license = "Python-2.0";
     m.summary = "The host's Python " + py.version + " (" + pfx + "), exported by splitforge's system provider";
     m.home = "https://www.python.org";
-    package::WriteOptions wo;
-    wo.zstd_level = 3;
-    wo.threads = 2;
-    stdfs::path out_dir = work / "python-pkgs";
-    stdfs::create_directories(out_dir, ec);
-    auto written = package::write_package(in, out_dir, wo);
-    if (!written) return unexpected(written.error());
+    package::MakeOptions mo;
+    mo.postprocess.emplace();
+    mo.postprocess->prefix = pfx;
+    mo.postprocess->binary = package::BinaryPrefix::ignore;  // Python finds its prefix from its own location
+    mo.write.zstd_level = 3;
+    mo.write.threads = 2;
+    auto made = package::make_package(stage, m, work / "python-pkgs", mo);
+    if (!made) return unexpected(made.error());
     stdfs::remove_all(stage, ec);
-    auto added = channel::add_package(channel, written->front());
-    stdfs::remove(written->front(), ec);
+    auto added = channel::add_package(channel, made->files.front());
+    stdfs::remove(made->files.front(), ec);
     if (!added) return unexpected(added.error());
     return *added;
 }

@@ -4,19 +4,14 @@
 
 #include <system_error>
 
-#include "script/capture.hpp"
 #include "engine/engine_detail.hpp"
+#include "script/capture.hpp"
 #include "types/match_spec.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
 
 namespace {
-
-std::string env_get(const process::Env& env, const std::string& k) {
-    auto it = env.find(k);
-    return it == env.end() ? "" : it->second;
-}
 
 Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
                      const process::Env& env, const stdfs::path& log, const std::string& shown) {

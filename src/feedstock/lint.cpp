@@ -61,6 +61,7 @@ struct Linter {
     const LintOptions& opts;
     const recipe::RawRecipe& raw;
     std::vector<Finding> out;
+    std::vector<types::Platform> platforms;       // the known ones of those asked for
     std::vector<render::RenderedRecipe> renders;  // platforms that rendered
     std::set<std::string> used;                   // keys used on any platform
     std::map<std::string, std::set<std::string>> used_on;  // platform -> used keys
@@ -78,16 +79,21 @@ struct Linter {
     }
     SourceLoc meta(int line) const { return SourceLoc{raw.meta_file, line}; }
 
-    void render_all(const std::vector<std::string>& platforms) {
+    void parse_platforms(const std::vector<std::string>& names) {
+        for (const auto& n : names) {
+            if (auto p = types::Platform::parse(n))
+                platforms.push_back(*p);
+            else
+                add(meta(0), Severity::error, p.error().message, p.error().hint);
+        }
+    }
+
+    void render_all() {
         std::set<std::string> seen_errors;
-        for (const auto& p : platforms) {
-            auto platform = types::Platform::parse(p);
-            if (!platform) {
-                add(meta(0), Severity::error, platform.error().message, platform.error().hint);
-                continue;
-            }
+        for (const auto& platform : platforms) {
+            const std::string& p = platform.name();
             variant::Selection sel;
-            sel.platform = *platform;
+            sel.platform = platform;
             auto rr = render::render(raw, sel);
             if (!rr) {
                 const Error& e = rr.error();
@@ -132,11 +138,8 @@ struct Linter {
     void config_file_keys() {
         if (!raw.config_file) return;
         std::map<std::string, int> keys;
-        const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
-        for (const auto& p : platforms) {
-            auto platform = types::Platform::parse(p);
-            if (!platform) continue;  // reported by render_all()
-            auto src = variant::read_config_file(*raw.config_file, *platform, types::Platform());
+        for (const auto& platform : platforms) {
+            auto src = variant::read_config_file(*raw.config_file, platform, types::Platform());
             if (!src) continue;  // a broken config already failed rendering
             for (const auto& [k, v] : src->lists)
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
@@ -145,11 +148,9 @@ struct Linter {
         // A zip partner of a used key (numpy zipped with python) stays: the
         // zip needs it, and removing it means editing zip_keys too.
         std::set<std::string> partners;
-        for (const auto& p : platforms) {
-            auto platform = types::Platform::parse(p);
-            if (!platform) continue;  // reported by render_all()
+        for (const auto& platform : platforms) {
             variant::Selection sel;
-            sel.platform = *platform;
+            sel.platform = platform;
             auto spec = variant::load(sel, raw.config_file);
             if (!spec) continue;
             for (const auto& g : spec->specials.zip_keys)
@@ -235,18 +236,18 @@ struct Linter {
         std::set<std::string> seen;
         for (const auto& rr : renders)
             for (const auto& top : rr.tops)
-            for (const auto& s : top.sources) {
-                if (s.url.empty() || !seen.insert(s.url).second) continue;
-                int line = line_of(s.url);
-                if (!line) line = line_of("url:");
-                if (!s.sha256.empty()) continue;
-                if (!s.md5.empty())
-                    add(meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
-                        "use `sha256:` with the download's sha256sum");
-                else
-                    add(meta(line), Severity::error, "source " + s.url + " has no sha256",
-                        "add `sha256:` with the download's sha256sum");
-            }
+                for (const auto& s : top.sources) {
+                    if (s.url.empty() || !seen.insert(s.url).second) continue;
+                    int line = line_of(s.url);
+                    if (!line) line = line_of("url:");
+                    if (!s.sha256.empty()) continue;
+                    if (!s.md5.empty())
+                        add(meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
+                            "use `sha256:` with the download's sha256sum");
+                    else
+                        add(meta(line), Severity::error, "source " + s.url + " has no sha256",
+                            "add `sha256:` with the download's sha256sum");
+                }
     }
 
     void tests() {
@@ -316,8 +317,9 @@ std::string Finding::str() const {
 Result<std::vector<Finding>> lint(const LintOptions& opts) {
     auto raw = recipe::RawRecipe::load(opts.recipe_dir);
     if (!raw) return unexpected(raw.error());
-    Linter l{opts, *raw, {}, {}, {}, {}, {}};
-    l.render_all(opts.platforms.empty() ? default_platforms() : opts.platforms);
+    Linter l{opts, *raw, {}, {}, {}, {}, {}, {}};
+    l.parse_platforms(opts.platforms.empty() ? default_platforms() : opts.platforms);
+    l.render_all();
     l.declared_keys();
     l.config_file_keys();
     stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";

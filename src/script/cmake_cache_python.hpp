@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "script/cmake_cache.hpp"
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "script/cmake_cache.hpp"
 
 namespace sf::script {
 

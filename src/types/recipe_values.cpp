@@ -1,23 +1,26 @@
 #include "types/recipe_values.hpp"
 
+#include <utility>
+
 namespace sf::types {
 
 namespace {
 
-const char* const kRunExportKeys[] = {"weak", "strong", "noarch", "weak_constrains", "strong_constrains"};
-
-std::vector<std::string>* field(RunExports& r, int i) {
-    std::vector<std::string>* f[] = {&r.weak, &r.strong, &r.noarch, &r.weak_constrains, &r.strong_constrains};
-    return f[i];
-}
+// The run_exports.json keys and the fields they fill.
+const std::pair<const char*, std::vector<std::string> RunExports::*> kFields[] = {
+    {"weak", &RunExports::weak},
+    {"strong", &RunExports::strong},
+    {"noarch", &RunExports::noarch},
+    {"weak_constrains", &RunExports::weak_constrains},
+    {"strong_constrains", &RunExports::strong_constrains},
+};
 
 }  // namespace
 
 nlohmann::json RunExports::to_json() const {
     nlohmann::json j = nlohmann::json::object();
-    RunExports copy = *this;
-    for (int i = 0; i < 5; ++i)
-        if (!field(copy, i)->empty()) j[kRunExportKeys[i]] = *field(copy, i);
+    for (const auto& [key, field] : kFields)
+        if (!(this->*field).empty()) j[key] = this->*field;
     return j;
 }
 
@@ -33,8 +36,8 @@ RunExports RunExports::from_json(const nlohmann::json& j) {
         return re;
     }
     if (!j.is_object()) return re;
-    for (int i = 0; i < 5; ++i)
-        if (auto it = j.find(kRunExportKeys[i]); it != j.end()) strings(*it, *field(re, i));
+    for (const auto& [key, field] : kFields)
+        if (auto it = j.find(key); it != j.end()) strings(*it, re.*field);
     return re;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // What the user selected to render or build: the target platform, the -m
-// variant files and --variant overrides. Built once (by the CLI) and held
-// unchanged by render, plan, build, lint and rerender.
+// variant files and --variant overrides. Built once by the CLI and held
+// unchanged by render, plan and build; lint and rerender, which cover every
+// platform, make one per platform.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -18,9 +19,6 @@ struct Selection {
     types::Platform build_platform;  // where builds run: this machine
     std::vector<std::filesystem::path> variant_files;            // -m, in order
     std::vector<std::pair<std::string, std::string>> overrides;  // --variant KEY=VALUE
-
-    // The same selection for another target (lint and rerender cover every platform).
-    Selection for_platform(const types::Platform& p) const;
 };
 
 // The selection from command-line values. The platform is decided here and

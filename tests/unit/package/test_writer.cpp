@@ -5,8 +5,8 @@
 #include "package/info.hpp"
 #include "package/writer.hpp"
 #include "testutil.hpp"
-#include "util/hash.hpp"
 #include "unit/package/fixture.hpp"
+#include "util/hash.hpp"
 
 using namespace sf;
 using namespace sf::package;

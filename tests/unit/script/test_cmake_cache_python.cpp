@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "script/cmake_cache_python.hpp"
 #include "process/process.hpp"
+#include "script/cmake_cache_python.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "testutil.hpp"
 #include "types/package_record.hpp"
 #include "types/platform.hpp"
-#include "testutil.hpp"
 
 using namespace sf::types;
 
