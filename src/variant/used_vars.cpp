@@ -38,13 +38,15 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
         full.push_back(R"(\{\s*)" + m->str(2) + R"(\([\'\"])" + re_escape(p.compiler_lang) +
                        R"([\"\'][^\{]*?\})");
     }
-    std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v + R"([^'\"]*?\}\})";
+    std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v + R"([^_0-9a-zA-Z].*?\}\})";
     std::string selector_re = R"(^[^#\[]*?\#?\s\[[^\]]*?(?<![_\w\d]))" + v + R"([=\s<>!\]])";
     std::string conditional_re = R"((?:^|[^\{])\{%\s*(?:el)?if\s*.*)" + v + R"(\s*(?:[^%]*?)?%\})";
     std::string requirement_re = R"(^\s+\-\s+)" + v_req + R"(\s*(?:\s[\[#]|$))";
     full.push_back(variant_re);
     full.push_back(requirement_re);
     full.push_back(conditional_re);
+    full.push_back(R"((?:^|[^\{])\{%\s*for\s*.*\s*in\s*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
+    full.push_back(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
     p.full = std::make_unique<PyRegex>(str::join(full, "|"));
     p.selectors = std::make_unique<PyRegex>(selector_re);
     p.shell = std::make_unique<PyRegex>(R"((^[^$]*?\$\{?\s*)" + v + R"(\s*[\s|\}]))",

@@ -2,7 +2,8 @@
 // Which variant keys a piece of recipe text uses. These are conda-build's own
 // regexes (variants.py), run through PyRegex so that our matrix, and therefore
 // our hashes, agree with conda-build's exactly: Jinja references, `{% if %}`
-// conditions, bare requirement names, selectors, compiler() calls, and
+// conditions, {% for %} and {% set %} right-hand sides, pin_*() names, bare
+// requirement names, selectors, compiler() calls, and
 // $VAR / ${VAR} in shell scripts (%VAR% in batch files).
 #include <map>
 #include <memory>
