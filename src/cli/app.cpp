@@ -4,6 +4,10 @@
 
 namespace sf::cli {
 
+void print_warnings(const std::vector<Error>& warnings) {
+    for (const auto& w : warnings) std::cerr << "splitforge: warning: " << w.str() << "\n";
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"splitforge: render, build and split conda recipes (megabuilds first-class)"};
     app.require_subcommand(1);

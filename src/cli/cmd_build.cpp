@@ -67,6 +67,7 @@ void register_build(CLI::App& app, Action& action) {
             o.zstd_level = a->zstd_level;
             if (a->dry_run) {
                 auto p = value_or_throw(engine::make_build_plan(o));
+                print_warnings(p.warnings);
                 std::cout << plan::describe(p);
                 return 0;
             }

@@ -21,6 +21,7 @@ void register_render(CLI::App& app, Action& action) {
     sub->callback([o, &action] {
         action = [o] {
             auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.selection()));
+            print_warnings(rr.warnings);
             if (o->output == "json")
                 std::cout << render::to_json(rr).dump(2) << "\n";
             else if (o->output == "builds")

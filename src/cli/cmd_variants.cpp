@@ -21,6 +21,7 @@ void register_variants(CLI::App& app, Action& action) {
     sub->callback([o, &action] {
         action = [o] {
             auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.selection()));
+            print_warnings(rr.warnings);
             if (o->json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";
             else

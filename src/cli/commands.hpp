@@ -3,8 +3,11 @@
 // into a library. Each register_* adds its subcommand and sets `run` in the
 // callback; app.cpp lists them all.
 #include <functional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "core/error.hpp"
 
 namespace sf::cli {
 
@@ -23,6 +26,9 @@ void register_rerender(CLI::App& app, Action& action);
 void register_ci_matrix(CLI::App& app, Action& action);
 void register_submodules(CLI::App& app, Action& action);
 void register_lint(CLI::App& app, Action& action);
+
+// "splitforge: warning: <file:line>: <message>" on stderr, one line each.
+void print_warnings(const std::vector<Error>& warnings);
 
 int main(int argc, char** argv);
 

@@ -245,6 +245,7 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
+    for (const auto& w : p.warnings) ctx.progress("warning: " + w.str());
     std::error_code ec;
     ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
     stdfs::create_directories(ctx.output / p.platform.name(), ec);

@@ -105,6 +105,7 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
     plan.recipe_dir = rr.recipe_dir;
     plan.platform = rr.platform;
     plan.build_script = rr.build_script;
+    plan.warnings = rr.warnings;
     std::vector<std::string> problems;
 
     for (size_t t = 0; t < rr.tops.size(); ++t) {

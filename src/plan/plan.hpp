@@ -65,6 +65,7 @@ struct BuildPlan {
     std::string build_script;  // top-level build.sh, relative to the recipe
     std::vector<StagingBuild> builds;
     std::vector<Skipped> skipped;
+    std::vector<Error> warnings;  // the render's (see RenderedRecipe::warnings)
     int output_count() const;
 };
 

@@ -14,7 +14,7 @@ int map_line(int line0, const std::vector<int>& line_map) {
 }
 
 Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
-                              const std::vector<int>& line_map) {
+                              const std::vector<int>& line_map, Diagnostics* diag) {
     if (node.IsMap()) {
         std::map<std::string, int> seen;
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -22,16 +22,21 @@ Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
             std::string k = key.IsScalar() ? key.Scalar() : std::string("<complex key>");
             int line = map_line(key.Mark().line, line_map);
             auto [pos, inserted] = seen.emplace(k, line);
-            if (!inserted)
-                return fail(SourceLoc{file, line, key.Mark().column + 1},
-                            "duplicate key '" + k + "' (first defined on line " +
-                                std::to_string(pos->second) + ")",
-                            "remove one, or give each a selector that excludes the other");
-            if (auto r = check_duplicates(it->second, file, line_map); !r) return r;
+            if (!inserted) {
+                Error e{SourceLoc{file, line, key.Mark().column + 1},
+                        "duplicate key '" + k + "' (first defined on line " + std::to_string(pos->second) + ")",
+                        "remove one, or give each a selector that excludes the other"};
+                if (!diag || diag->strict()) return unexpected(std::move(e));
+                e.message += ": the last one wins, as in conda-build";
+                e.hint = "--strict makes this an error";
+                if (auto r = diag->warn(e, e.loc.str()); !r) return r;
+                pos->second = line;
+            }
+            if (auto r = check_duplicates(it->second, file, line_map, diag); !r) return r;
         }
     } else if (node.IsSequence()) {
         for (const auto& child : node)
-            if (auto r = check_duplicates(child, file, line_map); !r) return r;
+            if (auto r = check_duplicates(child, file, line_map, diag); !r) return r;
     }
     return {};
 }
@@ -116,7 +121,7 @@ std::string RawRecipe::display_path(const std::string& relative) const {
 }
 
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
-                              const std::vector<int>& line_map) {
+                              const std::vector<int>& line_map, Diagnostics* diag) {
     YAML::Node node;
     try {
         node = YAML::Load(text);
@@ -126,7 +131,7 @@ Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
         return fail(SourceLoc{file, line, col}, "YAML error: " + e.msg,
                     "check indentation and quoting; Jinja has already been applied to this text");
     }
-    if (auto r = check_duplicates(node, file, line_map); !r) return unexpected(r.error());
+    if (auto r = check_duplicates(node, file, line_map, diag); !r) return unexpected(r.error());
     return node;
 }
 

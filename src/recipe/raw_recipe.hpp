@@ -39,9 +39,10 @@ private:
 
 // Text -> YAML, with yaml-cpp errors mapped to file:line:col through
 // `line_map` (line i of `text` came from source line line_map[i]).
-// Duplicate mapping keys are an error.
+// A duplicate mapping key keeps its last value with a warning in `diag`
+// (PyYAML's rule); without `diag`, or under --strict, it is an error.
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
-                              const std::vector<int>& line_map = {});
+                              const std::vector<int>& line_map = {}, Diagnostics* diag = nullptr);
 
 // Checks for bytes that are not UTF-8 and tabs used for indentation.
 Result<void> check_text(const std::string& text, const std::string& file);

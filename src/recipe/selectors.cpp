@@ -1,11 +1,15 @@
 #include "recipe/selectors.hpp"
 
+#include <unistd.h>
+
 #include <set>
 #include <unordered_map>
 
 #include "types/platform.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
+
+extern char** environ;
 
 namespace sf::recipe {
 
@@ -41,9 +45,64 @@ std::vector<SelectorLine> split_selectors(std::string_view text) {
     return out;
 }
 
+namespace {
+
+// The name in an "'x' is undefined" error, or "".
+std::string undefined_name(const Error& e) {
+    const std::string suffix = "' is undefined";
+    if (e.message.size() < suffix.size() + 2 || e.message.front() != '\'' || !str::ends_with(e.message, suffix))
+        return {};
+    return e.message.substr(1, e.message.size() - suffix.size() - 1);
+}
+
+Result<jinja::Value> evaluate_once(const std::string& expr, const jinja::Origin& origin, const jinja::Context& ns,
+                                   SelectorCache* cache) {
+    if (!cache) return jinja::evaluate(expr, origin, ns);
+    auto parsed = cache->parsed.find(expr);
+    if (parsed == cache->parsed.end()) {
+        auto e = jinja::Expression::parse(expr, origin);
+        if (!e) return unexpected(e.error());
+        parsed = cache->parsed.emplace(expr, std::move(*e)).first;
+    }
+    return parsed->second.evaluate(ns);
+}
+
+// conda-build's eval_selector: on a NameError, every occurrence of the name
+// in the selector text (a plain substring replace) becomes False, and the
+// selector is evaluated again.
+Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at, const jinja::Context& ns,
+                               SelectorCache* cache, Diagnostics* diag) {
+    std::string expr = selector;
+    for (int round = 0;; ++round) {
+        auto v = evaluate_once(expr, {at.file, at.line, at.col}, ns, cache);
+        if (v) return v->truthy();
+        Error e = v.error();
+        e.loc = at;
+        std::string name = undefined_name(e);
+        if (name.empty()) {
+            e.message = "invalid selector [" + selector + "]: " + e.message;
+            e.hint = selector.find(',') != std::string::npos
+                         ? "a line ending in [...] is read as a selector; write the list in block style"
+                         : "selectors are Python expressions over platform flags and variant keys";
+            return unexpected(std::move(e));
+        }
+        e.message = "unknown name '" + name + "' in selector [" + selector + "]";
+        if (!diag || diag->strict() || round > 64) {
+            e.hint = "use a platform flag (linux, osx, win, x86_64, ...) or a variant key";
+            return unexpected(std::move(e));
+        }
+        e.message += " reads as False, as in conda-build";
+        e.hint = "--strict makes this an error";
+        if (auto r = diag->warn(e, at.file + '\x1f' + name); !r) return unexpected(r.error());
+        expr = str::replace_all(std::move(expr), name, "False");
+    }
+}
+
+}  // namespace
+
 Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const jinja::Context& ns,
                                  const std::string& file, SelectorCache* cache,
-                                 std::map<std::string, bool>* outcomes) {
+                                 std::map<std::string, bool>* outcomes, Diagnostics* diag) {
     Selected out;
     std::map<std::string, bool> local;
     std::map<std::string, bool>& seen = outcomes ? *outcomes : local;
@@ -55,32 +114,10 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
             if (it != seen.end()) {
                 keep = it->second;
             } else {
-                jinja::Origin origin{file, static_cast<int>(i) + 1, l.selector_col};
-                Result<jinja::Value> v = jinja::Value();
-                auto parsed = cache ? cache->parsed.find(*l.selector) : decltype(cache->parsed)::iterator{};
-                if (cache && parsed == cache->parsed.end()) {
-                    auto e = jinja::Expression::parse(*l.selector, origin);
-                    if (e) parsed = cache->parsed.emplace(*l.selector, std::move(*e)).first;
-                    else v = unexpected(e.error());
-                }
-                if (v && cache && parsed != cache->parsed.end()) v = parsed->second.evaluate(ns);
-                else if (v) v = jinja::evaluate(*l.selector, origin, ns);
-                if (!v) {
-                    Error e = v.error();
-                    if (e.loc.line != static_cast<int>(i) + 1) e.loc = SourceLoc{file, static_cast<int>(i) + 1, l.selector_col};
-                    if (str::ends_with(e.message, "is undefined")) {
-                        e.message = "unknown name " + e.message.substr(0, e.message.size() - 13) +
-                                    " in selector [" + *l.selector + "]";
-                        e.hint = "use a platform flag (linux, osx, win, x86_64, ...) or a variant key";
-                    } else {
-                        e.message = "invalid selector [" + *l.selector + "]: " + e.message;
-                        e.hint = l.selector->find(',') != std::string::npos
-                                     ? "a line ending in [...] is read as a selector; write the list in block style"
-                                     : "selectors are Python expressions over platform flags and variant keys";
-                    }
-                    return unexpected(std::move(e));
-                }
-                keep = v->truthy();
+                auto v = evaluate_selector(*l.selector, SourceLoc{file, static_cast<int>(i) + 1, l.selector_col},
+                                           ns, cache, diag);
+                if (!v) return unexpected(v.error());
+                keep = *v;
                 seen.emplace(*l.selector, keep);
             }
         }
@@ -93,6 +130,128 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
         out.blanked += '\n';
     }
     return out;
+}
+
+namespace {
+
+using jinja::KwArgs;
+using jinja::List;
+using jinja::Value;
+
+Result<Value> one_arg(const List& args, const char* fn) {
+    if (args.size() != 1) return fail(std::string(fn) + "() takes exactly one argument");
+    return args[0];
+}
+
+Result<Value> py_int(const Value& v) {
+    if (v.is_int()) return v;
+    if (v.is_bool()) return Value(static_cast<std::int64_t>(v.as_bool()));
+    if (v.is_float()) return Value(static_cast<std::int64_t>(v.as_float()));
+    if (v.is_string()) {
+        std::string t(str::trim(v.as_string()));
+        size_t used = 0;
+        try {
+            std::int64_t n = std::stoll(t, &used);
+            if (used == t.size()) return Value(n);
+        } catch (...) {
+        }
+        return fail("invalid literal for int(): '" + v.as_string() + "'");
+    }
+    return fail(std::string("int() argument must be a string or a number, not '") + v.type_name() + "'");
+}
+
+// The Python builtins that selectors use (they are eval()ed in conda-build).
+const std::vector<std::pair<std::string, Value>>& python_builtins() {
+    static const std::vector<std::pair<std::string, Value>> fns = [] {
+        std::vector<std::pair<std::string, Value>> b;
+        auto add = [&](const char* name, jinja::Function f) { b.emplace_back(name, Value(std::move(f))); };
+        add("str", [](const List& a, const KwArgs&) -> Result<Value> {
+            if (a.empty()) return Value("");
+            auto v = one_arg(a, "str");
+            if (!v) return v;
+            return Value(v->str());
+        });
+        add("int", [](const List& a, const KwArgs&) -> Result<Value> {
+            if (a.empty()) return Value(0);
+            auto v = one_arg(a, "int");
+            if (!v) return v;
+            return py_int(*v);
+        });
+        add("bool", [](const List& a, const KwArgs&) -> Result<Value> {
+            return Value(!a.empty() && a[0].truthy());
+        });
+        add("len", [](const List& a, const KwArgs&) -> Result<Value> {
+            auto v = one_arg(a, "len");
+            if (!v) return v;
+            if (v->is_string()) return Value(static_cast<std::int64_t>(v->as_string().size()));
+            if (v->is_list()) return Value(static_cast<std::int64_t>(v->as_list().size()));
+            if (v->is_dict()) return Value(static_cast<std::int64_t>(v->as_dict().size()));
+            return fail(std::string("object of type '") + v->type_name() + "' has no len()");
+        });
+        auto seq = [](const char* fn) {
+            return [fn](const List& a, const KwArgs&) -> Result<Value> {
+                if (a.empty()) return Value(List{});
+                auto v = one_arg(a, fn);
+                if (!v) return v;
+                if (v->is_list()) return *v;
+                List out;
+                if (v->is_string())
+                    for (char c : v->as_string()) out.emplace_back(std::string(1, c));
+                else if (v->is_dict())
+                    for (const auto& kv : v->as_dict()) out.emplace_back(kv.first);
+                else
+                    return fail(std::string("'") + v->type_name() + "' object is not iterable");
+                return Value(std::move(out));
+            };
+        };
+        add("list", seq("list"));
+        add("tuple", seq("tuple"));
+        add("any", [](const List& a, const KwArgs&) -> Result<Value> {
+            if (a.size() != 1 || !a[0].is_list()) return fail("any() takes one list");
+            for (const auto& x : a[0].as_list())
+                if (x.truthy()) return Value(true);
+            return Value(false);
+        });
+        add("all", [](const List& a, const KwArgs&) -> Result<Value> {
+            if (a.size() != 1 || !a[0].is_list()) return fail("all() takes one list");
+            for (const auto& x : a[0].as_list())
+                if (!x.truthy()) return Value(false);
+            return Value(true);
+        });
+        return b;
+    }();
+    return fns;
+}
+
+}  // namespace
+
+jinja::Value environment_dict() {
+    jinja::Dict d;
+    for (char** e = environ; e && *e; ++e) {
+        std::string_view kv = *e;
+        auto eq = kv.find('=');
+        if (eq == std::string_view::npos || eq == 0) continue;
+        d.emplace_back(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    }
+    return d;
+}
+
+jinja::Value os_module(const jinja::Value& env) {
+    using jinja::List;
+    using jinja::KwArgs;
+    jinja::Function join([](const List& args, const KwArgs&) -> Result<jinja::Value> {
+        std::string out;
+        for (const auto& a : args) {
+            if (!a.is_string()) return fail("os.path.join() takes strings");
+            const std::string& part = a.as_string();
+            if (!part.empty() && part.front() == '/') out = part;
+            else if (out.empty() || out.back() == '/') out += part;
+            else out += "/" + part;
+        }
+        return jinja::Value(out);
+    });
+    jinja::Dict path{{"join", join}, {"sep", "/"}};
+    return jinja::Dict{{"environ", env}, {"sep", "/"}, {"name", "posix"}, {"path", path}};
 }
 
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
@@ -154,6 +313,14 @@ jinja::Context selector_namespace(const std::string& subdir, const std::string& 
     std::string lua = get("lua", "5");
     d["lua"] = lua;
     d["luajit"] = !lua.empty() && lua[0] == '2';
+
+    // Python's eval() sees os, os.environ and the builtins; conda-build also
+    // makes each environment variable a name (after the flags here).
+    jinja::Value env = environment_dict();
+    d["environ"] = env;
+    d["os"] = os_module(env);
+    for (const auto& [name, fn] : python_builtins()) d[name] = fn;
+    for (const auto& [k, v] : env.as_dict()) d.try_emplace(k, v);
 
     // Variant keys, converted as conda-build does; they never shadow the flags.
     for (const auto& [k, v] : variant) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/diagnostics.hpp"
 #include "core/error.hpp"
 #include "jinja/jinja.hpp"
 
@@ -38,17 +39,24 @@ struct SelectorCache {
     std::map<std::string, jinja::Expression, std::less<>> parsed;
 };
 
-// Evaluates each selector (once per distinct expression). An unknown name or
-// a bad expression is an error at file:line:col. `outcomes`, when given,
-// receives selector text -> kept.
+// Evaluates each selector (once per distinct expression). A bad expression
+// is an error at file:line:col. An unknown name reads as False with a
+// warning in `diag` (conda-build's rule); without `diag`, or under --strict,
+// it is an error. `outcomes`, when given, receives selector text -> kept.
 Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const jinja::Context& ns,
                                  const std::string& file, SelectorCache* cache = nullptr,
-                                 std::map<std::string, bool>* outcomes = nullptr);
+                                 std::map<std::string, bool>* outcomes = nullptr, Diagnostics* diag = nullptr);
+
+// This process's environment as a dict (os.environ), and an `os` holding it
+// with os.environ, os.sep, os.name and os.path.join.
+jinja::Value environment_dict();
+jinja::Value os_module(const jinja::Value& env);
 
 // The names a selector can use for `subdir`: os/arch flags (linux, osx, win,
 // unix, x86_64, aarch64, arm64, ppc64le, linux64, ...), py/py3k/np,
-// build_platform, target_platform, and every variant key (ints and booleans
-// converted as conda-build does: "312" -> 312, "true" -> True).
+// build_platform, os, environ, the Python builtins selectors use (str, int,
+// len, ...), the environment's variables, and every variant key (ints and
+// booleans converted as conda-build does: "312" -> 312, "true" -> True).
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
                                   const VariantValues& variant);
 

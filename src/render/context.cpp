@@ -1,12 +1,14 @@
 #include "render/context.hpp"
 
-#include <cstdlib>
+#include <algorithm>
+#include <set>
+#include <thread>
 
 #include "render/pins.hpp"
+#include "recipe/selectors.hpp"
 #include "types/pin.hpp"
+#include "types/platform.hpp"
 #include "util/strings.hpp"
-
-extern char** environ;
 
 namespace sf::render {
 namespace {
@@ -46,13 +48,82 @@ std::string pin_arg(const List& args, const KwArgs& kw, size_t pos, const std::s
     return v->is_string() ? v->as_string() : v->str();
 }
 
-Value env_dict() {
-    jinja::Dict d;
-    for (char** e = environ; e && *e; ++e) {
-        std::string kv = *e;
-        auto eq = kv.find('=');
-        if (eq == std::string::npos) continue;
-        d.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+// The first two dot-separated parts: "3.12.* *_cpython" -> "3.12".
+std::string two_parts(const std::string& v, const std::string& sep = ".") {
+    auto parts = str::split(v.substr(0, v.find(' ')), '.');
+    return parts.at(0) + (parts.size() > 1 ? sep + parts[1] : "");
+}
+
+std::string env_or(const Value& env, const std::string& key, const std::string& def) {
+    const Value* v = env.get(key);
+    return v && v->is_string() && !v->as_string().empty() ? v->as_string() : def;
+}
+
+// conda-build's environ.get_dict() while rendering: the variables a build
+// script sees. Paths are shown as the variables the build sets ("$PREFIX"),
+// since no prefix exists yet; they expand correctly in test commands.
+jinja::Dict build_environment(const variant::Variant& v, const PackageInfo& pkg, const std::string& recipe_dir,
+                              const Value& env) {
+    std::string target = v.value_or("target_platform", types::Platform().name());
+    std::string os = target.substr(0, target.find('-'));
+    std::string arch = target.substr(target.find('-') + 1);
+    bool win = os == "win";
+    std::string prefix = win ? "%PREFIX%" : "$PREFIX";
+    std::string py_ver = two_parts(v.value_or("python", "3.12"));
+    std::string stdlib = win ? prefix + "\\Lib" : prefix + "/lib/python" + py_ver;
+    std::string np = two_parts(v.value_or("numpy", "1.26"));
+    std::string cpus = env_or(env, "CPU_COUNT", v.value_or("CPU_COUNT", std::to_string(std::max(1u, std::thread::hardware_concurrency()))));
+    types::Platform build;
+    std::string machine = build.arch() == "x86" ? "i686" : build.arch();
+    bool cos7 = machine == "aarch64" || machine == "ppc64le" || machine == "s390x";
+    jinja::Dict d = {
+        {"CONDA_BUILD", "1"},
+        {"PYTHONNOUSERSITE", "1"},
+        {"CONDA_DEFAULT_ENV", prefix},
+        {"ARCH", arch},
+        {"PREFIX", prefix},
+        {"BUILD_PREFIX", win ? "%BUILD_PREFIX%" : "$BUILD_PREFIX"},
+        {"SYS_PREFIX", win ? "%SYS_PREFIX%" : "$SYS_PREFIX"},
+        {"SYS_PYTHON", win ? "%SYS_PYTHON%" : "$SYS_PYTHON"},
+        {"SUBDIR", target},
+        {"build_platform", build.name()},
+        {"SRC_DIR", win ? "%SRC_DIR%" : "$SRC_DIR"},
+        {"HTTPS_PROXY", env_or(env, "HTTPS_PROXY", "")},
+        {"HTTP_PROXY", env_or(env, "HTTP_PROXY", "")},
+        {"REQUESTS_CA_BUNDLE", env_or(env, "REQUESTS_CA_BUNDLE", "")},
+        {"DIRTY", ""},
+        {"ROOT", win ? "%SYS_PREFIX%" : "$SYS_PREFIX"},
+        {"PY_VER", py_ver},
+        {"CONDA_PY", str::replace_all(py_ver, ".", "")},
+        {"PY3K", str::starts_with(py_ver, "3") ? "1" : "0"},
+        {"STDLIB_DIR", stdlib},
+        {"SP_DIR", stdlib + (win ? "\\site-packages" : "/site-packages")},
+        {"PYTHON", win ? prefix + "\\python.exe" : prefix + "/bin/python"},
+        {"NPY_VER", np},
+        {"CONDA_NPY", str::replace_all(np, ".", "")},
+        {"NPY_DISTUTILS_APPEND_FLAGS", "1"},
+        {"PERL_VER", two_parts(v.value_or("perl", "5.26.2"))},
+        {"CONDA_PERL", two_parts(v.value_or("perl", "5.26.2"))},
+        {"LUA_VER", two_parts(v.value_or("lua", "5"))},
+        {"CONDA_LUA", two_parts(v.value_or("lua", "5"))},
+        {"R_VER", two_parts(v.value_or("r_base", "3.5"))},
+        {"CONDA_R", two_parts(v.value_or("r_base", "3.5"))},
+        {"PKG_NAME", pkg.name},
+        {"PKG_VERSION", pkg.version},
+        {"PKG_BUILDNUM", pkg.build_number},
+        {"PKG_BUILD_STRING", "placeholder"},
+        {"PKG_HASH", "1234567"},  // conda-build's placeholder while rendering
+        {"RECIPE_DIR", recipe_dir},
+        {"CPU_COUNT", cpus},
+        {"SHLIB_EXT", win ? ".dll" : os == "osx" ? ".dylib" : ".so"},
+        {"PATH", env_or(env, "PATH", "")},
+        {"HOME", env_or(env, "HOME", "UNKNOWN")},
+        {"PKG_CONFIG_PATH", prefix + "/lib/pkgconfig"},
+        {"CMAKE_GENERATOR", win ? "NMake Makefiles" : "Unix Makefiles"},
+    };
+    if (os == "linux") {
+        d.emplace_back("LD_RUN_PATH", prefix + "/lib");
+        d.emplace_back("BUILD", machine + (cos7 ? "-conda_cos7-linux-gnu" : "-conda_cos6-linux-gnu"));
     }
     return d;
 }
@@ -76,27 +147,40 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
     jinja::Context ctx;
     ctx.undefined = undefined;
     ctx.globals = selector_ns.globals;
-    // Variant values are strings inside Jinja (only selectors convert them).
+    // conda-build's layering: selector names, the build environment, then
+    // the variant values (strings inside Jinja; only selectors convert them).
+    const Value* os_env = selector_ns.globals.count("environ") ? &selector_ns.globals.at("environ") : nullptr;
+    Value env = os_env ? *os_env : recipe::environment_dict();
+    jinja::Dict build_env = build_environment(v, pkg, recipe_dir, env);
+    for (const auto& [k, x] : build_env) ctx.globals[k] = x;
+    ctx.globals["CONDA_BUILD_STATE"] = "RENDER";
     for (const auto& [k, x] : v.values) ctx.globals[k] = x;
 
-    std::string py = v.value_or("python", "3.12");
-    auto py_parts = str::split(py.substr(0, py.find(' ')), '.');
-    std::string py_ver = py_parts.at(0) + (py_parts.size() > 1 ? "." + py_parts[1] : "");
-    ctx.globals["PY_VER"] = py_ver;
-    ctx.globals["CONDA_PY"] = str::replace_all(py_ver, ".", "");
-    std::string np = v.value_or("numpy", "1.26");
-    auto np_parts = str::split(np, '.');
-    ctx.globals["NPY_VER"] = np_parts.at(0) + (np_parts.size() > 1 ? "." + np_parts[1] : "");
-    ctx.globals["CONDA_NPY"] = np_parts.at(0) + (np_parts.size() > 1 ? np_parts[1] : "");
-    ctx.globals["PKG_NAME"] = pkg.name;
-    ctx.globals["PKG_VERSION"] = pkg.version;
-    ctx.globals["PKG_BUILDNUM"] = pkg.build_number;
-    ctx.globals["PKG_HASH"] = "1234567";  // conda-build's placeholder while rendering
-    ctx.globals["RECIPE_DIR"] = recipe_dir;
-    ctx.globals["CONDA_BUILD_STATE"] = "RENDER";
-    Value env = env_dict();
-    ctx.globals["environ"] = env;
-    ctx.globals["os"] = jinja::Dict{{"environ", env}, {"sep", "/"}};
+    // Jinja's `environ`: the process environment, the build environment and
+    // the variant keys whose upper-case name is neither taken nor a language.
+    jinja::Dict environ_dict = env.as_dict();
+    auto put = [&](const std::string& k, const Value& x) {
+        for (auto& [ek, ev] : environ_dict)
+            if (ek == k) {
+                ev = x;
+                return;
+            }
+        environ_dict.emplace_back(k, x);
+    };
+    std::set<std::string> taken;
+    for (const auto& [k, x] : build_env) {
+        put(k, x);
+        taken.insert(k);
+    }
+    static const std::set<std::string> languages = {"PERL", "LUA", "R", "NUMPY", "PYTHON"};
+    for (const auto& [k, x] : v.values) {
+        std::string up = str::upper(k);
+        if (!taken.count(up) && !languages.count(up)) put(k, x);
+    }
+    ctx.globals["environ"] = Value(std::move(environ_dict));
+    jinja::Dict os_environ = env.as_dict();
+    os_environ.emplace_back("CONDA_BUILD_STATE", "RENDER");
+    ctx.globals["os"] = recipe::os_module(Value(std::move(os_environ)));
 
     auto target = [v](const std::string& component) {
         return [v, component](const List& args, const KwArgs& kw) -> Result<Value> {

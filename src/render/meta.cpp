@@ -168,7 +168,7 @@ std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) 
     std::string text = pattern ? cache->extract(pattern, raw->text) : raw->text;
     if (apply_selectors) {
         auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file, &cache->selectors,
-                                           &outcomes);
+                                           &outcomes, diag);
         if (sel) text = sel->text;
     }
     text = rstrip(text);

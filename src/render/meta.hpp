@@ -53,6 +53,7 @@ struct VariantText {
     std::string subdir;
     Meta meta;  // the rendered top-level dict
     TextCache* cache = nullptr;  // required: set by the renderer
+    Diagnostics* diag = nullptr;  // warnings of this render
     mutable std::map<std::string, bool> outcomes;  // selector -> kept, for this variant
     std::string outcome_key;                       // outcomes, flattened: the memo key
 

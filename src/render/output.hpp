@@ -61,6 +61,9 @@ struct RenderedRecipe {
     std::vector<RenderedOutput> outputs;  // build order: top variant, then dependencies first
     // Where each variant key is used first (file:line), for `splitforge variants`.
     std::map<std::string, SourceLoc> key_uses;
+    // What conda-build accepts but is dubious (unknown selector names,
+    // repeated keys), once each; --strict made the first one an error.
+    std::vector<Error> warnings;
 };
 
 }  // namespace sf::render

@@ -128,6 +128,7 @@ private:
 
     const recipe::RawRecipe& raw_;
     const variant::Selection& sel_;
+    Diagnostics diag_{sel_.strict};
     variant::CombinedSpec spec_;
     variant::UsedVarScanner* scanner_ = nullptr;
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
@@ -139,10 +140,18 @@ private:
 
 Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::string& key,
                                    const variant::Variant& v, const jinja::Context& ns) {
+    // Unselected lines are dropped, not blanked, as conda-build drops them
+    // (a folded block scalar must not gain empty lines); messages map lines
+    // back through sel.source_line.
+    auto at_source = [&](Error e) {
+        if (e.loc.file == raw_.meta_file && e.loc.line > 0 && static_cast<size_t>(e.loc.line) <= sel.source_line.size())
+            e.loc.line = sel.source_line[static_cast<size_t>(e.loc.line) - 1];
+        return unexpected(std::move(e));
+    };
     auto tit = templates_.find(key);
     if (tit == templates_.end()) {
-        auto t = jinja::Template::parse(sel.blanked, {raw_.meta_file, 1, 1});
-        if (!t) return unexpected(t.error());
+        auto t = jinja::Template::parse(sel.text, {raw_.meta_file, 1, 1});
+        if (!t) return at_source(t.error());
         tit = templates_.emplace(key, std::move(*t)).first;
     }
     const jinja::Template& tmpl = tit->second;
@@ -156,8 +165,8 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
     }
     auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::strict);
     auto text = tmpl.render(ctx);
-    if (!text) return unexpected(text.error());
-    auto parsed = yaml_.parse(*text, raw_.meta_file);
+    if (!text) return at_source(text.error());
+    auto parsed = yaml_.parse(*text, raw_.meta_file, sel.source_line, &diag_);
     if (!parsed) return unexpected(parsed.error());
     if (!parsed->is_object())
         return fail(SourceLoc{raw_.meta_file, 1}, "meta.yaml must be a mapping (package:, build:, ...)");
@@ -174,7 +183,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     auto pass = std::make_unique<Pass>();
     pass->ns = recipe::selector_namespace(sel_.platform.name(), sel_.build_platform.name(), v.as_map());
     std::map<std::string, bool> outcomes;
-    auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes);
+    auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes, &diag_);
     if (!sel) return unexpected(sel.error());
     // Memo keys name a selection by a short id, not by its (long) text.
     std::string full_key;
@@ -187,6 +196,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     pass->vt.subdir = sel_.platform.name();
     pass->vt.meta = std::move(*meta);
     pass->vt.cache = &texts_;
+    pass->vt.diag = &diag_;
     pass->vt.outcomes = std::move(outcomes);
     pass->vt.outcome_key = std::move(key);
     passes_.emplace_back(v, std::move(pass));
@@ -367,7 +377,7 @@ void Renderer::record_key_uses(RenderedRecipe& rr, const std::set<std::string>& 
 }
 
 Result<RenderedRecipe> Renderer::run() {
-    auto spec = variant::load(sel_, raw_.config_file);
+    auto spec = variant::load(sel_, raw_.config_file, &diag_);
     if (!spec) return unexpected(spec.error());
     spec_ = std::move(*spec);
     auto variants = variant::explode(spec_);
@@ -470,6 +480,7 @@ Result<RenderedRecipe> Renderer::run() {
     rr.used_keys = as_vec(all_used);
     rr.variants = variants;
     record_key_uses(rr, all_used);
+    rr.warnings = diag_.warnings();
     return rr;
 }
 

@@ -18,8 +18,9 @@ size_t indent_of(const std::string& line) {
     return i;
 }
 
-Result<Meta> parse_whole(const std::string& text, const std::string& file) {
-    auto node = recipe::parse_yaml(text, file);
+Result<Meta> parse_whole(const std::string& text, const std::string& file, const std::vector<int>& line_map,
+                         Diagnostics* diag) {
+    auto node = recipe::parse_yaml(text, file, line_map, diag);
     if (!node) return unexpected(node.error());
     return yaml_to_meta(*node);
 }
@@ -35,17 +36,18 @@ std::optional<Meta> YamlMemo::parse_chunk(const std::string& chunk, const std::s
     return out;
 }
 
-Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file) {
+Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file, const std::vector<int>& line_map,
+                             Diagnostics* diag) {
     if (text.find('&') != std::string::npos || text.find("---") != std::string::npos ||
         text.find('\t') != std::string::npos)
-        return parse_whole(text, file);
+        return parse_whole(text, file, line_map, diag);
     auto lines = str::split_lines(text);
     // Top-level sections: a key at column 0 up to the next one.
     std::vector<std::pair<size_t, size_t>> sections;
     for (size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         if (is_blank_or_comment(l) || l[0] == ' ') continue;
-        if (l[0] == '-' || l[0] == '%' || l.find(':') == std::string::npos) return parse_whole(text, file);
+        if (l[0] == '-' || l[0] == '%' || l.find(':') == std::string::npos) return parse_whole(text, file, line_map, diag);
         if (!sections.empty()) sections.back().second = i;
         sections.emplace_back(i, lines.size());
     }
@@ -58,7 +60,7 @@ Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file) {
     };
     for (auto [a, b] : sections) {
         std::string key(str::trim(lines[a].substr(0, lines[a].find(':'))));
-        if (!seen.insert(key).second) return parse_whole(text, file);  // duplicate: exact error
+        if (!seen.insert(key).second) return parse_whole(text, file, line_map, diag);  // duplicate: exact error
         std::string rest(str::trim(lines[a].substr(lines[a].find(':') + 1)));
         if (key == "outputs" && rest.empty()) {
             // Items of the outputs list, each parsed (and memoized) on its own.
@@ -68,9 +70,9 @@ Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file) {
                 if (is_blank_or_comment(lines[i])) continue;
                 size_t ind = indent_of(lines[i]);
                 if (item_indent == std::string::npos) item_indent = ind;
-                if (ind < item_indent) return parse_whole(text, file);
+                if (ind < item_indent) return parse_whole(text, file, line_map, diag);
                 if (ind == item_indent) {
-                    if (lines[i].compare(ind, 2, "- ") != 0 && lines[i].substr(ind) != "-") return parse_whole(text, file);
+                    if (lines[i].compare(ind, 2, "- ") != 0 && lines[i].substr(ind) != "-") return parse_whole(text, file, line_map, diag);
                     starts.push_back(i);
                 }
             }
@@ -78,14 +80,14 @@ Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file) {
             for (size_t k = 0; k < starts.size(); ++k) {
                 size_t end = k + 1 < starts.size() ? starts[k + 1] : b;
                 auto item = parse_chunk(join(starts[k], end), file);
-                if (!item || !item->is_array() || item->size() != 1) return parse_whole(text, file);
+                if (!item || !item->is_array() || item->size() != 1) return parse_whole(text, file, line_map, diag);
                 items.push_back((*item)[0]);
             }
             out["outputs"] = starts.empty() ? Meta(nullptr) : items;
             continue;
         }
         auto chunk = parse_chunk(join(a, b), file);
-        if (!chunk || !chunk->is_object() || !chunk->contains(key)) return parse_whole(text, file);
+        if (!chunk || !chunk->is_object() || !chunk->contains(key)) return parse_whole(text, file, line_map, diag);
         out[key] = (*chunk)[key];
     }
     return out;

@@ -14,7 +14,9 @@ namespace sf::render {
 
 class YamlMemo {
 public:
-    Result<Meta> parse(const std::string& text, const std::string& file);
+    // `line_map` maps lines of `text` to source lines, for messages.
+    Result<Meta> parse(const std::string& text, const std::string& file, const std::vector<int>& line_map,
+                       Diagnostics* diag);
 
 private:
     std::optional<Meta> parse_chunk(const std::string& chunk, const std::string& file);

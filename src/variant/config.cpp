@@ -108,7 +108,7 @@ SpecSource default_spec(const types::Platform& platform) {
 }
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
-                                    const types::Platform& build_platform) {
+                                    const types::Platform& build_platform, Diagnostics* diag) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
@@ -117,9 +117,9 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
     if (!text) return unexpected(text.error());
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
-    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file);
+    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
-    auto node = recipe::parse_yaml(selected->text, file, selected->source_line);
+    auto node = recipe::parse_yaml(selected->text, file, selected->source_line, diag);
     if (!node) return unexpected(node.error());
     SpecSource src;
     src.name = file;
@@ -180,7 +180,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
         } else {
             values.push_back(v.Scalar());
         }
-        src.lists.emplace_back(key, std::move(values));
+        put(src.lists, key, std::move(values));  // a repeated key: the last one wins
     }
     // Within one file, zipped lists must have equal lengths.
     for (const auto& [k, v] : src.lists) {
@@ -325,14 +325,15 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
     return out;
 }
 
-Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config) {
+Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
+                          Diagnostics* diag) {
     std::vector<SpecSource> sources;
     sources.push_back(default_spec(sel.platform));
-    std::vector<std::filesystem::path> files;
+    std::vector<std::filesystem::path> files = sel.exclusive_files;
     if (recipe_config) files.push_back(*recipe_config);
     files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
     for (const auto& f : files) {
-        auto s = read_config_file(f, sel.platform, sel.build_platform);
+        auto s = read_config_file(f, sel.platform, sel.build_platform, diag);
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/diagnostics.hpp"
 #include "core/error.hpp"
 #include "types/platform.hpp"
 #include "variant/selection.hpp"
@@ -60,13 +61,16 @@ struct CombinedSpec {
 // The defaults conda-build starts from for `platform`.
 SpecSource default_spec(const types::Platform& platform);
 
-// Reads one config file (selectors applied for the platform).
+// Reads one config file (selectors applied for the platform; as in
+// conda-build, target_platform is not a name there). Unknown selector names
+// and repeated keys are warnings in `diag` (errors without it).
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
-                                    const types::Platform& build_platform);
+                                    const types::Platform& build_platform, Diagnostics* diag = nullptr);
 
-// conda-build's merge order: its defaults, the recipe's
-// conda_build_config.yaml, the -m files, then the overrides.
-Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config);
+// conda-build's merge order, later wins: its defaults, the -e files, the
+// recipe's conda_build_config.yaml, the -m files, then the overrides.
+Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
+                          Diagnostics* diag = nullptr);
 Result<CombinedSpec> combine(std::vector<SpecSource> sources);
 
 // The full matrix, filtered by each source's values as conda-build does.

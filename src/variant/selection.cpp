@@ -30,7 +30,8 @@ Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::
 }  // namespace
 
 Result<Selection> select(std::string_view platform, std::vector<std::filesystem::path> variant_files,
-                         const std::vector<std::string>& overrides) {
+                         const std::vector<std::string>& overrides,
+                         std::vector<std::filesystem::path> exclusive_files) {
     Selection s;
     for (const auto& kv : overrides) {
         auto eq = kv.find('=');
@@ -43,11 +44,14 @@ Result<Selection> select(std::string_view platform, std::vector<std::filesystem:
         if (!p) return fail("--platform: " + p.error().message, p.error().hint);
         s.platform = *p;
     } else {
-        auto named = platform_of_files(variant_files);
+        std::vector<std::filesystem::path> all = exclusive_files;
+        all.insert(all.end(), variant_files.begin(), variant_files.end());
+        auto named = platform_of_files(all);
         if (!named) return unexpected(named.error());
         if (*named) s.platform = **named;
     }
     s.variant_files = std::move(variant_files);
+    s.exclusive_files = std::move(exclusive_files);
     return s;
 }
 

@@ -17,16 +17,20 @@ namespace sf::variant {
 struct Selection {
     types::Platform platform;        // the target; this machine's by default
     types::Platform build_platform;  // where builds run: this machine
+    std::vector<std::filesystem::path> exclusive_files;          // -e, in order
     std::vector<std::filesystem::path> variant_files;            // -m, in order
     std::vector<std::pair<std::string, std::string>> overrides;  // --variant KEY=VALUE
+    bool strict = false;  // --strict: what conda-build accepts with a warning is an error
 };
 
 // The selection from command-line values. The platform is decided here and
 // only here: `platform` when given (it must be a known subdir), else the
 // single target_platform the -m files name (as conda-smithy's .ci_support
 // files and our variants/ carry), else this machine. `overrides` are
-// KEY=VALUE[,VALUE...] strings.
+// KEY=VALUE[,VALUE...] strings. `exclusive_files` are the -e files (read
+// before the recipe's own config; a -m file's target_platform wins).
 Result<Selection> select(std::string_view platform, std::vector<std::filesystem::path> variant_files,
-                         const std::vector<std::string>& overrides);
+                         const std::vector<std::string>& overrides,
+                         std::vector<std::filesystem::path> exclusive_files = {});
 
 }  // namespace sf::variant
