@@ -329,6 +329,7 @@ std::set<std::string> trim_build_only_deps(const OutputMeta& om, std::set<std::s
     };
     auto build = names("build"), host = names("host");
     auto run = reqs_of(om.meta, "run");
+    for (auto& r : run) r = types::strip_pin(r);  // conda-build sees "tbb", not a pin, before finalizing
     const auto& ignore = sp.ignore_build_only_deps;
     std::set<std::string> out;
     for (const auto& dep : used) {
