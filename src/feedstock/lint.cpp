@@ -88,27 +88,37 @@ struct Linter {
         }
     }
 
+    // A render error or warning as a finding; an unknown selector name
+    // becomes "key 'X' is used by the recipe but missing from the variants".
+    void report(const Error& e, const std::string& platform, Severity severity, std::set<std::string>& seen) {
+        static const boost::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
+        boost::smatch m;
+        if (boost::regex_search(e.message, m, unknown)) {
+            if (!seen.insert(e.loc.str() + m[1].str()).second) return;
+            std::string what = "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " +
+                               platform + ")";
+            if (severity == Severity::warning) what += "; conda-build reads it as False";
+            add(e.loc, severity, what, "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
+            return;
+        }
+        if (!seen.insert(e.loc.str() + e.message).second) return;
+        std::string what = severity == Severity::error ? "cannot render for " + platform + ": " + e.message : e.message;
+        add(e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
+    }
+
     void render_all() {
         std::set<std::string> seen_errors;
         for (const auto& platform : platforms) {
             const std::string& p = platform.name();
             variant::Selection sel;
             sel.platform = platform;
+            sel.strict = opts.strict;
             auto rr = render::render(raw, sel);
             if (!rr) {
-                const Error& e = rr.error();
-                if (!seen_errors.insert(e.loc.str() + e.message).second) continue;
-                static const boost::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
-                boost::smatch m;
-                if (boost::regex_search(e.message, m, unknown))
-                    add(e.loc, Severity::error,
-                        "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " + p + ")",
-                        "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
-                else
-                    add(e.loc.file.empty() ? meta(0) : e.loc, Severity::error, "cannot render for " + p + ": " + e.message,
-                        e.hint);
+                report(rr.error(), p, Severity::error, seen_errors);
                 continue;
             }
+            for (const auto& w : rr->warnings) report(w, p, Severity::warning, seen_errors);
             for (const auto& v : rr->variants)
                 for (const auto& [k, val] : v.values) present.insert(k);
             if (rr->tops.empty()) continue;  // everything skipped here

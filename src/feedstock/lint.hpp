@@ -33,6 +33,9 @@ struct LintOptions {
     // variants/ next to the recipe by default; checked when it exists.
     std::optional<std::filesystem::path> variants_dir;
     std::vector<std::string> platforms;  // empty: rerender's default platforms
+    // What conda-build accepts with a warning (an unknown selector name, a
+    // repeated key) is a warning finding, or an error under --strict.
+    bool strict = false;
 };
 
 // Findings sorted by file, line, message. Errors only when the recipe cannot

@@ -9,9 +9,10 @@ using namespace sf::feedstock;
 
 namespace {
 
-std::string lint_text(const std::filesystem::path& recipe) {
+std::string lint_text(const std::filesystem::path& recipe, bool strict = false) {
     LintOptions o;
     o.recipe_dir = recipe;
+    o.strict = strict;
     auto r = lint(o);
     REQUIRE(r);
     std::string out;
@@ -19,9 +20,10 @@ std::string lint_text(const std::filesystem::path& recipe) {
     return test::relative_to_data(out);
 }
 
-int errors(const std::filesystem::path& recipe) {
+int errors(const std::filesystem::path& recipe, bool strict = false) {
     LintOptions o;
     o.recipe_dir = recipe;
+    o.strict = strict;
     auto r = lint(o);
     REQUIRE(r);
     int n = 0;
@@ -49,8 +51,11 @@ TEST_CASE("lint: one of each problem (golden)") {
 
 TEST_CASE("lint: a key used by the recipe but missing from the variants (golden)") {
     auto dir = test::data_dir() / "feedstock/lint/undefined";
+    // conda-build reads the unknown name as False: a warning, an error under --strict.
     test::check_golden(dir / "expected.txt", lint_text(dir / "recipe"));
-    CHECK(errors(dir / "recipe") == 1);
+    CHECK(errors(dir / "recipe") == 0);
+    test::check_golden(dir / "expected-strict.txt", lint_text(dir / "recipe", true));
+    CHECK(errors(dir / "recipe", true) == 1);
 }
 
 TEST_CASE("lint: good recipes are clean") {

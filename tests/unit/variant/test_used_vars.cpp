@@ -23,9 +23,18 @@ TEST_CASE("used keys: conda-build's text rules") {
         CHECK(s.in_text("  - magma  # [with_magma]\n", Scan::selectors_only).count("with_magma"));
         CHECK_FALSE(s.in_text("  - magma\n", Scan::selectors_only).count("with_magma"));
     }
-    SECTION("a Jinja reference through a filter with quotes does not count (conda-build quirk)") {
-        CHECK_FALSE(s.in_text("string: {{ cuda_compiler_version | replace('.', '') }}\n", Scan::full)
-                        .count("cuda_compiler_version"));
+    SECTION("a Jinja reference through a filter with quotes counts (conda-build 24.11)") {
+        CHECK(s.in_text("string: {{ cuda_compiler_version | replace('.', '') }}\n", Scan::full)
+                  .count("cuda_compiler_version"));
+    }
+    SECTION("pin_subpackage('KEY', ...) and pin_compatible('KEY') count") {
+        CHECK(s.in_text("    - {{ pin_subpackage('with_magma', max_pin='x') }}\n", Scan::full).count("with_magma"));
+        CHECK(s.in_text("    - {{ pin_compatible('with_magma') }}\n", Scan::full).count("with_magma"));
+    }
+    SECTION("{% set %} right-hand sides and {% for %} sequences count; {%- forms do not") {
+        CHECK(s.in_text("{% set n = 3 + with_magma|int %}\n", Scan::full).count("with_magma"));
+        CHECK(s.in_text("{% for x in with_magma %}\n", Scan::full).count("with_magma"));
+        CHECK_FALSE(s.in_text("{%- set n = 3 + with_magma|int %}\n", Scan::full).count("with_magma"));
     }
 }
 
