@@ -79,6 +79,16 @@ Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at,
         Error e = v.error();
         e.loc = at;
         std::string name = undefined_name(e);
+        if (name.empty() && expr.find(',') != std::string::npos && expr.front() != '(' && diag && !diag->strict()) {
+            // Python reads `a, b` as a tuple, so a flow list at the end of a
+            // line is a selector that holds, and the list is gone.
+            Error w{at, "[" + selector + "] at the end of a line is read as a selector (a tuple, so true), as in "
+                        "conda-build: the line keeps only the text before it",
+                    "write the list in block style, or add a comment after it; --strict makes this an error"};
+            if (auto r = diag->warn(w, at.str()); !r) return unexpected(r.error());
+            expr = "(" + expr + ")";
+            continue;
+        }
         if (name.empty()) {
             e.message = "invalid selector [" + selector + "]: " + e.message;
             e.hint = selector.find(',') != std::string::npos

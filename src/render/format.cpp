@@ -16,15 +16,19 @@ nlohmann::ordered_json to_json(const RenderedOutput& o) {
     j["build"] = o.build_string;
     j["build_number"] = o.build_number;
     if (!o.noarch.empty()) j["noarch"] = o.noarch;
-    J reqs = J::object();
     auto put = [](J& obj, const char* k, const std::vector<std::string>& v) {
         if (!v.empty()) obj[k] = v;
     };
-    put(reqs, "build", o.requirements.build);
-    put(reqs, "host", o.requirements.host);
-    put(reqs, "run", o.requirements.run);
-    put(reqs, "run_constrained", o.requirements.run_constrained);
-    j["requirements"] = reqs;
+    auto reqs_json = [&](const Requirements& r) {
+        J reqs = J::object();
+        put(reqs, "build", r.build);
+        put(reqs, "host", r.host);
+        put(reqs, "run", r.run);
+        put(reqs, "run_constrained", r.run_constrained);
+        return reqs;
+    };
+    j["requirements"] = reqs_json(o.requirements);
+    j["nonfinal_requirements"] = reqs_json(o.nonfinal_requirements);
     J re = J::object();
     put(re, "weak", o.run_exports.weak);
     put(re, "strong", o.run_exports.strong);

@@ -67,6 +67,8 @@ std::vector<std::string> reqs_of(const Meta& meta, const char* env) {
     return r.contains(env) ? string_list(r[env]) : std::vector<std::string>{};
 }
 
+}  // namespace
+
 void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env) {
     std::vector<std::string> build_deps = string_list(reqs.value("build", Meta::array()));
     for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
@@ -95,8 +97,6 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
         if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val);
     }
 }
-
-}  // namespace
 
 Meta yaml_to_meta(const YAML::Node& node) {
     switch (node.Type()) {

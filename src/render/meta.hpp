@@ -24,6 +24,9 @@ Meta yaml_to_meta(const YAML::Node& node);
 bool meta_truthy(const Meta& v);
 std::vector<std::string> string_list(const Meta& v);  // ensure_list of strings
 int build_number(const Meta& meta);
+// conda-build's insert_variant_versions: a bare name in build/host (or in
+// run when build/host has it bare) that is a variant key gets "<value>.*".
+void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env);
 
 // Text extractions are pure functions of the recipe text and of which
 // selectors hold, so they are memoized across variants here.

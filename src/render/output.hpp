@@ -23,7 +23,10 @@ struct RenderedOutput {
     int build_number = 0;
     bool is_staging = false;  // the top-level recipe itself (single-output recipes)
     std::string noarch;       // "", "generic" or "python"
-    Requirements requirements;
+    Requirements requirements;  // pins resolved against the other outputs
+    // conda-build's non-finalized lists (what conda-smithy sees): each pin
+    // is its bare name and pin_run_as_build is not applied yet.
+    Requirements nonfinal_requirements;
     types::RunExports run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
     types::Test test;

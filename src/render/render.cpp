@@ -225,6 +225,19 @@ RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, 
     const Meta& reqs = sub(m, "requirements");
     auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
     o.requirements = {list("build"), list("host"), list("run"), list("run_constrained")};
+    {
+        // Before finalizing, conda-build's pins are bare names, and a bare
+        // name that is a variant key then gets the variant's version.
+        Meta nonfinal = Meta::object();
+        for (const char* k : {"build", "host", "run", "run_constrained"}) {
+            Meta l = Meta::array();
+            for (const auto& r : list(k)) l.push_back(types::strip_pin(r));
+            nonfinal[k] = std::move(l);
+        }
+        for (const char* env : {"build", "host", "run"}) insert_variant_versions(nonfinal, v, env);
+        o.nonfinal_requirements = {string_list(nonfinal["build"]), string_list(nonfinal["host"]),
+                                   string_list(nonfinal["run"]), string_list(nonfinal["run_constrained"])};
+    }
     if (build.contains("run_exports")) {
         const Meta& re = build["run_exports"];
         if (re.is_object()) {

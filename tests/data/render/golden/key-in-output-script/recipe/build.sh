@@ -1,0 +1,1 @@
+echo ${k_top_build_sh}

@@ -1,0 +1,1 @@
+echo ${k_out_sh}
