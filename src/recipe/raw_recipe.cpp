@@ -10,7 +10,8 @@ int map_line(int line0, const std::vector<int>& line_map) {
     // yaml-cpp marks are 0-based.
     if (line_map.empty()) return line0 + 1;
     if (line0 >= 0 && static_cast<size_t>(line0) < line_map.size()) return line_map[line0];
-    return line_map.back();
+    // Past the last line (an error at end of input): count on from it.
+    return line_map.back() + line0 - static_cast<int>(line_map.size()) + 1;
 }
 
 Result<void> check_duplicates(const YAML::Node& node, const std::string& file,

@@ -73,12 +73,14 @@ Result<jinja::Value> evaluate_once(const std::string& expr, const jinja::Origin&
 Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at, const jinja::Context& ns,
                                SelectorCache* cache, Diagnostics* diag) {
     std::string expr = selector;
+    std::optional<Error> first;  // what the selector as written gave
     for (int round = 0;; ++round) {
         auto v = evaluate_once(expr, {at.file, at.line, at.col}, ns, cache);
         if (v) return v->truthy();
         Error e = v.error();
-        e.loc = at;
+        if (e.loc.file != at.file || e.loc.line != at.line) e.loc = at;
         std::string name = undefined_name(e);
+        if (name.empty() && first) e = *first;  // the tuple retry failed too: say what the selector gave
         if (name.empty() && expr.find(',') != std::string::npos && expr.front() != '(' && diag && !diag->strict()) {
             // Python reads `a, b` as a tuple, so a flow list at the end of a
             // line is a selector that holds, and the list is gone.
@@ -86,6 +88,7 @@ Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at,
                         "conda-build: the line keeps only the text before it",
                     "write the list in block style, or add a comment after it; --strict makes this an error"};
             if (auto r = diag->warn(w, at.str()); !r) return unexpected(r.error());
+            first = e;
             expr = "(" + expr + ")";
             continue;
         }
@@ -103,7 +106,10 @@ Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at,
         }
         e.message += " reads as False, as in conda-build";
         e.hint = "--strict makes this an error";
-        if (auto r = diag->warn(e, at.file + '\x1f' + name); !r) return unexpected(r.error());
+        // A name the replacement itself made ("lin" turns "linux" into
+        // "Falseux") is replaced too, without a warning of its own.
+        if (selector.find(name) != std::string::npos)
+            if (auto r = diag->warn(e, at.file + '\x1f' + name); !r) return unexpected(r.error());
         expr = str::replace_all(std::move(expr), name, "False");
     }
 }

@@ -1,5 +1,7 @@
 // Snapshot tests: tests/data/render/good/<case>/expected.yaml is the rendered
-// recipe, tests/data/render/bad/<case>/expected.txt the exact error line.
+// recipe (warnings.txt its warnings, if any), tests/data/render/bad/<case>/
+// expected.txt the exact error line. An `args` file holds --platform, -m, -e
+// and --strict.
 // Regenerate with SF_UPDATE_SNAPSHOTS=1 and review the diff.
 #include <catch2/catch.hpp>
 
@@ -27,13 +29,21 @@ std::vector<stdfs::path> case_dirs(const stdfs::path& root) {
 variant::Selection options_for(const stdfs::path& dir) {
     std::istringstream args(test::slurp(dir / "args"));
     std::string flag, value, platform = "linux-64";
-    std::vector<stdfs::path> files;
-    while (args >> flag >> value) {
+    std::vector<stdfs::path> files, exclusive;
+    bool strict = false;
+    while (args >> flag) {
+        if (flag == "--strict") {
+            strict = true;
+            continue;
+        }
+        if (!(args >> value)) break;
         if (flag == "--platform") platform = value;
         if (flag == "-m") files.push_back(dir / value);
+        if (flag == "-e") exclusive.push_back(dir / value);
     }
-    auto sel = variant::select(platform, files, {});
+    auto sel = variant::select(platform, files, {}, exclusive);
     REQUIRE(sel);
+    sel->strict = strict;
     return *sel;
 }
 
@@ -61,6 +71,11 @@ TEST_CASE("render: good recipes match their snapshots") {
             INFO((rr ? std::string() : rr.error().str()));
             REQUIRE(rr);
             compare_snapshot(dir / "expected.yaml", render::to_yaml(*rr));
+            // What conda-build accepts but we warn about: the exact lines.
+            std::string warnings;
+            for (const auto& w : rr->warnings) warnings += relative_to_data(w.str()) + "\n";
+            if (!warnings.empty() || stdfs::exists(dir / "warnings.txt"))
+                compare_snapshot(dir / "warnings.txt", warnings);
         }
     }
 }
