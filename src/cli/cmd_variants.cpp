@@ -20,7 +20,9 @@ void register_variants(CLI::App& app, Action& action) {
     sub->add_flag("--json", o->json, "Machine-readable output");
     sub->callback([o, &action] {
         action = [o] {
-            auto rr = value_or_throw(render::render_dir(o->recipe, o->variants.selection()));
+            auto raw = value_or_throw(recipe::RawRecipe::load(o->recipe));
+            auto rr = value_or_throw(render::render(raw, o->variants.selection()));
+            rr.key_uses = render::key_uses(raw, rr);
             print_warnings(rr.warnings);
             if (o->json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";

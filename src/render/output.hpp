@@ -62,7 +62,8 @@ struct RenderedRecipe {
     std::vector<std::string> used_keys;          // keys used anywhere (sorted)
     std::vector<variant::Variant> variants;      // the full matrix, before reduction
     std::vector<RenderedOutput> outputs;  // build order: top variant, then dependencies first
-    // Where each variant key is used first (file:line), for `splitforge variants`.
+    // Where each variant key is used first (file:line): filled by
+    // render::key_uses() for `splitforge variants`, empty otherwise.
     std::map<std::string, SourceLoc> key_uses;
     // What conda-build accepts but is dubious (unknown selector names,
     // repeated keys), once each; --strict made the first one an error.

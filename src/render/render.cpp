@@ -124,7 +124,6 @@ private:
                              const std::set<std::string>& used);
     void resolve_pins(std::vector<RenderedOutput>& outs);
     void order_outputs(std::vector<RenderedOutput>& outs);
-    void record_key_uses(RenderedRecipe& rr, const std::set<std::string>& keys);
 
     const recipe::RawRecipe& raw_;
     const variant::Selection& sel_;
@@ -368,27 +367,6 @@ void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
     outs = std::move(ordered);
 }
 
-void Renderer::record_key_uses(RenderedRecipe& rr, const std::set<std::string>& keys) {
-    for (const auto& k : keys) {
-        if (k == "target_platform" || k == "channel_targets") continue;
-        int line = scanner_->first_use_in_text(k, raw_.text, variant::Scan::selectors_only);
-        if (!line) line = scanner_->first_use_in_text(k, raw_.text, variant::Scan::full);
-        if (line) {
-            rr.key_uses[k] = SourceLoc{raw_.meta_file, line};
-            continue;
-        }
-        std::set<std::string> scripts = {"build.sh", "bld.bat"};
-        for (const auto& o : rr.outputs)
-            if (!o.script.empty()) scripts.insert(o.script);
-        for (const auto& s : scripts)
-            if (auto t = raw_.script_text(s))
-                if (int l = scanner_->first_use_in_script(k, *t)) {
-                    rr.key_uses[k] = SourceLoc{raw_.display_path(s), l};
-                    break;
-                }
-    }
-}
-
 Result<RenderedRecipe> Renderer::run() {
     auto spec = variant::load(sel_, raw_.config_file, &diag_);
     if (!spec) return unexpected(spec.error());
@@ -492,7 +470,6 @@ Result<RenderedRecipe> Renderer::run() {
     rr.staging_keys = loop_top;
     rr.used_keys = as_vec(all_used);
     rr.variants = variants;
-    record_key_uses(rr, all_used);
     rr.warnings = diag_.warnings();
     return rr;
 }
@@ -503,6 +480,33 @@ Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selec
     RenderCache local;
     Renderer r(raw, sel, cache ? *cache : local);
     return r.run();
+}
+
+std::map<std::string, SourceLoc> key_uses(const recipe::RawRecipe& raw, const RenderedRecipe& rr) {
+    std::map<std::string, SourceLoc> uses;
+    std::vector<std::string> keys;
+    if (!rr.variants.empty())
+        for (const auto& [k, v] : rr.variants.front().values) keys.push_back(k);
+    variant::UsedVarScanner scanner(keys);
+    for (const auto& k : rr.used_keys) {
+        if (k == "target_platform" || k == "channel_targets") continue;
+        int line = scanner.first_use_in_text(k, raw.text, variant::Scan::selectors_only);
+        if (!line) line = scanner.first_use_in_text(k, raw.text, variant::Scan::full);
+        if (line) {
+            uses[k] = SourceLoc{raw.meta_file, line};
+            continue;
+        }
+        std::set<std::string> scripts = {"build.sh", "bld.bat"};
+        for (const auto& o : rr.outputs)
+            if (!o.script.empty()) scripts.insert(o.script);
+        for (const auto& s : scripts)
+            if (auto t = raw.script_text(s))
+                if (int l = scanner.first_use_in_script(k, *t)) {
+                    uses[k] = SourceLoc{raw.display_path(s), l};
+                    break;
+                }
+    }
+    return uses;
 }
 
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const variant::Selection& sel) {

@@ -2,6 +2,7 @@
 // RawRecipe x variant configs -> RenderedRecipe: every package the recipe
 // produces for one platform, with conda-build's hashes and build strings.
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ std::shared_ptr<RenderCache> make_render_cache();
 
 Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel,
                               RenderCache* cache = nullptr);
+
+// Where each used key of `rr` is first used (file:line), for `variants`:
+// the selector scan first, then the full scan, then the scripts.
+std::map<std::string, SourceLoc> key_uses(const recipe::RawRecipe& raw, const RenderedRecipe& rr);
 
 // Convenience: load the recipe directory, then render it.
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const variant::Selection& sel);

@@ -65,7 +65,18 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
         std::string dashless = str::replace_all(std::string(line), "-", "_");
         if (dashless.find(key) == std::string::npos) return false;
     }
+    if (!could_match(line, scan)) return false;
     return (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(line);
+}
+
+bool UsedVarScanner::could_match(std::string_view line, Scan scan) {
+    // Every pattern needs a `[` (selectors), or a `{` or a "  - " list item
+    // (the full scan): most lines are neither, and skip the regex.
+    if (scan == Scan::selectors_only) return line.find('[') != std::string_view::npos;
+    if (line.find('{') != std::string_view::npos) return true;
+    size_t i = 0;
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    return i > 0 && i < line.size() && line[i] == '-';
 }
 
 std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) const {
@@ -73,21 +84,44 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
     if (auto it = memo.find(std::string(text)); it != memo.end()) return it->second;
     std::set<std::string> used;
     auto lines = str::split_lines(text);
+    // Line starts, and the text with '-' read as '_' (conda-build's prefilter).
+    std::vector<size_t> starts;
+    for (size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+        starts.push_back(at);
+        if (text.find('\n', at) == std::string_view::npos) break;
+    }
     std::string dashless = str::replace_all(std::string(text), "-", "_");
+    auto line_at = [&](size_t pos) {
+        return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), pos) - starts.begin()) - 1;
+    };
+    std::vector<size_t> candidates;
+    auto collect = [&](std::string_view hay, const std::string& needle) {
+        if (needle.empty()) return;
+        for (size_t pos = hay.find(needle); pos != std::string_view::npos; pos = hay.find(needle, pos + 1)) {
+            size_t l = line_at(pos);
+            if (candidates.empty() || candidates.back() != l) candidates.push_back(l);
+            pos = l + 1 < starts.size() ? starts[l + 1] - 1 : hay.size();  // next line
+        }
+    };
     for (const auto& key : keys_) {
-        // Cheap pre-check on the whole text before the per-line regexes.
         const Patterns& p = patterns(key);
-        bool maybe = dashless.find(key) != std::string::npos ||
-                     (!p.compiler_lang.empty() && text.find(p.compiler_lang) != std::string_view::npos);
-        if (!maybe) continue;
-        for (const auto& line : lines)
-            if (line_uses(key, line, scan)) {
+        candidates.clear();
+        if (!p.compiler_lang.empty() && scan == Scan::full) {
+            collect(text, key);
+            collect(text, p.compiler_lang);
+            std::sort(candidates.begin(), candidates.end());
+        } else {
+            collect(dashless, key);
+        }
+        for (size_t l : candidates)
+            if (l < lines.size() && could_match(lines[l], scan) &&
+                (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(lines[l])) {
                 used.insert(key);
                 break;
             }
     }
     // A C/C++ compiler brings the macOS SDK along, as in conda-build.
-    if ((used.count("c_compiler") || used.count("cxx_compiler")) &&
+    if ((used.count("c_compiler") || used.count("cxx_compiler") || used.count("c_stdlib")) &&
         std::find(keys_.begin(), keys_.end(), "CONDA_BUILD_SYSROOT") != keys_.end())
         used.insert("CONDA_BUILD_SYSROOT");
     memo.emplace(std::string(text), used);
@@ -102,10 +136,42 @@ int UsedVarScanner::first_use_in_text(const std::string& key, std::string_view t
 }
 
 std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) const {
+    // conda-build's `^[^$]*?\$\{?\s*KEY\s*[\s|\}]` (multiline) can only match
+    // at the first `$` of a line: read the name there once per line, then
+    // look keys up, instead of one regex per key over the whole script.
+    std::set<std::string> names;  // "name" followed by whitespace, '|' or '}'
+    bool plain = true;            // keys that are not identifiers need the regex
+    for (const auto& k : keys_)
+        for (char c : k)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') plain = false;
+    if (plain) {
+        auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        size_t line = 0;
+        while (line < text.size()) {
+            size_t eol = text.find('\n', line);
+            if (eol == std::string_view::npos) eol = text.size();
+            size_t d = text.find('$', line);
+            if (d != std::string_view::npos && d < eol) {
+                size_t q = d + 1;
+                if (q < text.size() && text[q] == '{') ++q;
+                while (q < text.size() && std::isspace(static_cast<unsigned char>(text[q]))) ++q;
+                size_t w = q;
+                while (q < text.size() && is_word(text[q])) ++q;
+                size_t after = q;
+                while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+                bool ends = (q < text.size() && (std::isspace(static_cast<unsigned char>(text[q])) || text[q] == '|' ||
+                                                 text[q] == '}')) ||
+                            (after > q && after < text.size() && (text[after] == '|' || text[after] == '}'));
+                if (q > w && ends) names.emplace(text.substr(w, q - w));
+            }
+            line = eol + 1;
+        }
+    }
     std::set<std::string> used;
-    for (const auto& key : keys_)
-        if (text.find(key) != std::string_view::npos && patterns(key).shell->matches_anywhere(text))
-            used.insert(key);
+    for (const auto& key : keys_) {
+        if (text.find(key) == std::string_view::npos) continue;
+        if (plain ? names.count(key) > 0 : patterns(key).shell->matches_anywhere(text)) used.insert(key);
+    }
     return used;
 }
 

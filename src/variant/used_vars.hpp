@@ -40,6 +40,7 @@ private:
     };
     const Patterns& patterns(const std::string& key) const;
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
+    static bool could_match(std::string_view line, Scan scan);
 
     std::vector<std::string> keys_;
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
