@@ -3,13 +3,82 @@
 //   bench_render [RECIPE_DIR] [N]
 // conda-build needs seconds to minutes for the same job (multi-output
 // recipes are its slow path); this prints our absolute figure.
+//
+//   bench_render --fresh SPLITFORGE RECIPE_DIR CONFIG [N]
+// What a CI job pays: one config, one fresh `splitforge render` process,
+// median of N runs; with PEER=DIR (../shared/peer's install) the reference
+// conda-build renders the same config in the same run, and the ratio is
+// printed. The goal is 100x.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
 
+#include "process/process.hpp"
 #include "render/render.hpp"
 
+namespace {
+
+double median_ms(const sf::process::Command& cmd, int n) {
+    std::vector<double> times;
+    for (int i = 0; i < n; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = sf::process::capture(cmd);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (!r || r->exit_code != 0) {
+            std::fprintf(stderr, "bench_render: %s failed: %s\n", cmd.argv.front().c_str(),
+                         r ? r->err.substr(0, 400).c_str() : r.error().str().c_str());
+            std::exit(1);
+        }
+        times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+int fresh(int argc, char** argv) {
+    if (argc < 5) {
+        std::fprintf(stderr, "usage: bench_render --fresh SPLITFORGE RECIPE_DIR CONFIG [N]\n");
+        return 2;
+    }
+    // Absolute paths: conda-build runs from an empty directory.
+    std::string binary = std::filesystem::absolute(argv[2]).string();
+    std::string recipe = std::filesystem::absolute(argv[3]).string();
+    std::string config = std::filesystem::absolute(argv[4]).string();
+    int n = argc > 5 ? std::stoi(argv[5]) : 15;
+    sf::process::Command ours;
+    ours.argv = {binary, "render", recipe, "-m", config, "--platform", "linux-64", "--output", "builds"};
+    ours.env = sf::process::current_env();
+    double us = median_ms(ours, n);
+    std::printf("recipe: %s\nconfig: %s\n", recipe.c_str(), config.c_str());
+    std::printf("splitforge, fresh process:  %8.1f ms (median of %d)\n", us, n);
+    const char* peer = std::getenv("PEER");
+    if (!peer) {
+        std::printf("conda-build: not measured (set PEER to ../shared/peer's install, e.g. PEER=/tmp/peer)\n");
+        return 0;
+    }
+    // The peer's activate.sh puts render_nofinal.py on PATH; the script is
+    // fixed, the data goes in as positional arguments.
+    sf::process::Command cb;
+    cb.argv = {"bash", "-c", "source \"$0/activate.sh\" >/dev/null && exec render_nofinal.py \"$@\"", peer,
+               recipe, "-m", config, "--override-channels", "-c", std::string("file://") + peer + "/empty-channel",
+               "--no-source", "--output", "--platform", "linux-64"};
+    cb.env = sf::process::current_env();
+    cb.cwd = std::filesystem::temp_directory_path();
+    int cb_n = std::max(3, n / 5);
+    double them = median_ms(cb, cb_n);
+    std::printf("conda-build 24.11.2:        %8.1f ms (median of %d)\n", them, cb_n);
+    std::printf("ratio (conda-build / ours): %8.1fx (goal: 100x)\n", them / us);
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "--fresh") return fresh(argc, argv);
     std::string dir = argc > 1 ? argv[1] : std::string(SF_SOURCE_DIR) + "/recipe";
     int n = argc > 2 ? std::stoi(argv[2]) : 20;
     const char* platforms[] = {"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"};

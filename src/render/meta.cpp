@@ -167,8 +167,11 @@ std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) 
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
     std::string text = pattern ? cache->extract(pattern, raw->text) : raw->text;
     if (apply_selectors) {
-        auto sel = recipe::apply_selectors(recipe::split_selectors(text), *ns, raw->meta_file, &cache->selectors,
-                                           &outcomes, diag);
+        auto split = cache->split_lines.find(pattern ? pattern : "");
+        if (split == cache->split_lines.end())
+            split = cache->split_lines.emplace(pattern ? pattern : "", pattern ? recipe::split_selectors(text) : raw->lines)
+                        .first;
+        auto sel = recipe::apply_selectors(split->second, *ns, raw->meta_file, &cache->selectors, &outcomes, diag);
         if (sel) text = sel->text;
     }
     text = rstrip(text);

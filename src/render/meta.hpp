@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,14 +32,16 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
 // Text extractions are pure functions of the recipe text and of which
 // selectors hold, so they are memoized across variants here.
 struct TextCache {
-    std::map<std::string, std::string> memo;
+    std::unordered_map<std::string, std::string> memo;
     recipe::SelectorCache selectors;
-    std::map<std::string, size_t> selection_ids;  // selector outcomes -> short id
+    std::unordered_map<std::string, size_t> selection_ids;  // selector outcomes -> short id
+    // Extracted texts split into selector lines, by extraction pattern.
+    std::map<std::string, std::vector<recipe::SelectorLine>> split_lines;
     // Text-scan results of used_vars(), by output and selector outcomes.
     struct Scan {
         std::set<std::string> all, in_requirements;
     };
-    std::map<std::string, Scan> scans;
+    std::unordered_map<std::string, Scan> scans;
     // First group of `pattern` (multiline, dotall) searched in `text`, memoized.
     const std::string& extract(const char* pattern, const std::string& text);
     // A compiled regex, compiled once.
@@ -46,7 +49,7 @@ struct TextCache {
 
 private:
     std::map<std::string, PyRegex, std::less<>> regexes_;
-    std::map<std::string, std::string> extracts_;
+    std::unordered_map<std::string, std::string> extracts_;  // by pattern + text
 };
 
 // Everything needed to reason about one variant's rendering of the recipe.

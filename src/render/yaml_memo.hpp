@@ -6,6 +6,7 @@
 // falls back to parsing the whole text, which also gives the exact error.
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "render/meta.hpp"
@@ -20,7 +21,7 @@ public:
 
 private:
     std::optional<Meta> parse_chunk(const std::string& chunk, const std::string& file);
-    std::map<std::string, std::optional<Meta>> chunks_;
+    std::unordered_map<std::string, std::optional<Meta>> chunks_;
 };
 
 }  // namespace sf::render

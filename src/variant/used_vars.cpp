@@ -1,6 +1,8 @@
 #include "variant/used_vars.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "util/strings.hpp"
 
@@ -14,6 +16,20 @@ std::string re_escape(std::string_view s) {
         out += c;
     }
     return out;
+}
+
+// conda-build's re.match(r"(.*?)_(compiler|stdlib)(_version)?$", key):
+// the language and the kind, for <lang>_compiler[_version] / <lang>_stdlib[_version].
+std::optional<std::pair<std::string, std::string>> compiler_key_of(const std::string& key) {
+    for (size_t i = 0; i < key.size(); ++i) {
+        for (const char* kind : {"compiler", "stdlib"}) {
+            std::string mark = std::string("_") + kind;
+            if (key.compare(i, mark.size(), mark) != 0) continue;
+            std::string rest = key.substr(i + mark.size());
+            if (rest.empty() || rest == "_version") return std::make_pair(key.substr(0, i), std::string(kind));
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -30,12 +46,11 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
         auto parts = str::split(key, '_');
         for (size_t i = 0; i < parts.size(); ++i) v_req += (i ? "[-_]" : "") + re_escape(parts[i]);
     }
-    static const PyRegex compiler_key(R"((.*?)_(compiler|stdlib)(_version)?$)");
     std::vector<std::string> full;
-    if (auto m = compiler_key.match(key)) {
-        p.compiler_lang = m->str(1);
+    if (auto m = compiler_key_of(key)) {
+        p.compiler_lang = m->first;
         // used by compiler('<lang>') or stdlib('<lang>'), whichever the key names
-        full.push_back(R"(\{\s*)" + m->str(2) + R"(\([\'\"])" + re_escape(p.compiler_lang) +
+        full.push_back(R"(\{\s*)" + m->second + R"(\([\'\"])" + re_escape(p.compiler_lang) +
                        R"([\"\'][^\{]*?\})");
     }
     std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v + R"([^_0-9a-zA-Z].*?\}\})";
@@ -47,11 +62,10 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
     full.push_back(conditional_re);
     full.push_back(R"((?:^|[^\{])\{%\s*for\s*.*\s*in\s*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
     full.push_back(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
-    p.full = std::make_unique<PyRegex>(str::join(full, "|"));
-    p.selectors = std::make_unique<PyRegex>(selector_re);
-    p.shell = std::make_unique<PyRegex>(R"((^[^$]*?\$\{?\s*)" + v + R"(\s*[\s|\}]))",
-                                        PyRegex::multiline | PyRegex::dotall);
-    p.batch = std::make_unique<PyRegex>(R"(\%)" + v + R"(\%)", PyRegex::multiline | PyRegex::dotall);
+    p.full.source = str::join(full, "|");
+    p.selectors.source = selector_re;
+    p.shell = {R"((^[^$]*?\$\{?\s*)" + v + R"(\s*[\s|\}]))", PyRegex::multiline | PyRegex::dotall, nullptr};
+    p.batch = {R"(\%)" + v + R"(\%)", PyRegex::multiline | PyRegex::dotall, nullptr};
     return cache_.emplace(key, std::move(p)).first->second;
 }
 
@@ -113,12 +127,18 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
         } else {
             collect(dashless, key);
         }
-        for (size_t l : candidates)
-            if (l < lines.size() && could_match(lines[l], scan) &&
-                (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(lines[l])) {
+        for (size_t l : candidates) {
+            if (l >= lines.size() || !could_match(lines[l], scan)) continue;
+            // Output texts, requirement texts and the whole recipe share most
+            // lines: each (key, line) pair is matched once per scanner.
+            std::string memo_key = key + '\x1f' + lines[l];
+            auto [it, fresh] = line_memo_[scan == Scan::full ? 1 : 0].try_emplace(std::move(memo_key), false);
+            if (fresh) it->second = (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(lines[l]);
+            if (it->second) {
                 used.insert(key);
                 break;
             }
+        }
     }
     // A C/C++ compiler brings the macOS SDK along, as in conda-build.
     if ((used.count("c_compiler") || used.count("cxx_compiler") || used.count("c_stdlib")) &&

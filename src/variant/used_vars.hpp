@@ -34,8 +34,19 @@ public:
     const std::vector<std::string>& keys() const { return keys_; }
 
 private:
+    // A regex compiled on first use: most keys never need most of theirs.
+    struct LazyRegex {
+        std::string source;
+        unsigned flags = PyRegex::none;
+        mutable std::unique_ptr<PyRegex> re;
+        const PyRegex& operator*() const {
+            if (!re) re = std::make_unique<PyRegex>(source, flags);
+            return *re;
+        }
+        const PyRegex* operator->() const { return &**this; }
+    };
     struct Patterns {
-        std::unique_ptr<PyRegex> full, selectors, shell, batch;
+        LazyRegex full, selectors, shell, batch;
         std::string compiler_lang;  // non-empty for <lang>_compiler(_version) keys
     };
     const Patterns& patterns(const std::string& key) const;
@@ -45,6 +56,7 @@ private:
     std::vector<std::string> keys_;
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
     mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
+    mutable std::unordered_map<std::string, bool> line_memo_[2];  // key + line -> matches, per Scan
 };
 
 }  // namespace sf::variant
