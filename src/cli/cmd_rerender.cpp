@@ -10,8 +10,8 @@ void register_rerender(CLI::App& app, Action& action) {
         std::string recipe = "recipe";
         std::string variants_dir = "variants";
         std::vector<std::string> platforms;
-        std::vector<std::string> variant_files;
-        bool check = false;
+        std::vector<std::string> variant_files, exclusive_files;
+        bool check = false, strict = false;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("rerender", "Write one variant file per CI job into variants/ (conda-smithy style)");
@@ -20,7 +20,11 @@ void register_rerender(CLI::App& app, Action& action) {
     sub->add_option("--platform", o->platforms,
                     "Render for this platform only (repeatable; default: linux-64 linux-aarch64 osx-64 osx-arm64 win-64)");
     sub->add_option("-m,--variant-config-files", o->variant_files, "Extra input variant config (repeatable)");
+    sub->add_option("-e,--exclusive-config-file", o->exclusive_files,
+                    "Global pinning file, e.g. conda-forge's conda_build_config.yaml (repeatable)");
     sub->add_flag("--check", o->check, "Change nothing; exit 1 when variants/ is stale");
+    sub->add_flag("--strict", o->strict,
+                  "Make what conda-build accepts with a warning (unknown selector names, repeated keys) an error");
     sub->callback([o, &action] {
         action = [o] {
             feedstock::RerenderOptions ro;
@@ -28,8 +32,11 @@ void register_rerender(CLI::App& app, Action& action) {
             ro.variants_dir = o->variants_dir;
             ro.platforms = o->platforms;
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
+            for (const auto& f : o->exclusive_files) ro.exclusive_files.emplace_back(f);
+            ro.strict = o->strict;
             auto mode = o->check ? feedstock::RerenderMode::check : feedstock::RerenderMode::write;
             auto res = value_or_throw(feedstock::rerender(ro, mode));
+            print_warnings(res.warnings);
             std::string dir = o->variants_dir;
             if (o->check) {
                 for (const auto& f : res.stale) std::cout << "stale:   " << dir << "/" << f << "\n";

@@ -97,18 +97,24 @@ CiJob make_job(const std::string& platform, const Split& split, const std::vecto
 }
 
 Result<std::vector<CiJob>> jobs_for_platform(const recipe::RawRecipe& raw, const RerenderOptions& opts,
-                                             const std::string& platform, render::RenderCache* cache) {
+                                             const std::string& platform, render::RenderCache* cache,
+                                             std::vector<Error>& warnings) {
     auto target = types::Platform::parse(platform);
     if (!target) return unexpected(target.error());
     variant::Selection sel;
     sel.platform = *target;
     sel.variant_files = opts.variant_files;
+    sel.exclusive_files = opts.exclusive_files;
+    sel.strict = opts.strict;
     auto rr = render::render(raw, sel, cache);
     if (!rr) {
         Error e = rr.error();
         e.message = "rendering for " + platform + ": " + e.message;
         return unexpected(e);
     }
+    for (const auto& w : rr->warnings)
+        if (std::none_of(warnings.begin(), warnings.end(), [&](const Error& x) { return x.str() == w.str(); }))
+            warnings.push_back(w);
     if (rr->tops.empty() || rr->variants.empty()) return std::vector<CiJob>{};
 
     auto spec = variant::load(sel, raw.config_file);
@@ -168,7 +174,7 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
     const auto& platforms = opts.platforms.empty() ? default_platforms() : opts.platforms;
     auto cache = render::make_render_cache();  // the platforms share parsed pieces
     for (const auto& p : platforms) {
-        auto jobs = jobs_for_platform(*raw, opts, p, cache.get());
+        auto jobs = jobs_for_platform(*raw, opts, p, cache.get(), res.warnings);
         if (!jobs) return unexpected(jobs.error());
         if (jobs->empty()) res.skipped.push_back(p);
         for (auto& j : *jobs) res.jobs.push_back(std::move(j));

@@ -22,7 +22,9 @@ struct RerenderOptions {
     std::filesystem::path recipe_dir = "recipe";
     std::filesystem::path variants_dir = "variants";
     std::vector<std::string> platforms;                  // empty: default_platforms()
-    std::vector<std::filesystem::path> variant_files;    // extra inputs (e.g. a global pinning file)
+    std::vector<std::filesystem::path> variant_files;    // extra inputs (-m)
+    std::vector<std::filesystem::path> exclusive_files;  // -e: a global pinning file
+    bool strict = false;  // conda-build's leniencies are errors, not warnings
 };
 
 enum class RerenderMode { write, check };
@@ -33,6 +35,7 @@ struct RerenderResult {
     // File names (not paths) in the variants dir.
     std::vector<std::string> written, unchanged, removed;
     std::vector<std::string> stale, missing, extra;  // what --check found (or would fix)
+    std::vector<Error> warnings;  // the renders' (unknown selector names, ...), once each
     bool up_to_date() const { return stale.empty() && missing.empty() && extra.empty(); }
 };
 

@@ -210,3 +210,33 @@ TEST_CASE("feedstock commands: bad input gives one clear line and a non-zero exi
     env["SF_VARIANTS_DIR"] = missing;
     check_one_line_error(build_locally({"--all"}, env), "variants directory '" + missing + "' not found");
 }
+
+TEST_CASE("render variants lint and rerender warn about what conda-build accepts and --strict refuses it") {
+    std::string recipe = (test::data_dir() / "render/good/lenient-unknown-selector").string();
+    for (std::vector<std::string> cmd : {std::vector<std::string>{"render", recipe, "--platform", "linux-64"},
+                                         std::vector<std::string>{"variants", recipe, "--platform", "linux-64"}}) {
+        INFO(cmd.front());
+        auto ok = sf_run(cmd);
+        CHECK(ok.exit_code == 0);
+        CHECK(ok.err.find("warning: ") != std::string::npos);
+        CHECK(ok.err.find("unknown name 'aarch' in selector [aarch] reads as False") != std::string::npos);
+        cmd.push_back("--strict");
+        auto strict = sf_run(cmd);
+        CHECK(strict.exit_code == 1);
+        CHECK(strict.err.find("error: ") != std::string::npos);
+        CHECK(strict.err.find("unknown name 'aarch' in selector [aarch] (use a platform flag") != std::string::npos);
+    }
+    fs::TempDir tmp;
+    auto rer = sf_run({"rerender", recipe, "--variants-dir", (tmp.path() / "v").string(), "--platform", "linux-64"});
+    CHECK(rer.exit_code == 0);
+    CHECK(rer.err.find("reads as False") != std::string::npos);
+    auto rer_strict = sf_run({"rerender", recipe, "--variants-dir", (tmp.path() / "w").string(), "--platform",
+                              "linux-64", "--strict"});
+    CHECK(rer_strict.exit_code == 1);
+    auto lint = sf_run({"lint", recipe, "--platform", "linux-64"});
+    CHECK(lint.exit_code == 0);
+    CHECK(lint.out.find("warning: key 'aarch' is used by the recipe but missing") != std::string::npos);
+    auto lint_strict = sf_run({"lint", recipe, "--platform", "linux-64", "--strict"});
+    CHECK(lint_strict.exit_code == 1);
+    CHECK(lint_strict.out.find("error: key 'aarch'") != std::string::npos);
+}
