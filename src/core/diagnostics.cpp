@@ -2,13 +2,8 @@
 
 namespace sf {
 
-Result<void> Diagnostics::warn(Error w, const std::string& once_key) {
-    if (strict_) {
-        if (w.hint.empty()) w.hint = "--strict makes this an error";
-        return unexpected(std::move(w));
-    }
+void Diagnostics::warn(Error w, const std::string& once_key) {
     if (seen_.insert(once_key).second) warnings_.push_back(std::move(w));
-    return {};
 }
 
 }  // namespace sf

@@ -1,7 +1,7 @@
 #pragma once
 // Warnings for what conda-build accepts but a maintainer should hear about
 // (an unknown selector name, a repeated key). Each is reported once per key;
-// under --strict the first one is returned as an error instead.
+// under --strict() the caller reports its own error instead of warning.
 #include <set>
 #include <string>
 #include <vector>
@@ -14,8 +14,8 @@ class Diagnostics {
 public:
     explicit Diagnostics(bool strict = false) : strict_(strict) {}
 
-    // Records `w` unless `once_key` was seen before; an error under --strict.
-    Result<void> warn(Error w, const std::string& once_key);
+    // Records `w` unless `once_key` was seen before.
+    void warn(Error w, const std::string& once_key);
 
     bool strict() const { return strict_; }
     const std::vector<Error>& warnings() const { return warnings_; }

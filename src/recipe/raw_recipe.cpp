@@ -30,7 +30,7 @@ Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
                 if (!diag || diag->strict()) return unexpected(std::move(e));
                 e.message += ": the last one wins, as in conda-build";
                 e.hint = "--strict makes this an error";
-                if (auto r = diag->warn(e, e.loc.str()); !r) return r;
+                diag->warn(e, e.loc.str());
                 pos->second = line;
             }
             if (auto r = check_duplicates(it->second, file, line_map, diag); !r) return r;

@@ -49,9 +49,9 @@ std::string pin_arg(const List& args, const KwArgs& kw, size_t pos, const std::s
 }
 
 // The first two dot-separated parts: "3.12.* *_cpython" -> "3.12".
-std::string two_parts(const std::string& v, const std::string& sep = ".") {
+std::string two_parts(const std::string& v) {
     auto parts = str::split(v.substr(0, v.find(' ')), '.');
-    return parts.at(0) + (parts.size() > 1 ? sep + parts[1] : "");
+    return parts.at(0) + (parts.size() > 1 ? "." + parts[1] : "");
 }
 
 std::string env_or(const Value& env, const std::string& key, const std::string& def) {
@@ -68,11 +68,13 @@ jinja::Dict build_environment(const variant::Variant& v, const PackageInfo& pkg,
     std::string os = target.substr(0, target.find('-'));
     std::string arch = target.substr(target.find('-') + 1);
     bool win = os == "win";
-    std::string prefix = win ? "%PREFIX%" : "$PREFIX";
+    auto var = [win](const std::string& name) { return win ? "%" + name + "%" : "$" + name; };
+    std::string prefix = var("PREFIX");
     std::string py_ver = two_parts(v.value_or("python", "3.12"));
     std::string stdlib = win ? prefix + "\\Lib" : prefix + "/lib/python" + py_ver;
     std::string np = two_parts(v.value_or("numpy", "1.26"));
-    std::string cpus = env_or(env, "CPU_COUNT", v.value_or("CPU_COUNT", std::to_string(std::max(1u, std::thread::hardware_concurrency()))));
+    std::string cpus = env_or(env, "CPU_COUNT",
+                              v.value_or("CPU_COUNT", std::to_string(std::max(1u, std::thread::hardware_concurrency()))));
     types::Platform build;
     std::string machine = build.arch() == "x86" ? "i686" : build.arch();
     bool cos7 = machine == "aarch64" || machine == "ppc64le" || machine == "s390x";
@@ -82,17 +84,17 @@ jinja::Dict build_environment(const variant::Variant& v, const PackageInfo& pkg,
         {"CONDA_DEFAULT_ENV", prefix},
         {"ARCH", arch},
         {"PREFIX", prefix},
-        {"BUILD_PREFIX", win ? "%BUILD_PREFIX%" : "$BUILD_PREFIX"},
-        {"SYS_PREFIX", win ? "%SYS_PREFIX%" : "$SYS_PREFIX"},
-        {"SYS_PYTHON", win ? "%SYS_PYTHON%" : "$SYS_PYTHON"},
+        {"BUILD_PREFIX", var("BUILD_PREFIX")},
+        {"SYS_PREFIX", var("SYS_PREFIX")},
+        {"SYS_PYTHON", var("SYS_PYTHON")},
         {"SUBDIR", target},
         {"build_platform", build.name()},
-        {"SRC_DIR", win ? "%SRC_DIR%" : "$SRC_DIR"},
+        {"SRC_DIR", var("SRC_DIR")},
         {"HTTPS_PROXY", env_or(env, "HTTPS_PROXY", "")},
         {"HTTP_PROXY", env_or(env, "HTTP_PROXY", "")},
         {"REQUESTS_CA_BUNDLE", env_or(env, "REQUESTS_CA_BUNDLE", "")},
         {"DIRTY", ""},
-        {"ROOT", win ? "%SYS_PREFIX%" : "$SYS_PREFIX"},
+        {"ROOT", var("SYS_PREFIX")},
         {"PY_VER", py_ver},
         {"CONDA_PY", str::replace_all(py_ver, ".", "")},
         {"PY3K", str::starts_with(py_ver, "3") ? "1" : "0"},

@@ -34,7 +34,11 @@ std::optional<std::pair<std::string, std::string>> compiler_key_of(const std::st
 
 }  // namespace
 
-UsedVarScanner::UsedVarScanner(std::vector<std::string> keys) : keys_(std::move(keys)) {}
+UsedVarScanner::UsedVarScanner(std::vector<std::string> keys) : keys_(std::move(keys)) {
+    for (const auto& k : keys_)
+        for (char c : k)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') identifier_keys_ = false;
+}
 
 const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key) const {
     auto it = cache_.find(key);
@@ -160,11 +164,7 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
     // at the first `$` of a line: read the name there once per line, then
     // look keys up, instead of one regex per key over the whole script.
     std::set<std::string> names;  // "name" followed by whitespace, '|' or '}'
-    bool plain = true;            // keys that are not identifiers need the regex
-    for (const auto& k : keys_)
-        for (char c : k)
-            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') plain = false;
-    if (plain) {
+    if (identifier_keys_) {
         auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
         size_t line = 0;
         while (line < text.size()) {
@@ -177,11 +177,9 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
                 while (q < text.size() && std::isspace(static_cast<unsigned char>(text[q]))) ++q;
                 size_t w = q;
                 while (q < text.size() && is_word(text[q])) ++q;
-                size_t after = q;
-                while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
-                bool ends = (q < text.size() && (std::isspace(static_cast<unsigned char>(text[q])) || text[q] == '|' ||
-                                                 text[q] == '}')) ||
-                            (after > q && after < text.size() && (text[after] == '|' || text[after] == '}'));
+                // `\s*[\s|}]` after the name: its next character is one of those.
+                bool ends = q < text.size() &&
+                            (std::isspace(static_cast<unsigned char>(text[q])) || text[q] == '|' || text[q] == '}');
                 if (q > w && ends) names.emplace(text.substr(w, q - w));
             }
             line = eol + 1;
@@ -190,7 +188,7 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
     std::set<std::string> used;
     for (const auto& key : keys_) {
         if (text.find(key) == std::string_view::npos) continue;
-        if (plain ? names.count(key) > 0 : patterns(key).shell->matches_anywhere(text)) used.insert(key);
+        if (identifier_keys_ ? names.count(key) > 0 : patterns(key).shell->matches_anywhere(text)) used.insert(key);
     }
     return used;
 }

@@ -54,6 +54,7 @@ private:
     static bool could_match(std::string_view line, Scan scan);
 
     std::vector<std::string> keys_;
+    bool identifier_keys_ = true;  // every key is [A-Za-z0-9_]+: scripts need no regex
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
     mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
     mutable std::unordered_map<std::string, bool> line_memo_[2];  // key + line -> matches, per Scan
