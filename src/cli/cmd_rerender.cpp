@@ -1,22 +1,30 @@
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "feedstock/rerender.hpp"
+#include "feedstock/smithy.hpp"
+#include "util/strings.hpp"
 
 namespace sf::cli {
 
 void register_rerender(CLI::App& app, Action& action) {
     struct Opts {
         std::string recipe = "recipe";
-        std::string variants_dir = "variants";
+        std::string variants_dir;
         std::vector<std::string> platforms;
         std::vector<std::string> variant_files, exclusive_files;
         bool check = false, strict = false;
     };
     auto o = std::make_shared<Opts>();
-    auto* sub = app.add_subcommand("rerender", "Write one variant file per CI job into variants/ (conda-smithy style)");
-    sub->add_option("recipe", o->recipe, "Recipe directory (default: recipe)");
-    sub->add_option("--variants-dir", o->variants_dir, "Where the variant files go (default: variants)");
+    auto* sub = app.add_subcommand(
+        "rerender",
+        "Write one variant file per CI job: variants/ for a recipe dir, or conda-smithy's .ci_support/ for a "
+        "conda-forge feedstock dir");
+    sub->add_option("recipe", o->recipe,
+                    "Recipe directory (default: recipe), or a feedstock directory holding recipe/meta.yaml");
+    sub->add_option("--variants-dir", o->variants_dir,
+                    "Where the variant files go (default: variants, or FEEDSTOCK/.ci_support)");
     sub->add_option("--platform", o->platforms,
                     "Render for this platform only (repeatable; default: linux-64 linux-aarch64 osx-64 osx-arm64 win-64)");
     sub->add_option("-m,--variant-config-files", o->variant_files, "Extra input variant config (repeatable)");
@@ -30,6 +38,7 @@ void register_rerender(CLI::App& app, Action& action) {
             feedstock::RerenderOptions ro;
             ro.recipe_dir = o->recipe;
             ro.variants_dir = o->variants_dir;
+            bool feedstock = feedstock::is_feedstock_dir(o->recipe);
             ro.platforms = o->platforms;
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
             for (const auto& f : o->exclusive_files) ro.exclusive_files.emplace_back(f);
@@ -37,9 +46,16 @@ void register_rerender(CLI::App& app, Action& action) {
             auto mode = o->check ? feedstock::RerenderMode::check : feedstock::RerenderMode::write;
             auto res = value_or_throw(feedstock::rerender(ro, mode));
             print_warnings(res.warnings);
-            std::string dir = o->variants_dir;
+            std::string dir = !o->variants_dir.empty() ? o->variants_dir
+                              : feedstock                ? (std::filesystem::path(o->recipe) / ".ci_support").string()
+                                                         : std::string("variants");
             if (o->check) {
-                for (const auto& f : res.stale) std::cout << "stale:   " << dir << "/" << f << "\n";
+                for (const auto& f : res.stale) {
+                    std::cout << "stale:   " << dir << "/" << f;
+                    if (auto it = res.stale_keys.find(f); it != res.stale_keys.end() && !it->second.empty())
+                        std::cout << "  (keys: " << str::join(it->second, ", ") << ")";
+                    std::cout << "\n";
+                }
                 for (const auto& f : res.missing) std::cout << "missing: " << dir << "/" << f << "\n";
                 for (const auto& f : res.extra) std::cout << "extra:   " << dir << "/" << f << "\n";
                 if (!res.up_to_date()) {
@@ -47,7 +63,19 @@ void register_rerender(CLI::App& app, Action& action) {
                               << o->recipe << "` and commit the result)\n";
                     return 1;
                 }
-                std::cout << dir << " is up to date (" << res.jobs.size() << " configs)\n";
+                std::cout << dir << " is up to date (" << (feedstock ? res.files.size() : res.jobs.size())
+                          << " configs)\n";
+                return 0;
+            }
+            if (feedstock) {
+                for (const auto& f : res.files) {
+                    bool changed = std::find(res.written.begin(), res.written.end(), f) != res.written.end();
+                    std::cout << (changed ? "wrote     " : "unchanged ") << dir << "/" << f << "\n";
+                }
+                for (const auto& f : res.removed) std::cout << "removed   " << dir << "/" << f << "\n";
+                for (const auto& p : res.skipped) std::cout << "no config for " << p << " (no output is built there)\n";
+                std::cout << res.files.size() << " configs, " << res.written.size() << " written, "
+                          << res.removed.size() << " removed\n";
                 return 0;
             }
             for (const auto& j : res.jobs) {

@@ -1,12 +1,14 @@
 #include "feedstock/rerender.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
 #include "feedstock/recipe_extra.hpp"
+#include "feedstock/smithy.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "render/render.hpp"
 #include "types/platform.hpp"
@@ -187,24 +189,53 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
     return res;
 }
 
-Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
-    auto planned = plan_jobs(opts);
-    if (!planned) return planned;
-    RerenderResult res = std::move(*planned);
-    const stdfs::path& dir = opts.variants_dir;
+namespace {
+
+// The top-level keys of a YAML text whose values differ from `other`'s.
+std::vector<std::string> differing_keys(const std::string& a, const std::string& b) {
+    std::vector<std::string> out;
+    try {
+        YAML::Node na = YAML::Load(a), nb = YAML::Load(b);
+        if (!na.IsMap() || !nb.IsMap()) return {"(whole file)"};
+        std::map<std::string, std::string> ma, mb;
+        auto canon = [](const YAML::Node& n) {
+            YAML::Emitter e;
+            e << n;
+            return std::string(e.c_str());
+        };
+        for (auto it = na.begin(); it != na.end(); ++it) ma[it->first.Scalar()] = canon(it->second);
+        for (auto it = nb.begin(); it != nb.end(); ++it) mb[it->first.Scalar()] = canon(it->second);
+        for (const auto& [k, v] : ma)
+            if (!mb.count(k) || mb[k] != v) out.push_back(k);
+        for (const auto& [k, v] : mb)
+            if (!ma.count(k)) out.push_back(k);
+    } catch (const YAML::Exception&) {
+        return {"(does not parse)"};
+    }
+    return out;
+}
+
+// Writes (or, in check mode, compares) `files` in `dir`; a .yaml file there
+// that is not wanted is removed when `removable` says so.
+Result<void> sync_files(const stdfs::path& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                        RerenderMode mode, const std::function<bool(const stdfs::path&)>& mine,
+                        const std::function<bool(const stdfs::path&)>& removable, RerenderResult& res) {
     std::error_code ec;
     std::set<std::string> wanted;
-    for (const auto& j : res.jobs) {
-        std::string fn = file_name(j);
+    for (const auto& [fn, text] : files) {
         wanted.insert(fn);
-        std::string text = job_yaml(j);
         stdfs::path p = dir / fn;
         auto have = stdfs::exists(p, ec) ? fs::read_file(p) : Result<std::string>(fail("absent"));
         if (have && *have == text) {
             res.unchanged.push_back(fn);
             continue;
         }
-        (have ? res.stale : res.missing).push_back(fn);
+        if (have) {
+            res.stale.push_back(fn);
+            res.stale_keys[fn] = differing_keys(*have, text);
+        } else {
+            res.missing.push_back(fn);
+        }
         if (mode == RerenderMode::check) continue;
         if (!stdfs::is_directory(dir, ec)) {
             stdfs::create_directories(dir, ec);
@@ -221,17 +252,81 @@ Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) 
         std::sort(present.begin(), present.end());
         for (const auto& p : present) {
             std::string fn = p.filename().string();
-            if (wanted.count(fn)) continue;
+            if (wanted.count(fn) || !mine(p)) continue;
             res.extra.push_back(fn);
-            if (mode == RerenderMode::check) continue;
-            auto text = fs::read_file(p);
-            if (text && is_generated(*text)) {
-                stdfs::remove(p, ec);
-                if (ec) return fail(SourceLoc{p.string()}, "cannot remove a stale variant file: " + ec.message());
-                res.removed.push_back(fn);
-            }
+            if (mode == RerenderMode::check || !removable(p)) continue;
+            stdfs::remove(p, ec);
+            if (ec) return fail(SourceLoc{p.string()}, "cannot remove a stale variant file: " + ec.message());
+            res.removed.push_back(fn);
         }
     }
+    return {};
+}
+
+// A conda-forge feedstock: conda-smithy's .ci_support files.
+Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderMode mode) {
+    SmithyOptions so;
+    so.feedstock_dir = opts.recipe_dir;
+    so.exclusive_files = opts.exclusive_files;
+    so.platforms = opts.platforms;
+    so.strict = opts.strict;
+    if (!opts.variant_files.empty())
+        return fail(SourceLoc{opts.variant_files.front().string()},
+                    "-m is not read when rerendering a feedstock (conda-smithy reads the recipe's own config)",
+                    "pass conda-forge's pinning with -e, or put the keys in recipe/conda_build_config.yaml");
+    auto sm = smithy_configs(so);
+    if (!sm) return unexpected(sm.error());
+    RerenderResult res;
+    res.feedstock = true;
+    res.warnings = sm->warnings;
+    res.skipped = sm->empty_targets;
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& f : sm->files) {
+        files.emplace_back(f.name, f.text);
+        res.files.push_back(f.name);
+    }
+    stdfs::path dir = opts.variants_dir.empty() ? opts.recipe_dir / ".ci_support" : opts.variants_dir;
+    // Without --platform every stale file goes (conda-smithy clears the
+    // folder); with it, only files of the platforms rendered.
+    std::vector<std::string> prefixes;
+    for (const auto& t : sm->targets) prefixes.push_back(t + "_");
+    bool all = opts.platforms.empty();
+    auto mine = [&](const stdfs::path& p) {
+        if (all) return true;
+        std::string fn = p.filename().string();
+        return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& x) { return str::starts_with(fn, x); });
+    };
+    auto any = [](const stdfs::path&) { return true; };
+    if (auto r = sync_files(dir, files, mode, mine, any, res); !r) return unexpected(r.error());
+    return res;
+}
+
+}  // namespace
+
+Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
+    if (is_feedstock_dir(opts.recipe_dir)) return rerender_feedstock(opts, mode);
+    RerenderOptions own = opts;
+    if (own.variants_dir.empty()) own.variants_dir = "variants";
+    auto planned = plan_jobs(own);
+    if (!planned) return planned;
+    RerenderResult res = std::move(*planned);
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& j : res.jobs) files.emplace_back(file_name(j), job_yaml(j));
+    // Only files rerender wrote itself are removed; with --platform, only
+    // those of the platforms asked for.
+    auto mine = [&](const stdfs::path& p) {
+        if (opts.platforms.empty()) return true;
+        std::string fn = p.filename().string();
+        return std::any_of(opts.platforms.begin(), opts.platforms.end(), [&](std::string plat) {
+            std::replace(plat.begin(), plat.end(), '-', '_');
+            return str::starts_with(fn, plat + "_");
+        });
+    };
+    auto removable = [](const stdfs::path& p) {
+        auto text = fs::read_file(p);
+        return text && is_generated(*text);
+    };
+    if (auto r = sync_files(own.variants_dir, files, mode, mine, removable, res); !r) return unexpected(r.error());
     return res;
 }
 

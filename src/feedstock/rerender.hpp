@@ -7,6 +7,7 @@
 // and output-local keys (extra/splitforge/output_keys) never split a job. A
 // platform where the recipe skips everything gets no job.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ const std::vector<std::string>& default_platforms();
 
 struct RerenderOptions {
     std::filesystem::path recipe_dir = "recipe";
-    std::filesystem::path variants_dir = "variants";
+    // A recipe dir (ours: variants/ layout) or a conda-forge feedstock dir
+    // (holding recipe/meta.yaml: conda-smithy's .ci_support/, smithy.hpp).
+    std::filesystem::path variants_dir;  // empty: variants/, or FEEDSTOCK/.ci_support
     std::vector<std::string> platforms;                  // empty: default_platforms()
     std::vector<std::filesystem::path> variant_files;    // extra inputs (-m)
     std::vector<std::filesystem::path> exclusive_files;  // -e: a global pinning file
@@ -35,6 +38,9 @@ struct RerenderResult {
     // File names (not paths) in the variants dir.
     std::vector<std::string> written, unchanged, removed;
     std::vector<std::string> stale, missing, extra;  // what --check found (or would fix)
+    std::map<std::string, std::vector<std::string>> stale_keys;  // stale file -> keys that differ
+    bool feedstock = false;              // conda-smithy mode
+    std::vector<std::string> files;      // conda-smithy mode: every file name, sorted
     std::vector<Error> warnings;  // the renders' (unknown selector names, ...), once each
     bool up_to_date() const { return stale.empty() && missing.empty() && extra.empty(); }
 };

@@ -384,6 +384,7 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     // The text scans depend only on which output this is and on which
     // selectors hold: memoized across variants.
     std::string scan_key = om.name + '\x1f' + (om.is_output ? "o" : "t") + (opts.force_global ? "g" : "l") +
+                           (opts.force_top_level ? "T" : "") +
                            '\x1f' + std::to_string(reinterpret_cast<std::uintptr_t>(&scanner)) + '\x1f' +
                            vt.outcome_key;
     auto [scan_it, fresh] = vt.cache->scans.try_emplace(scan_key);
@@ -396,7 +397,7 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
             reqs_text = sel_text;
         } else {
             auto text_for = [&](bool apply) {
-                if (om.is_output) return vt.single_output_text(om.name, apply);
+                if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
                 std::string all = vt.recipe_text(nullptr, apply);
                 std::string outs = std::string(str::trim(vt.outputs_text(apply)));
                 if (!outs.empty()) all = str::replace_all(all, outs, "");

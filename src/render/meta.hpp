@@ -81,6 +81,7 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
 
 struct UsedVarsOptions {
     bool force_global = false;
+    bool force_top_level = false;  // an output read as the top level (the whole meta.yaml)
 };
 std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                                 const variant::Specials& sp, const variant::UsedVarScanner& scanner,

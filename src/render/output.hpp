@@ -35,6 +35,9 @@ struct RenderedOutput {
     std::vector<std::string> script_lines;  // build/script as inline commands
     std::vector<std::string> files;  // explicit file list / globs for this output
     std::map<std::string, std::string> used;  // used variant keys and their values
+    // conda-build's get_used_vars(force_top_level=True): the keys this output
+    // uses when read with the whole meta.yaml (RenderOptions::top_level_keys).
+    std::vector<std::string> top_level_used;
     nlohmann::json hash_input = nlohmann::json::object();
     std::string hash;         // "h1234abc" or "" when nothing is hashed
     variant::Variant variant;  // the full variant this output was rendered with

@@ -109,8 +109,8 @@ struct Pass {
 
 class Renderer {
 public:
-    Renderer(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache& cache)
-        : raw_(raw), sel_(sel), cache_(cache), texts_(cache.texts), templates_(cache.templates), yaml_(cache.yaml) {
+    Renderer(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache& cache, RenderOptions opts)
+        : raw_(raw), sel_(sel), opts_(opts), cache_(cache), texts_(cache.texts), templates_(cache.templates), yaml_(cache.yaml) {
         cache_.bind(raw);
     }
 
@@ -127,6 +127,7 @@ private:
 
     const recipe::RawRecipe& raw_;
     const variant::Selection& sel_;
+    RenderOptions opts_;
     Diagnostics diag_{sel_.strict};
     variant::CombinedSpec spec_;
     variant::UsedVarScanner* scanner_ = nullptr;
@@ -458,6 +459,12 @@ Result<RenderedRecipe> Renderer::run() {
                 all_used.insert(used.begin(), used.end());
                 RenderedOutput o = to_output((*p)->vt, om, v, used);
                 o.top_variant = top_index;
+                if (opts_.top_level_keys) {
+                    UsedVarsOptions top;
+                    top.force_top_level = true;
+                    for (const auto& k : used_vars((*p)->vt, om, v, spec_.specials, *scanner_, top))
+                        o.top_level_used.push_back(k);
+                }
                 std::string key = o.dist() + "|" + v.value_or("target_platform", sel_.platform.name());
                 for (const auto& [k, val] : o.used) key += "|" + k + "=" + val;
                 if (seen.insert(key).second) outs.push_back(std::move(o));
@@ -476,9 +483,10 @@ Result<RenderedRecipe> Renderer::run() {
 
 }  // namespace
 
-Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache* cache) {
+Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel, RenderCache* cache,
+                              RenderOptions opts) {
     RenderCache local;
-    Renderer r(raw, sel, cache ? *cache : local);
+    Renderer r(raw, sel, cache ? *cache : local, opts);
     return r.run();
 }
 

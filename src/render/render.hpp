@@ -21,8 +21,12 @@ namespace sf::render {
 struct RenderCache;
 std::shared_ptr<RenderCache> make_render_cache();
 
+struct RenderOptions {
+    bool top_level_keys = false;  // fill RenderedOutput::top_level_used (rerender)
+};
+
 Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel,
-                              RenderCache* cache = nullptr);
+                              RenderCache* cache = nullptr, RenderOptions opts = {});
 
 // Where each used key of `rr` is first used (file:line), for `variants`:
 // the selector scan first, then the full scan, then the scripts.

@@ -39,9 +39,7 @@ void append_unique(std::vector<std::string>& to, const std::vector<std::string>&
         if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
 }
 
-// zip_keys / pin_run_as_build are stored flattened in SpecSource::lists with
-// these encodings, so every source has one shape.
-constexpr char kGroupSep = '\x1f';
+constexpr char kGroupSep = kSpecialSep;
 
 }  // namespace
 
@@ -115,6 +113,13 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
     auto text = fs::read_file(p);
     if (!text) return unexpected(text.error());
+    return read_config_text(*text, file, platform, build_platform, diag);
+}
+
+Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const types::Platform& platform,
+                                    const types::Platform& build_platform, Diagnostics* diag,
+                                    const std::set<std::string>& skip_keys) {
+    const std::string* text = &text_in;
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
@@ -132,6 +137,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
     };
     for (auto it = node->begin(); it != node->end(); ++it) {
         std::string key = it->first.Scalar();
+        if (skip_keys.count(key)) continue;
         YAML::Node v = it->second;
         int line = line_of(it->first);
         src.line_of[key] = line;
@@ -173,6 +179,10 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
             }
         } else if (v.IsSequence()) {
             for (const auto& item : v) {
+                if (item.IsNull()) {  // `- ` with nothing after it: BaseLoader's ''
+                    values.emplace_back();
+                    continue;
+                }
                 if (!item.IsScalar())
                     return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
                 values.push_back(item.Scalar());
@@ -325,6 +335,21 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
     return out;
 }
 
+SpecSource as_source(const CombinedSpec& spec, std::string name) {
+    SpecSource s;
+    s.name = std::move(name);
+    for (const auto& [k, v] : spec.lists) {
+        s.lists.emplace_back(k, v);
+        if (auto it = spec.origin.find(k); it != spec.origin.end()) s.line_of[k] = it->second.line;
+    }
+    if (!spec.specials.zip_keys.empty()) {
+        std::vector<std::string> groups;
+        for (const auto& g : spec.specials.zip_keys) groups.push_back(str::join(g, std::string(1, kGroupSep)));
+        s.lists.emplace_back("zip_keys", std::move(groups));
+    }
+    return s;
+}
+
 Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                           Diagnostics* diag) {
     std::vector<SpecSource> sources;
@@ -332,6 +357,10 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     std::vector<std::filesystem::path> files = sel.exclusive_files;
     if (recipe_config) files.push_back(*recipe_config);
     files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
+    if (sel.spec) {
+        files.clear();
+        sources.push_back(*sel.spec);
+    }
     for (const auto& f : files) {
         auto s = read_config_file(f, sel.platform, sel.build_platform, diag);
         if (!s) return unexpected(s.error());

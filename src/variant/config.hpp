@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,11 @@ struct Variant {
     bool operator==(const Variant& o) const { return values == o.values; }
 };
 
+// zip_keys and pin_run_as_build entries are stored flattened in
+// SpecSource::lists, their parts joined by this: "a<SEP>b" is the group
+// [a, b], "python<SEP>x.x<SEP>x" a pin_run_as_build entry.
+inline constexpr char kSpecialSep = '\x1f';
+
 // One source of settings (a file, the defaults, the command line).
 struct SpecSource {
     std::string name;  // file path, "<defaults>" or "<command line>"
@@ -66,6 +72,14 @@ SpecSource default_spec(const types::Platform& platform);
 // and repeated keys are warnings in `diag` (errors without it).
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
                                     const types::Platform& build_platform, Diagnostics* diag = nullptr);
+// The same for text already read; `skip_keys` are left out (a migration's
+// __migrator and migrator_ts).
+Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const types::Platform& platform,
+                                    const types::Platform& build_platform, Diagnostics* diag = nullptr,
+                                    const std::set<std::string>& skip_keys = {});
+
+// A merged spec as one source again (zip_keys re-encoded), e.g. to migrate it.
+SpecSource as_source(const CombinedSpec& spec, std::string name);
 
 // conda-build's merge order, later wins: its defaults, the -e files, the
 // recipe's conda_build_config.yaml, the -m files, then the overrides.

@@ -4,6 +4,7 @@
 // unchanged by render, plan and build; lint and rerender, which cover every
 // platform, make one per platform.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,8 @@
 
 namespace sf::variant {
 
+struct SpecSource;
+
 struct Selection {
     types::Platform platform;        // the target; this machine's by default
     types::Platform build_platform;  // where builds run: this machine
@@ -21,6 +24,9 @@ struct Selection {
     std::vector<std::filesystem::path> variant_files;            // -m, in order
     std::vector<std::pair<std::string, std::string>> overrides;  // --variant KEY=VALUE
     bool strict = false;  // --strict: what conda-build accepts with a warning is an error
+    // A spec merged and migrated beforehand (conda-smithy's rerender): it
+    // replaces the -e, recipe and -m files; the defaults still come first.
+    std::shared_ptr<const SpecSource> spec;
 };
 
 // The selection from command-line values. The platform is decided here and
