@@ -385,7 +385,7 @@ Result<Migration> read_migration(const stdfs::path& file, const types::Platform&
     m.spec = AlgebraSpec::from(*spec);
     // __migrator and migrator_ts, read from the selected text as well.
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
-    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, name, nullptr, nullptr, nullptr);
+    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, name, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     auto node = recipe::parse_yaml(selected->text, name, selected->source_line, diag);
     if (!node) return unexpected(node.error());

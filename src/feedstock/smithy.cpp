@@ -13,6 +13,7 @@
 #include "recipe/raw_recipe.hpp"
 #include "render/render.hpp"
 #include "types/version.hpp"
+#include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
@@ -283,6 +284,57 @@ std::string dump(const Config& c) {
     return out;
 }
 
+// The text every used key must appear in: meta.yaml and the recipe's other
+// files (scripts, configs), with '-' read as '_' as conda-build's
+// requirement scan does.
+std::string key_corpus(const recipe::RawRecipe& raw) {
+    std::string text = raw.text;
+    std::error_code ec;
+    for (const auto& e : stdfs::recursive_directory_iterator(raw.dir, ec)) {
+        if (!e.is_regular_file(ec) || e.path().filename() == "meta.yaml" || e.file_size(ec) > (4u << 20)) continue;
+        if (auto t = fs::read_file(e.path())) text += "\n" + *t;
+    }
+    std::replace(text.begin(), text.end(), '-', '_');
+    return text;
+}
+
+// Drops the keys the recipe cannot use, so the matrix is never built over
+// the pinning's hundreds of keys: a key stays when its name is in the
+// recipe's text, when a Jinja function reads it (compiler, stdlib, cdt),
+// when conda-smithy always keeps it, or when it is zipped with one that
+// stays.
+void prune_unused(AlgebraSpec& spec, const std::string& corpus) {
+    static const std::set<std::string> keep = {
+        "target_platform", "MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
+        "channel_sources", "channel_targets", "docker_image", "build_number_decrement", "github_actions_labels",
+        "python_min", "CONDA_BUILD_SYSROOT", "extend_keys", "ignore_version", "ignore_build_only_deps"};
+    bool compilers = corpus.find("compiler") != std::string::npos;
+    bool stdlib = corpus.find("stdlib") != std::string::npos;
+    bool cdt = corpus.find("cdt(") != std::string::npos;
+    auto wanted = [&](std::string k) {
+        if (keep.count(k)) return true;
+        if (compilers && (str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version"))) return true;
+        if (stdlib && (str::ends_with(k, "_stdlib") || str::ends_with(k, "_stdlib_version"))) return true;
+        if (cdt && str::starts_with(k, "cdt_")) return true;
+        if (k == "mpi" || k == "mpich" || k == "openmpi" || k == "msmpi" || k == "mpi_serial" || k == "impi")
+            return corpus.find("mpi") != std::string::npos;
+        std::replace(k.begin(), k.end(), '-', '_');
+        return corpus.find(k) != std::string::npos;
+    };
+    std::set<std::string> kept;
+    for (const auto& [k, v] : spec.lists)
+        if (wanted(k)) kept.insert(k);
+    for (const auto& g : spec.zip_keys)
+        if (std::any_of(g.begin(), g.end(), [&](const std::string& k) { return kept.count(k); }))
+            kept.insert(g.begin(), g.end());
+    for (auto it = spec.lists.begin(); it != spec.lists.end();)
+        it = kept.count(it->first) ? std::next(it) : spec.lists.erase(it);
+    std::vector<Values> groups;
+    for (const auto& g : spec.zip_keys)
+        if (kept.count(g.front())) groups.push_back(g);
+    spec.zip_keys = groups;
+}
+
 struct Target {
     ForgeTarget t;
     std::vector<Config> configs;
@@ -313,7 +365,7 @@ std::string file_name(const ForgeTarget& t, const Config& c, const std::set<std:
 
 Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& forge, const ForgeTarget& ft,
                              const SmithyOptions& opts, const std::vector<stdfs::path>& migration_paths,
-                             bool uses_cuda, EnvScope& env, std::vector<Error>& warnings) {
+                             bool uses_cuda, const std::string& corpus, EnvScope& env, std::vector<Error>& warnings) {
     Target out;
     out.t = ft;
     env.set("CONFIG_VERSION", forge.config_version);
@@ -346,6 +398,7 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
     }
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations);
     if (!migrated) return unexpected(migrated.error());
+    prune_unused(*migrated, corpus);
     sel.spec = std::make_shared<const variant::SpecSource>(migrated->to_source("<migrated spec>"));
 
     auto input = variant::load(sel, std::nullopt, &diag);
@@ -355,7 +408,7 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
 
     auto cache = render::make_render_cache();
     render::RenderOptions ro;
-    ro.top_level_keys = true;
+    ro.smithy = true;
     auto rr = render::render(raw, sel, cache.get(), ro);
     if (!rr) {
         Error e = rr.error();
@@ -531,6 +584,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     bool uses_cuda = false;
     for (const auto& line : str::split(raw->text, '\n')) uses_cuda |= std::regex_search(line, cuda);
 
+    std::string corpus = key_corpus(*raw);
     SmithyResult res;
     EnvScope env;
     env.set("CF_COMPILER_STACK", "comp7");
@@ -542,7 +596,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     for (const auto& ft : forge->targets()) {
         if (!opts.platforms.empty() && !contains(opts.platforms, ft.name) && !contains(opts.platforms, ft.subdir()))
             continue;
-        auto t = render_target(*raw, *forge, ft, opts, *migration_paths, uses_cuda, env, res.warnings);
+        auto t = render_target(*raw, *forge, ft, opts, *migration_paths, uses_cuda, corpus, env, res.warnings);
         if (!t) return unexpected(t.error());
         res.targets.push_back(ft.name);
         if (t->configs.empty()) res.empty_targets.push_back(ft.name);

@@ -192,6 +192,25 @@ const std::vector<std::pair<std::string, Value>>& python_builtins() {
             if (!v) return v;
             return py_int(*v);
         });
+        add("float", [](const List& a, const KwArgs&) -> Result<Value> {
+            if (a.empty()) return Value(0.0);
+            auto v = one_arg(a, "float");
+            if (!v) return v;
+            if (v->is_float()) return *v;
+            if (v->is_int()) return Value(static_cast<double>(v->as_int()));
+            if (v->is_bool()) return Value(v->as_bool() ? 1.0 : 0.0);
+            if (v->is_string()) {
+                std::string t(str::trim(v->as_string()));
+                size_t used = 0;
+                try {
+                    double d = std::stod(t, &used);
+                    if (used == t.size() && !t.empty()) return Value(d);
+                } catch (...) {
+                }
+                return fail("could not convert string to float: '" + v->as_string() + "'");
+            }
+            return fail(std::string("float() argument must be a string or a number, not '") + v->type_name() + "'");
+        });
         add("bool", [](const List& a, const KwArgs&) -> Result<Value> {
             return Value(!a.empty() && a[0].truthy());
         });

@@ -163,7 +163,8 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
         auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
         if (auto text = tmpl.render(ctx)) pkg = package_info(*text);
     }
-    auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::strict);
+    auto ctx = make_context(v, ns, pkg, recipe_dir,
+                            opts_.smithy ? jinja::Undefinedness::lenient : jinja::Undefinedness::strict);
     auto text = tmpl.render(ctx);
     if (!text) return at_source(text.error());
     auto parsed = yaml_.parse(*text, raw_.meta_file, sel.source_line, &diag_);
@@ -377,8 +378,9 @@ Result<RenderedRecipe> Renderer::run() {
     std::vector<std::string> keys;
     for (const auto& [k, v] : variants.front().values) keys.push_back(k);
     std::sort(keys.begin(), keys.end());
-    auto& scanner = cache_.scanners[str::join(keys, ",")];
-    if (!scanner) scanner = std::make_unique<variant::UsedVarScanner>(keys);
+    auto rules = opts_.smithy ? variant::ScanRules::conda_build_26_7 : variant::ScanRules::conda_build_24_11;
+    auto& scanner = cache_.scanners[str::join(keys, ",") + (opts_.smithy ? "|26.7" : "")];
+    if (!scanner) scanner = std::make_unique<variant::UsedVarScanner>(keys, rules);
     scanner_ = scanner.get();
 
     RenderedRecipe rr;
@@ -459,7 +461,7 @@ Result<RenderedRecipe> Renderer::run() {
                 all_used.insert(used.begin(), used.end());
                 RenderedOutput o = to_output((*p)->vt, om, v, used);
                 o.top_variant = top_index;
-                if (opts_.top_level_keys) {
+                if (opts_.smithy) {
                     UsedVarsOptions top;
                     top.force_top_level = true;
                     for (const auto& k : used_vars((*p)->vt, om, v, spec_.specials, *scanner_, top))

@@ -21,8 +21,12 @@ namespace sf::render {
 struct RenderCache;
 std::shared_ptr<RenderCache> make_render_cache();
 
+// How conda-smithy renders (rerender of a feedstock): undefined Jinja names
+// render as "" (permit_undefined_jinja), used keys follow the conda-build
+// that conda-smithy runs today (variant::ScanRules), and each output gets
+// RenderedOutput::top_level_used.
 struct RenderOptions {
-    bool top_level_keys = false;  // fill RenderedOutput::top_level_used (rerender)
+    bool smithy = false;
 };
 
 Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selection& sel,

@@ -34,7 +34,7 @@ std::optional<std::pair<std::string, std::string>> compiler_key_of(const std::st
 
 }  // namespace
 
-UsedVarScanner::UsedVarScanner(std::vector<std::string> keys) : keys_(std::move(keys)) {
+UsedVarScanner::UsedVarScanner(std::vector<std::string> keys, ScanRules rules) : keys_(std::move(keys)), rules_(rules) {
     for (const auto& k : keys_)
         for (char c : k)
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') identifier_keys_ = false;
@@ -57,7 +57,13 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
         full.push_back(R"(\{\s*)" + m->second + R"(\([\'\"])" + re_escape(p.compiler_lang) +
                        R"([\"\'][^\{]*?\})");
     }
-    std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v + R"([^_0-9a-zA-Z].*?\}\})";
+    bool now = rules_ == ScanRules::conda_build_26_7;
+    if (now && str::starts_with(key, "cdt_")) {
+        p.cdt = true;
+        full.push_back(R"(\{\s*cdt\()");
+    }
+    std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v +
+                             (now ? R"((?:[^_0-9a-zA-Z].*?)?\}\})" : R"([^_0-9a-zA-Z].*?\}\})");
     std::string selector_re = R"(^[^#\[]*?\#?\s\[[^\]]*?(?<![_\w\d]))" + v + R"([=\s<>!\]])";
     std::string conditional_re = R"((?:^|[^\{])\{%\s*(?:el)?if\s*.*)" + v + R"(\s*(?:[^%]*?)?%\})";
     std::string requirement_re = R"(^\s+\-\s+)" + v_req + R"(\s*(?:\s[\[#]|$))";
@@ -65,7 +71,8 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
     full.push_back(requirement_re);
     full.push_back(conditional_re);
     full.push_back(R"((?:^|[^\{])\{%\s*for\s*.*\s*in\s*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
-    full.push_back(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
+    full.push_back(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + std::string(now ? R"((?<![a-zA-Z_0-9]))" : "") + v +
+                   R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
     p.full.source = str::join(full, "|");
     p.selectors.source = selector_re;
     p.shell = {R"((^[^$]*?\$\{?\s*)" + v + R"(\s*[\s|\}]))", PyRegex::multiline | PyRegex::dotall, nullptr};
@@ -76,7 +83,9 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
 bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Scan scan) const {
     const Patterns& p = patterns(key);
     bool compiler = !p.compiler_lang.empty() && scan == Scan::full;
-    if (compiler) {
+    if (p.cdt && scan == Scan::full) {
+        if (line.find(key) == std::string_view::npos && line.find("cdt(") == std::string_view::npos) return false;
+    } else if (compiler) {
         if (line.find(key) == std::string_view::npos && line.find(p.compiler_lang) == std::string_view::npos)
             return false;
     } else {
@@ -128,6 +137,11 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
             collect(text, key);
             collect(text, p.compiler_lang);
             std::sort(candidates.begin(), candidates.end());
+        } else if (p.cdt && scan == Scan::full) {
+            collect(text, key);
+            collect(text, "cdt(");
+            std::sort(candidates.begin(), candidates.end());
+            candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
         } else {
             collect(dashless, key);
         }

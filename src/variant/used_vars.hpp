@@ -19,9 +19,15 @@ namespace sf::variant {
 
 enum class Scan { selectors_only, full };
 
+// Whose regexes: conda-build 24.11 (our render's reference, the goldens) or
+// conda-build 26.7, which conda-smithy renders with today: `{% set %}`
+// needs a word boundary before the key, `{{ key}}` counts, cdt() uses the
+// cdt_* keys.
+enum class ScanRules { conda_build_24_11, conda_build_26_7 };
+
 class UsedVarScanner {
 public:
-    explicit UsedVarScanner(std::vector<std::string> keys);
+    explicit UsedVarScanner(std::vector<std::string> keys, ScanRules rules = ScanRules::conda_build_24_11);
 
     std::set<std::string> in_text(std::string_view text, Scan scan) const;
     std::set<std::string> in_shell_script(std::string_view text) const;
@@ -48,12 +54,14 @@ private:
     struct Patterns {
         LazyRegex full, selectors, shell, batch;
         std::string compiler_lang;  // non-empty for <lang>_compiler(_version) keys
+        bool cdt = false;           // a cdt_* key under conda-build 26.7 rules
     };
     const Patterns& patterns(const std::string& key) const;
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
     static bool could_match(std::string_view line, Scan scan);
 
     std::vector<std::string> keys_;
+    ScanRules rules_;
     bool identifier_keys_ = true;  // every key is [A-Za-z0-9_]+: scripts need no regex
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
     mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
