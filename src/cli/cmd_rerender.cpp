@@ -14,6 +14,7 @@ void register_rerender(CLI::App& app, Action& action) {
         std::string variants_dir;
         std::vector<std::string> platforms;
         std::vector<std::string> variant_files, exclusive_files;
+        std::string smithy_version;
         bool check = false, strict = false;
     };
     auto o = std::make_shared<Opts>();
@@ -30,6 +31,8 @@ void register_rerender(CLI::App& app, Action& action) {
     sub->add_option("-m,--variant-config-files", o->variant_files, "Extra input variant config (repeatable)");
     sub->add_option("-e,--exclusive-config-file", o->exclusive_files,
                     "Global pinning file, e.g. conda-forge's conda_build_config.yaml (repeatable)");
+    sub->add_option("--smithy-version", o->smithy_version,
+                    "Feedstock: reproduce the files of this conda-smithy version (default: the newest rules)");
     sub->add_flag("--check", o->check, "Change nothing; exit 1 when variants/ is stale");
     sub->add_flag("--strict", o->strict,
                   "Make what conda-build accepts with a warning (unknown selector names, repeated keys) an error");
@@ -43,6 +46,7 @@ void register_rerender(CLI::App& app, Action& action) {
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
             for (const auto& f : o->exclusive_files) ro.exclusive_files.emplace_back(f);
             ro.strict = o->strict;
+            ro.smithy_version = o->smithy_version;
             auto mode = o->check ? feedstock::RerenderMode::check : feedstock::RerenderMode::write;
             auto res = value_or_throw(feedstock::rerender(ro, mode));
             print_warnings(res.warnings);

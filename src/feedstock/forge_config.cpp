@@ -144,6 +144,10 @@ Result<ForgeConfig> read_forge_config(const stdfs::path& feedstock_dir) {
     if (!docker) return unexpected(docker.error());
     if (docker->IsMap() && (*docker)["fallback_image"] && (*docker)["fallback_image"].IsScalar())
         cfg.docker_fallback_image = (*docker)["fallback_image"].Scalar();
+    auto gha = map_of("github_actions");
+    if (!gha) return unexpected(gha.error());
+    if (gha->IsMap() && (*gha)["self_hosted"] && (*gha)["self_hosted"].IsScalar())
+        cfg.github_actions_self_hosted = (*gha)["self_hosted"].Scalar() == "true" || (*gha)["self_hosted"].Scalar() == "True";
     if (root["recipe_dir"] && root["recipe_dir"].IsScalar()) cfg.recipe_dir = root["recipe_dir"].Scalar();
     if (root["config_version"] && root["config_version"].IsScalar())
         cfg.config_version = root["config_version"].Scalar();

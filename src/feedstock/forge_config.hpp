@@ -31,6 +31,7 @@ struct ForgeConfig {
     std::string docker_fallback_image = "quay.io/condaforge/linux-anvil-comp7";
     std::string recipe_dir = "recipe";
     std::string config_version = "2";
+    bool github_actions_self_hosted = false;
 
     // The platforms that get files, sorted by name: those whose build
     // platform has a CI provider (conda-smithy's _get_platforms_of_provider).

@@ -270,6 +270,7 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
     so.exclusive_files = opts.exclusive_files;
     so.platforms = opts.platforms;
     so.strict = opts.strict;
+    so.smithy_version = opts.smithy_version;
     if (!opts.variant_files.empty())
         return fail(SourceLoc{opts.variant_files.front().string()},
                     "-m is not read when rerendering a feedstock (conda-smithy reads the recipe's own config)",

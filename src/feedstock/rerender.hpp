@@ -28,6 +28,7 @@ struct RerenderOptions {
     std::vector<std::filesystem::path> variant_files;    // extra inputs (-m)
     std::vector<std::filesystem::path> exclusive_files;  // -e: a global pinning file
     bool strict = false;  // conda-build's leniencies are errors, not warnings
+    std::string smithy_version;  // feedstock mode: reproduce this conda-smithy's rules (smithy.hpp)
 };
 
 enum class RerenderMode { write, check };

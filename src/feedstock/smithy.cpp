@@ -254,28 +254,28 @@ bool needs_quotes(const std::string& s) {
     return false;
 }
 
-std::string dump(const Config& c) {
+std::string dump(const Config& c, bool bools) {
     std::map<std::string, std::string> blocks;  // key -> its YAML lines
     for (const auto& [k, v] : c.lists) {
-        std::string b = yaml_scalar(k) + ":";
+        std::string b = yaml_scalar(k, bools) + ":";
         if (v.empty()) b += " []";
         b += "\n";
-        for (const auto& x : v) b += "- " + yaml_scalar(x) + "\n";
+        for (const auto& x : v) b += "- " + yaml_scalar(x, bools) + "\n";
         blocks[k] = b;
     }
     if (c.has_prab) {
         std::string b = "pin_run_as_build:\n";
         for (const auto& [pkg, pin] : c.prab) {
-            b += "  " + yaml_scalar(pkg) + ":\n";
-            if (!pin.min_pin.empty()) b += "    min_pin: " + yaml_scalar(pin.min_pin) + "\n";
-            if (!pin.max_pin.empty()) b += "    max_pin: " + yaml_scalar(pin.max_pin) + "\n";
+            b += "  " + yaml_scalar(pkg, bools) + ":\n";
+            if (!pin.min_pin.empty()) b += "    min_pin: " + yaml_scalar(pin.min_pin, bools) + "\n";
+            if (!pin.max_pin.empty()) b += "    max_pin: " + yaml_scalar(pin.max_pin, bools) + "\n";
         }
         blocks["pin_run_as_build"] = b;
     }
     if (c.has_zip) {
         std::string b = "zip_keys:\n";
         for (const auto& g : c.zip_keys) {
-            for (size_t i = 0; i < g.size(); ++i) b += (i ? "  - " : "- - ") + yaml_scalar(g[i]) + "\n";
+            for (size_t i = 0; i < g.size(); ++i) b += (i ? "  - " : "- - ") + yaml_scalar(g[i], bools) + "\n";
         }
         blocks["zip_keys"] = b;
     }
@@ -287,15 +287,26 @@ std::string dump(const Config& c) {
 // The text every used key must appear in: meta.yaml and the recipe's other
 // files (scripts, configs), with '-' read as '_' as conda-build's
 // requirement scan does.
-std::string key_corpus(const recipe::RawRecipe& raw) {
-    std::string text = raw.text;
+struct KeyCorpus {
+    std::string text;  // '-' read as '_'
+    // A substring, not a word: conda-build's `{% if %}` pattern finds "orc"
+    // in "torch".
+    bool has(const std::string& k) const { return text.find(k) != std::string::npos; }
+};
+
+KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
+    KeyCorpus c;
+    c.text = raw.text;
     std::error_code ec;
     for (const auto& e : stdfs::recursive_directory_iterator(raw.dir, ec)) {
-        if (!e.is_regular_file(ec) || e.path().filename() == "meta.yaml" || e.file_size(ec) > (4u << 20)) continue;
-        if (auto t = fs::read_file(e.path())) text += "\n" + *t;
+        auto ext = e.path().extension();
+        if (!e.is_regular_file(ec) || e.path().filename() == "meta.yaml" || ext == ".patch" || ext == ".diff" ||
+            e.file_size(ec) > (4u << 20))
+            continue;
+        if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
     }
-    std::replace(text.begin(), text.end(), '-', '_');
-    return text;
+    std::replace(c.text.begin(), c.text.end(), '-', '_');
+    return c;
 }
 
 // Drops the keys the recipe cannot use, so the matrix is never built over
@@ -303,23 +314,24 @@ std::string key_corpus(const recipe::RawRecipe& raw) {
 // recipe's text, when a Jinja function reads it (compiler, stdlib, cdt),
 // when conda-smithy always keeps it, or when it is zipped with one that
 // stays.
-void prune_unused(AlgebraSpec& spec, const std::string& corpus) {
+void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus) {
     static const std::set<std::string> keep = {
         "target_platform", "MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
         "channel_sources", "channel_targets", "docker_image", "build_number_decrement", "github_actions_labels",
-        "python_min", "CONDA_BUILD_SYSROOT", "extend_keys", "ignore_version", "ignore_build_only_deps"};
-    bool compilers = corpus.find("compiler") != std::string::npos;
-    bool stdlib = corpus.find("stdlib") != std::string::npos;
-    bool cdt = corpus.find("cdt(") != std::string::npos;
+        "python_min", "CONDA_BUILD_SYSROOT", "extend_keys", "ignore_version", "ignore_build_only_deps",
+        "cdt_name", "cdt_arch", "BUILD"};
+    bool compilers = corpus.text.find("compiler") != std::string::npos;
+    bool stdlib = corpus.text.find("stdlib") != std::string::npos;
+    bool cdt = corpus.text.find("cdt(") != std::string::npos;
     auto wanted = [&](std::string k) {
         if (keep.count(k)) return true;
         if (compilers && (str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version"))) return true;
         if (stdlib && (str::ends_with(k, "_stdlib") || str::ends_with(k, "_stdlib_version"))) return true;
         if (cdt && str::starts_with(k, "cdt_")) return true;
         if (k == "mpi" || k == "mpich" || k == "openmpi" || k == "msmpi" || k == "mpi_serial" || k == "impi")
-            return corpus.find("mpi") != std::string::npos;
+            return corpus.text.find("mpi") != std::string::npos;
         std::replace(k.begin(), k.end(), '-', '_');
-        return corpus.find(k) != std::string::npos;
+        return corpus.has(k);
     };
     std::set<std::string> kept;
     for (const auto& [k, v] : spec.lists)
@@ -334,6 +346,25 @@ void prune_unused(AlgebraSpec& spec, const std::string& corpus) {
         if (kept.count(g.front())) groups.push_back(g);
     spec.zip_keys = groups;
 }
+
+// The rules of the conda-smithy being reproduced (SmithyOptions::smithy_version).
+struct Compat {
+    bool bools = true;           // >= 3.48.0
+    bool keep_cdt = false;       // < 3.52.3
+    bool labels_with_gha = true; // >= 3.58.1 (else only when self-hosted)
+
+    static Result<Compat> of(const std::string& version) {
+        Compat c;
+        if (version.empty()) return c;
+        auto v = types::Version::parse(version);
+        if (!v) return fail("--smithy-version: '" + version + "' is not a version", "e.g. --smithy-version 3.45.1");
+        auto before = [&](const char* x) { return *v < *types::Version::parse(x); };
+        c.bools = !before("3.48.0");
+        c.keep_cdt = before("3.52.3");
+        c.labels_with_gha = !before("3.58.1");
+        return c;
+    }
+};
 
 struct Target {
     ForgeTarget t;
@@ -365,7 +396,8 @@ std::string file_name(const ForgeTarget& t, const Config& c, const std::set<std:
 
 Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& forge, const ForgeTarget& ft,
                              const SmithyOptions& opts, const std::vector<stdfs::path>& migration_paths,
-                             bool uses_cuda, const std::string& corpus, EnvScope& env, std::vector<Error>& warnings) {
+                             bool uses_cuda, const KeyCorpus& corpus, const Compat& compat, EnvScope& env,
+                             std::vector<Error>& warnings) {
     Target out;
     out.t = ft;
     env.set("CONFIG_VERSION", forge.config_version);
@@ -391,8 +423,11 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
     auto combined = variant::combine(sources);
     if (!combined) return unexpected(combined.error());
     std::vector<Migration> migrations;
+    // conda-smithy reads migrations without the variant keys in scope and
+    // says nothing of the names its selectors lack: neither do we.
+    Diagnostics quiet{false};
     for (const auto& p : migration_paths) {
-        auto m = read_migration(p, sel.platform, sel.build_platform, &diag);
+        auto m = read_migration(p, sel.platform, sel.build_platform, &quiet);
         if (!m) return unexpected(m.error());
         migrations.push_back(std::move(*m));
     }
@@ -434,11 +469,8 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
         for (const auto& [k, v] : o->used) all_used.insert(k);
         if (all_used.count("mpi")) all_used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
     }
-    {
-        static const std::regex pm(R"(.*\{\{ python_min \}\})");
-        for (const auto& line : str::split(raw.text, '\n'))
-            if (std::regex_search(line, pm)) all_used.insert("python_min");
-    }
+    // conda-smithy's `.*\{\{ python_min \}\}` on each line: the text, verbatim.
+    if (raw.text.find("{{ python_min }}") != std::string::npos) all_used.insert("python_min");
 
     // The variants the unskipped outputs were rendered with: for each staging
     // variant with an output left, the matrix narrowed to it.
@@ -483,7 +515,9 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
     all_used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
     if (!all_noarch) all_used.insert("target_platform");
-    if (contains(ft.providers, "github_actions")) all_used.insert("github_actions_labels");
+    if (compat.labels_with_gha ? contains(ft.providers, "github_actions") : forge.github_actions_self_hosted)
+        all_used.insert("github_actions_labels");
+    if (compat.keep_cdt) all_used.insert({"cdt_name", "cdt_arch", "BUILD"});
     all_used.insert(top_vars->begin(), top_vars->end());
 
     // Values of the used keys among the used variants; zip groups as tuples.
@@ -563,8 +597,8 @@ bool is_feedstock_dir(const stdfs::path& dir) {
     return !stdfs::exists(dir / "meta.yaml", ec) && stdfs::exists(dir / "recipe" / "meta.yaml", ec);
 }
 
-std::string yaml_scalar(const std::string& s) {
-    if (s == "true" || s == "false") return s;  // conda-smithy writes these back as booleans
+std::string yaml_scalar(const std::string& s, bool bools) {
+    if (bools && (s == "true" || s == "false")) return s;  // conda-smithy writes these back as booleans
     if (!needs_quotes(s)) return s;
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
@@ -580,11 +614,18 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
         migration_files(opts.feedstock_dir, opts.exclusive_files.empty() ? stdfs::path() : opts.exclusive_files.front());
     if (!migration_paths) return unexpected(migration_paths.error());
 
-    static const std::regex cuda(R"(^[^#]*compiler\(("cuda"|'cuda')\).*)");
+    // conda-smithy's `^[^#]*compiler\(("cuda"|'cuda')\)`: a line calling
+    // compiler('cuda') with no '#' before the call.
     bool uses_cuda = false;
-    for (const auto& line : str::split(raw->text, '\n')) uses_cuda |= std::regex_search(line, cuda);
+    for (const auto& line : str::split(raw->text, '\n'))
+        for (const char* call : {"compiler(\"cuda\")", "compiler('cuda')"}) {
+            auto at = line.find(call);
+            uses_cuda |= at != std::string::npos && line.find('#') > at;
+        }
 
-    std::string corpus = key_corpus(*raw);
+    auto compat = Compat::of(opts.smithy_version);
+    if (!compat) return unexpected(compat.error());
+    KeyCorpus corpus = key_corpus(*raw);
     SmithyResult res;
     EnvScope env;
     env.set("CF_COMPILER_STACK", "comp7");
@@ -596,7 +637,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     for (const auto& ft : forge->targets()) {
         if (!opts.platforms.empty() && !contains(opts.platforms, ft.name) && !contains(opts.platforms, ft.subdir()))
             continue;
-        auto t = render_target(*raw, *forge, ft, opts, *migration_paths, uses_cuda, corpus, env, res.warnings);
+        auto t = render_target(*raw, *forge, ft, opts, *migration_paths, uses_cuda, corpus, *compat, env, res.warnings);
         if (!t) return unexpected(t.error());
         res.targets.push_back(ft.name);
         if (t->configs.empty()) res.empty_targets.push_back(ft.name);
@@ -623,7 +664,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
         for (const auto& c : t.configs) {
             std::string name = file_name(t.t, c, t.top_loop, feedstock_name);
             if (!seen.insert(name).second) continue;
-            res.files.push_back({name, t.t.name, dump(c)});
+            res.files.push_back({name, t.t.name, dump(c, compat->bools)});
         }
     std::sort(res.files.begin(), res.files.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     // One warning per text.

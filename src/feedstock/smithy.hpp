@@ -26,6 +26,11 @@ struct SmithyOptions {
     std::vector<std::filesystem::path> exclusive_files;  // -e: conda-forge's pinning
     std::vector<std::string> platforms;  // only these targets (linux-64 or linux_64); empty: all
     bool strict = false;
+    // The conda-smithy whose output to reproduce (its rules changed over
+    // time); empty: the newest rules. Before 3.48.0 true/false stay strings;
+    // before 3.52.3 cdt_name, cdt_arch and BUILD are always kept; before
+    // 3.58.1 github_actions_labels only with github_actions.self_hosted.
+    std::string smithy_version;
 };
 
 struct SmithyFile {
@@ -46,7 +51,8 @@ bool is_feedstock_dir(const std::filesystem::path& dir);
 
 Result<SmithyResult> smithy_configs(const SmithyOptions& opts);
 
-// PyYAML's plain-or-quoted choice for one string (yaml.dump's output).
-std::string yaml_scalar(const std::string& s);
+// PyYAML's plain-or-quoted choice for one string (yaml.dump's output);
+// `bools`: "true"/"false" written as YAML booleans (conda-smithy >= 3.48).
+std::string yaml_scalar(const std::string& s, bool bools = true);
 
 }  // namespace sf::feedstock

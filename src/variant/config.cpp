@@ -442,7 +442,12 @@ std::vector<Variant> explode(const CombinedSpec& spec) {
         if (it->name == "<defaults>") continue;
         for (const auto& [k, vs] : it->lists) {
             if (spec.specials.is_special(k)) continue;
-            variants = filter_by(variants, k, vs);
+            // Most keys narrow nothing: look before copying the matrix.
+            bool narrows = std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {
+                const std::string* x = v.get(k);
+                return !x || std::find(vs.begin(), vs.end(), *x) == vs.end();
+            });
+            if (narrows) variants = filter_by(variants, k, vs);
         }
     }
     return variants;

@@ -174,6 +174,9 @@ int UsedVarScanner::first_use_in_text(const std::string& key, std::string_view t
 }
 
 std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) const {
+    // Every output of every variant reads the same few scripts.
+    auto [memo, fresh] = script_memo_[0].try_emplace(std::string(text));
+    if (!fresh) return memo->second;
     // conda-build's `^[^$]*?\$\{?\s*KEY\s*[\s|\}]` (multiline) can only match
     // at the first `$` of a line: read the name there once per line, then
     // look keys up, instead of one regex per key over the whole script.
@@ -204,14 +207,18 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
         if (text.find(key) == std::string_view::npos) continue;
         if (identifier_keys_ ? names.count(key) > 0 : patterns(key).shell->matches_anywhere(text)) used.insert(key);
     }
+    memo->second = used;
     return used;
 }
 
 std::set<std::string> UsedVarScanner::in_batch_script(std::string_view text) const {
+    auto [memo, fresh] = script_memo_[1].try_emplace(std::string(text));
+    if (!fresh) return memo->second;
     std::set<std::string> used;
     for (const auto& key : keys_)
         if (text.find(key) != std::string_view::npos && patterns(key).batch->matches_anywhere(text))
             used.insert(key);
+    memo->second = used;
     return used;
 }
 

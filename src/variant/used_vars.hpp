@@ -66,6 +66,7 @@ private:
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
     mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
     mutable std::unordered_map<std::string, bool> line_memo_[2];  // key + line -> matches, per Scan
+    mutable std::unordered_map<std::string, std::set<std::string>> script_memo_[2];  // script -> used (shell, batch)
 };
 
 }  // namespace sf::variant
