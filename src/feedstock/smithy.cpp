@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <unordered_map>
 
 #include "feedstock/forge_config.hpp"
 #include "feedstock/migrations.hpp"
@@ -289,9 +290,15 @@ std::string dump(const Config& c, bool bools) {
 // requirement scan does.
 struct KeyCorpus {
     std::string text;  // '-' read as '_'
+    bool compilers = false, stdlib = false, cdt = false;  // compiler(), stdlib(), cdt() appear
     // A substring, not a word: conda-build's `{% if %}` pattern finds "orc"
     // in "torch".
-    bool has(const std::string& k) const { return text.find(k) != std::string::npos; }
+    bool has(const std::string& k) const {
+        auto [it, fresh] = seen.try_emplace(k, false);
+        if (fresh) it->second = text.find(k) != std::string::npos;
+        return it->second;
+    }
+    mutable std::unordered_map<std::string, bool> seen;  // every target asks about the same keys
 };
 
 KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
@@ -306,6 +313,9 @@ KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
         if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
     }
     std::replace(c.text.begin(), c.text.end(), '-', '_');
+    c.compilers = c.has("compiler");
+    c.stdlib = c.has("stdlib");
+    c.cdt = c.has("cdt(");
     return c;
 }
 
@@ -314,25 +324,24 @@ KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
 // recipe's text, when a Jinja function reads it (compiler, stdlib, cdt),
 // when conda-smithy always keeps it, or when it is zipped with one that
 // stays.
-void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus) {
+bool may_be_used(std::string k, const KeyCorpus& corpus) {
     static const std::set<std::string> keep = {
         "target_platform", "MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
         "channel_sources", "channel_targets", "docker_image", "build_number_decrement", "github_actions_labels",
         "python_min", "CONDA_BUILD_SYSROOT", "extend_keys", "ignore_version", "ignore_build_only_deps",
-        "cdt_name", "cdt_arch", "BUILD"};
-    bool compilers = corpus.text.find("compiler") != std::string::npos;
-    bool stdlib = corpus.text.find("stdlib") != std::string::npos;
-    bool cdt = corpus.text.find("cdt(") != std::string::npos;
-    auto wanted = [&](std::string k) {
-        if (keep.count(k)) return true;
-        if (compilers && (str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version"))) return true;
-        if (stdlib && (str::ends_with(k, "_stdlib") || str::ends_with(k, "_stdlib_version"))) return true;
-        if (cdt && str::starts_with(k, "cdt_")) return true;
-        if (k == "mpi" || k == "mpich" || k == "openmpi" || k == "msmpi" || k == "mpi_serial" || k == "impi")
-            return corpus.text.find("mpi") != std::string::npos;
-        std::replace(k.begin(), k.end(), '-', '_');
-        return corpus.has(k);
-    };
+        "zip_keys", "pin_run_as_build", "cdt_name", "cdt_arch", "BUILD"};
+    if (keep.count(k)) return true;
+    if (str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version")) return corpus.compilers;
+    if (str::ends_with(k, "_stdlib") || str::ends_with(k, "_stdlib_version")) return corpus.stdlib;
+    if (str::starts_with(k, "cdt_")) return corpus.cdt || corpus.has(k);
+    if (k == "mpi" || k == "mpich" || k == "openmpi" || k == "msmpi" || k == "mpi_serial" || k == "impi")
+        return corpus.has("mpi");
+    std::replace(k.begin(), k.end(), '-', '_');
+    return corpus.has(k);
+}
+
+void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus) {
+    auto wanted = [&](const std::string& k) { return may_be_used(k, corpus); };
     std::set<std::string> kept;
     for (const auto& [k, v] : spec.lists)
         if (wanted(k)) kept.insert(k);
@@ -412,25 +421,31 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
     sel.strict = opts.strict;
     Diagnostics diag{opts.strict};
 
-    std::vector<variant::SpecSource> sources;
-    std::vector<stdfs::path> files = opts.exclusive_files;
-    if (raw.config_file) files.push_back(*raw.config_file);
-    for (const auto& f : files) {
-        auto s = variant::read_config_file(f, sel.platform, sel.build_platform, &diag);
-        if (!s) return unexpected(s.error());
-        sources.push_back(std::move(*s));
-    }
-    auto combined = variant::combine(sources);
-    if (!combined) return unexpected(combined.error());
     std::vector<Migration> migrations;
+    std::set<std::string> migration_keys;  // kept in the pinning too: a migration may extend them
     // conda-smithy reads migrations without the variant keys in scope and
     // says nothing of the names its selectors lack: neither do we.
     Diagnostics quiet{false};
     for (const auto& p : migration_paths) {
         auto m = read_migration(p, sel.platform, sel.build_platform, &quiet);
         if (!m) return unexpected(m.error());
+        for (const auto& [k, v] : m->spec.lists) migration_keys.insert(k);
+        migration_keys.insert(m->additional_zip_keys.begin(), m->additional_zip_keys.end());
+        migration_keys.insert(m->primary_key.begin(), m->primary_key.end());
+        for (const auto& [k, v] : m->ordering) migration_keys.insert(k);
         migrations.push_back(std::move(*m));
     }
+    std::vector<variant::SpecSource> sources;
+    std::vector<stdfs::path> files = opts.exclusive_files;
+    if (raw.config_file) files.push_back(*raw.config_file);
+    for (const auto& f : files) {
+        auto s = variant::read_config_file(f, sel.platform, sel.build_platform, &diag,
+                                           [&](const std::string& k) { return migration_keys.count(k) || may_be_used(k, corpus); });
+        if (!s) return unexpected(s.error());
+        sources.push_back(std::move(*s));
+    }
+    auto combined = variant::combine(sources);
+    if (!combined) return unexpected(combined.error());
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations);
     if (!migrated) return unexpected(migrated.error());
     prune_unused(*migrated, corpus);

@@ -1,6 +1,7 @@
 #include "variant/config.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "recipe/raw_recipe.hpp"
@@ -106,24 +107,76 @@ SpecSource default_spec(const types::Platform& platform) {
 }
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
-                                    const types::Platform& build_platform, Diagnostics* diag) {
+                                    const types::Platform& build_platform, Diagnostics* diag, const KeyFilter& keep) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
     auto text = fs::read_file(p);
     if (!text) return unexpected(text.error());
-    return read_config_text(*text, file, platform, build_platform, diag);
+    return read_config_text(*text, file, platform, build_platform, diag, {}, keep);
 }
+
+namespace {
+
+// Drops the top-level blocks of keys `keep` refuses, before YAML parsing:
+// a pinning file has hundreds of keys and a recipe uses a few. Keys named
+// in zip_keys always stay (a group is kept whole or not at all by the
+// caller). Files with YAML anchors are left whole (an alias could point
+// into a dropped block).
+void drop_blocks(recipe::Selected& sel, const KeyFilter& keep) {
+    auto lines = str::split(sel.text, '\n');
+    for (const auto& l : lines)
+        for (size_t a = l.find('&'); a != std::string::npos; a = l.find('&', a + 1))
+            if (a + 1 < l.size() && (std::isalnum(static_cast<unsigned char>(l[a + 1])) || l[a + 1] == '_')) return;
+    auto key_at = [](const std::string& l) -> std::optional<std::string> {
+        if (l.empty() || std::isspace(static_cast<unsigned char>(l[0])) || l[0] == '#' || l[0] == '-') return std::nullopt;
+        auto c = l.find(':');
+        if (c == std::string::npos) return std::nullopt;
+        std::string k = std::string(str::trim(l.substr(0, c)));
+        if (k.size() >= 2 && (k.front() == '"' || k.front() == '\'') && k.back() == k.front()) k = k.substr(1, k.size() - 2);
+        return k;
+    };
+    std::set<std::string> zipped;
+    bool in_zip = false;
+    for (const auto& l : lines) {
+        if (auto k = key_at(l)) in_zip = *k == "zip_keys";
+        if (!in_zip) continue;
+        std::string w;
+        for (char ch : l + " ") {
+            if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.') {
+                w += ch;
+            } else if (!w.empty()) {
+                zipped.insert(w);
+                w.clear();
+            }
+        }
+    }
+    std::string text;
+    std::vector<int> src;
+    bool keeping = true;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        if (auto k = key_at(lines[i])) keeping = zipped.count(*k) || keep(*k);
+        if (!keeping) continue;
+        text += lines[i];
+        if (i + 1 < lines.size()) text += '\n';
+        src.push_back(i < sel.source_line.size() ? sel.source_line[i] : 0);
+    }
+    sel.text = std::move(text);
+    sel.source_line = std::move(src);
+}
+
+}  // namespace
 
 Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const types::Platform& platform,
                                     const types::Platform& build_platform, Diagnostics* diag,
-                                    const std::set<std::string>& skip_keys) {
+                                    const std::set<std::string>& skip_keys, const KeyFilter& keep) {
     const std::string* text = &text_in;
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
+    if (keep) drop_blocks(*selected, keep);
     auto node = recipe::parse_yaml(selected->text, file, selected->source_line, diag);
     if (!node) return unexpected(node.error());
     SpecSource src;
