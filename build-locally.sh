@@ -16,13 +16,16 @@
 # Output: build_artifacts/channel (packages), build_artifacts/<config>-log.txt,
 # build_artifacts/build-done-<config> (a rerun skips these configs).
 # Environment: CPU_COUNT (parallel jobs), SPLITFORGE (the binary; skips
-# scripts/configure.sh), SF_RECIPE (recipe), SF_VARIANTS_DIR (variants),
+# scripts/configure.sh), SF_RECIPE (recipe), SF_VARIANTS_DIR (variants, or
+# .ci_support when only that exists),
 # SF_ARTIFACTS (build_artifacts), SF_BUILD_DIR (where configure.sh builds).
 set -euo pipefail
 cd "$(dirname "$0")"
 
 recipe=${SF_RECIPE:-recipe}
+# Our variants/, or conda-smithy's .ci_support/ in a conda-forge feedstock.
 variants=${SF_VARIANTS_DIR:-variants}
+[[ -n ${SF_VARIANTS_DIR:-} || -d $variants || ! -d .ci_support ]] || variants=.ci_support
 artifacts=${SF_ARTIFACTS:-build_artifacts}
 
 die() { echo "build-locally: error: $*" >&2; exit 1; }
