@@ -217,12 +217,13 @@ RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, 
     o.variant = v;
     for (const auto& k : used)
         if (const std::string* val = v.get(k)) o.used[k] = *val;
-    o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
-    o.hash = pkg_hash(o.hash_input);
-    o.build_string = build_id(vt, om, v, o.hash);
     const Meta& build = sub(m, "build");
     std::string noarch = build.contains("noarch") ? str_of(build["noarch"]) : "";
     if (meta_truthy(Meta(noarch))) o.noarch = (noarch == "python") ? "python" : "generic";
+    if (opts_.smithy) return o;  // conda-smithy reads the used keys and variants, nothing final
+    o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
+    o.hash = pkg_hash(o.hash_input);
+    o.build_string = build_id(vt, om, v, o.hash);
     const Meta& reqs = sub(m, "requirements");
     auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
     o.requirements = {list("build"), list("host"), list("run"), list("run_constrained")};

@@ -24,7 +24,8 @@ std::shared_ptr<RenderCache> make_render_cache();
 // How conda-smithy renders (rerender of a feedstock): undefined Jinja names
 // render as "" (permit_undefined_jinja), used keys follow the conda-build
 // that conda-smithy runs today (variant::ScanRules), and each output gets
-// RenderedOutput::top_level_used.
+// RenderedOutput::top_level_used; hashes, build strings and requirements
+// are left empty (nothing is finalized).
 struct RenderOptions {
     bool smithy = false;
 };
