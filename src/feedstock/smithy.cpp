@@ -492,13 +492,31 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
     std::vector<VMap> used_variants;
     std::set<int> live_tops;
     for (const auto* o : metas) live_tops.insert(o->top_variant);
-    for (int ti : live_tops) {
-        std::vector<variant::Variant> mv = rr->variants;
-        for (const auto& k : rr->staging_keys)
-            mv = variant::filter_by(mv, k, {rr->tops[static_cast<size_t>(ti)].variant.value_or(k, "")});
-        for (const auto& v : mv) push_unique(used_variants, merge_deployment_target(v.as_map()));
+    std::set<VMap> seen;
+    {
+        // conda-build narrows the matrix key by key, keeping it whole when a
+        // key would empty it; one pass per staging variant does the same.
+        for (int ti : live_tops) {
+            const auto& tv = rr->tops[static_cast<size_t>(ti)].variant;
+            std::vector<const variant::Variant*> mv;
+            for (const auto& v : rr->variants) mv.push_back(&v);
+            for (const auto& k : rr->staging_keys) {
+                std::string want = tv.value_or(k, "");
+                std::vector<const variant::Variant*> next;
+                for (const auto* v : mv)
+                    if (const std::string* x = v->get(k); x && *x == want) next.push_back(v);
+                if (!next.empty()) mv = std::move(next);
+            }
+            for (const auto* v : mv) {
+                VMap m = merge_deployment_target(v->as_map());
+                if (seen.insert(m).second) used_variants.push_back(std::move(m));
+            }
+        }
     }
-    for (const auto* o : metas) push_unique(used_variants, merge_deployment_target(o->variant.as_map()));
+    for (const auto* o : metas) {
+        VMap m = merge_deployment_target(o->variant.as_map());
+        if (seen.insert(m).second) used_variants.push_back(std::move(m));
+    }
 
     // Loop keys: more than one value in the input matrix; the CI-job keys are
     // those every output uses at the top level.
