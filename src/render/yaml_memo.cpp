@@ -1,5 +1,6 @@
 #include "render/yaml_memo.hpp"
 
+#include <cctype>
 #include <set>
 
 #include "util/strings.hpp"
@@ -16,6 +17,24 @@ size_t indent_of(const std::string& line) {
     size_t i = 0;
     while (i < line.size() && line[i] == ' ') ++i;
     return i;
+}
+
+// What chunked parsing cannot handle: an anchor (`&name` where a node may
+// start: after a space, '[', '{', ',' or at a line start), a document
+// marker, a tab. `a && b` or `cuda & nvrtc` in a string are none of them.
+bool needs_whole(const std::string& text) {
+    if (text.find('\t') != std::string::npos) return true;
+    for (size_t a = text.find('&'); a != std::string::npos; a = text.find('&', a + 1)) {
+        char prev = a == 0 ? '\n' : text[a - 1];
+        char next = a + 1 < text.size() ? text[a + 1] : ' ';
+        bool starts_node = prev == '\n' || prev == ' ' || prev == '[' || prev == '{' || prev == ',';
+        if (starts_node && (std::isalnum(static_cast<unsigned char>(next)) || next == '_' || next == '-')) return true;
+    }
+    for (size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+        if (text.compare(at, 3, "---") == 0 || text.compare(at, 3, "...") == 0) return true;
+        if (text.find('\n', at) == std::string::npos) break;
+    }
+    return false;
 }
 
 Result<Meta> parse_whole(const std::string& text, const std::string& file, const std::vector<int>& line_map,
@@ -38,9 +57,7 @@ std::optional<Meta> YamlMemo::parse_chunk(const std::string& chunk, const std::s
 
 Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file, const std::vector<int>& line_map,
                              Diagnostics* diag) {
-    if (text.find('&') != std::string::npos || text.find("---") != std::string::npos ||
-        text.find('\t') != std::string::npos)
-        return parse_whole(text, file, line_map, diag);
+    if (needs_whole(text)) return parse_whole(text, file, line_map, diag);
     auto lines = str::split_lines(text);
     // Top-level sections: a key at column 0 up to the next one.
     std::vector<std::pair<size_t, size_t>> sections;
