@@ -22,23 +22,21 @@ const std::vector<std::string>& all_platforms() {
     return p;
 }
 
-// What `default` / `emulated` and `native` stand for.
-std::string default_provider(const std::string& plat) {
-    static const std::map<std::string, std::string> m = {
-        {"linux_64", "github_actions"}, {"linux_aarch64", "github_actions"}, {"linux_ppc64le", "github_actions"},
-        {"linux_s390x", "github_actions"}, {"osx_64", "azure"}, {"osx_arm64", "azure"},
-        {"win_64", "github_actions"},   {"win_arm64", "github_actions"}};
-    auto it = m.find(plat);
-    return it == m.end() ? "github_actions" : it->second;
-}
+// What `default` / `emulated` and `native` stand for, per platform
+// (conda-smithy's DEFAULT_PROVIDERS and NATIVE_CI_PROVIDER).
+struct Providers {
+    const char* by_default;
+    const char* native;
+};
 
-std::string native_provider(const std::string& plat) {
-    static const std::map<std::string, std::string> m = {
-        {"linux_64", "github_actions"}, {"linux_aarch64", "github_actions"}, {"linux_ppc64le", "travis"},
-        {"linux_s390x", "travis"},      {"osx_64", "azure"},                 {"osx_arm64", "azure"},
-        {"win_64", "github_actions"},   {"win_arm64", "github_actions"}};
+Providers providers_of(const std::string& plat) {
+    static const std::map<std::string, Providers> m = {
+        {"linux_64", {"github_actions", "github_actions"}}, {"linux_aarch64", {"github_actions", "github_actions"}},
+        {"linux_ppc64le", {"github_actions", "travis"}},    {"linux_s390x", {"github_actions", "travis"}},
+        {"osx_64", {"azure", "azure"}},                     {"osx_arm64", {"azure", "azure"}},
+        {"win_64", {"github_actions", "github_actions"}},   {"win_arm64", {"github_actions", "github_actions"}}};
     auto it = m.find(plat);
-    return it == m.end() ? "" : it->second;
+    return it == m.end() ? Providers{"github_actions", ""} : it->second;
 }
 
 std::string dashed(std::string s) {
@@ -123,9 +121,9 @@ Result<ForgeConfig> read_forge_config(const stdfs::path& feedstock_dir) {
         auto vals = strings_of(it->second, file, "provider." + plat);
         if (!vals) return unexpected(vals.error());
         if (vals->size() == 1 && ((*vals)[0] == "default" || (*vals)[0] == "emulated"))
-            *vals = {default_provider(plat)};
+            *vals = {providers_of(plat).by_default};
         else if (vals->size() == 1 && (*vals)[0] == "native")
-            *vals = {native_provider(plat)};
+            *vals = {providers_of(plat).native};
         vals->erase(std::remove(vals->begin(), vals->end(), std::string()), vals->end());
         cfg.provider[plat] = *vals;
     }
