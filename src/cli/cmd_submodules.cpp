@@ -7,7 +7,7 @@
 
 namespace sf::cli {
 
-void register_submodules(CLI::App& app, Action& action) {
+void register_submodules(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string source;
         std::string recipe;
@@ -15,7 +15,6 @@ void register_submodules(CLI::App& app, Action& action) {
         std::vector<std::string> repodata;
         std::string wheel;
         std::vector<std::string> maps;
-        bool json = false;
         bool fail_on_mismatch = false;
     };
     auto o = std::make_shared<Opts>();
@@ -28,10 +27,10 @@ void register_submodules(CLI::App& app, Action& action) {
     sub->add_option("--wheel", o->wheel, "A wheel (.whl), unpacked wheel dir or METADATA file: Python pins");
     sub->add_option("--map", o->maps,
                     "Extra name map (YAML `submodules:` / `wheel:` sections), on top of feedstock/submodule-map.yaml");
-    sub->add_flag("--json", o->json, "Print JSON instead of a Markdown table");
+    add_json_flag(sub, cli, "Print JSON instead of a Markdown table");
     sub->add_flag("--fail-on-mismatch", o->fail_on_mismatch, "Exit 1 when a recipe pin excludes the upstream version");
-    sub->callback([o, &action] {
-        action = [o] {
+    sub->callback([o, &cli] {
+        cli.action = [o, &cli] {
             namespace stdfs = std::filesystem;
             feedstock::SubmoduleOptions so;
             so.source = o->source;
@@ -46,7 +45,7 @@ void register_submodules(CLI::App& app, Action& action) {
             for (const auto& r : o->repodata) so.repodata.emplace_back(r);
             if (!o->wheel.empty()) so.wheel = o->wheel;
             auto rep = value_or_throw(feedstock::submodule_report(so));
-            if (o->json)
+            if (cli.console.json)
                 std::cout << feedstock::report_json(rep).dump(2) << "\n";
             else
                 std::cout << feedstock::report_markdown(rep);
@@ -54,9 +53,12 @@ void register_submodules(CLI::App& app, Action& action) {
             for (const auto& row : rep.rows)
                 if (row.mismatch) {
                     ++bad;
-                    std::cerr << "splitforge: " << (o->fail_on_mismatch ? "error" : "warning") << ": " << row.package
-                              << ": recipe pin '" << row.why << "' excludes upstream " << row.upstream_version << " ("
-                              << row.source << ")\n";
+                    std::string text = row.package + ": recipe pin '" + row.why + "' excludes upstream " +
+                                       row.upstream_version + " (" + row.source + ")";
+                    if (o->fail_on_mismatch)
+                        cli.console.error(text);
+                    else
+                        cli.console.warning(text);
                 }
             return o->fail_on_mismatch && bad ? 1 : 0;
         };

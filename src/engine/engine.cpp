@@ -78,6 +78,9 @@ stdfs::path padded_prefix(const stdfs::path& work) {
     return p.substr(0, 255);
 }
 
+}  // namespace
+
+namespace detail {
 process::Env tool_env() {
     process::Env all = process::current_env();
     process::Env e = process::minimal_env();
@@ -87,6 +90,10 @@ process::Env tool_env() {
     if (!e.count("HOME")) e["HOME"] = "/tmp";
     return e;
 }
+}  // namespace detail
+
+namespace {
+using detail::tool_env;
 
 int cpu_count(const BuildOptions& opts) {
     if (opts.cpu_count > 0) return opts.cpu_count;
@@ -191,12 +198,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
 }
 
 
-struct Setup {
-    process::Env env;
-    env::Interpreters pythons;
-    env::SystemMap map;
-    plan::BuildPlan plan;
-};
+using Setup = PreparedBuild;
 
 Result<Setup> setup(const BuildOptions& opts) {
     const variant::Selection& sel = opts.selection;
@@ -237,11 +239,18 @@ Result<plan::BuildPlan> make_build_plan(const BuildOptions& opts) {
     return s->plan;
 }
 
+Result<PreparedBuild> prepare_build(const BuildOptions& opts) { return setup(opts); }
+
 Result<BuildReport> run_build(const BuildOptions& opts) {
-    InterruptGuard guard;
-    auto t_all = std::chrono::steady_clock::now();
     auto s = setup(opts);
     if (!s) return unexpected(s.error());
+    return run_build(opts, *s);
+}
+
+Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& prepared) {
+    InterruptGuard guard;
+    auto t_all = std::chrono::steady_clock::now();
+    const PreparedBuild* s = &prepared;
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
@@ -347,7 +356,23 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
         }
         Staging st;
         st.build = &b;
-        if (auto ok = run_staging(ctx, p, st, timing); !ok) return unexpected(ok.error());
+        if (auto ok = run_staging(ctx, p, st, timing); !ok) {
+            if (opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ok.error());
+            for (const auto& step : b.steps) {
+                OutputResult r;
+                r.dist = step.output.dist();
+                r.name = step.output.name;
+                r.variant = b.label + (step.python.empty() ? "" : " py" + step.python);
+                r.status = Status::failed;
+                r.test = "-";
+                r.detail = ok.error().str();
+                ctx.report.outputs.push_back(r);
+                ++done;
+            }
+            ctx.progress("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
+            ctx.report.stagings.push_back(timing);
+            continue;
+        }
         auto t_out = std::chrono::steady_clock::now();
         for (const auto& step : b.steps) {
             if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
@@ -367,7 +392,18 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
             auto r = detail::build_output(ctx, st, step);
             if (!r) {
                 if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
-                return unexpected(r.error());
+                if (opts.keep_going == KeepGoing::no) return unexpected(r.error());
+                OutputResult f;
+                f.dist = step.output.dist();
+                f.name = step.output.name;
+                f.variant = variant;
+                f.status = Status::failed;
+                f.test = "-";
+                f.detail = r.error().str();
+                ctx.report.outputs.push_back(f);
+                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
+                             variant + "  FAILED, going on (--keep-going): " + f.detail);
+                continue;
             }
             r->variant = variant;
             ctx.report.outputs.push_back(*r);

@@ -52,6 +52,10 @@ struct Staging {
     std::map<std::string, std::string> keys;  // variant keys for the staging script
 };
 
+// The environment build tools run in: minimal, plus the few variables that
+// locate toolchains and caches (CUDA_HOME, MKLROOT, SOURCE_DATE_EPOCH, ...).
+process::Env tool_env();
+
 // Builds, packages, tests and publishes one output (engine_output.cpp).
 Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
 

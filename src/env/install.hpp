@@ -30,6 +30,7 @@ struct InstallOptions {
     types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step
+    std::function<void(const std::string&)> on_warning;   // optional: e.g. two packages ship one file
 };
 
 struct InstallResult {

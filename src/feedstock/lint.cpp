@@ -35,28 +35,6 @@ bool is_tooling_key(const std::string& k) {
     return keys.count(k) > 0;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-std::string closest(const std::string& name, const std::set<std::string>& options) {
-    std::string best;
-    size_t best_d = std::string::npos;
-    for (const auto& o : options) {
-        size_t d = edit_distance(name, o);
-        if (d < best_d) best_d = d, best = o;
-    }
-    return best_d <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
-}
-
 struct Linter {
     const LintOptions& opts;
     const recipe::RawRecipe& raw;
@@ -303,7 +281,7 @@ struct Linter {
             for (auto it = boost::sregex_iterator(lines[i].begin(), lines[i].end(), pin); it != boost::sregex_iterator(); ++it) {
                 std::string n = (*it)[1];
                 if (names.count(n)) continue;
-                std::string near = closest(n, names);
+                std::string near = str::closest(n, {names.begin(), names.end()});
                 add(SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
                     Severity::error, "pin_subpackage('" + n + "') names no output of this recipe",
                     near.empty() ? "outputs: " + str::join(std::vector<std::string>(names.begin(), names.end()), ", ")
