@@ -1,0 +1,285 @@
+// The command line as a whole: every subcommand with --json prints exactly
+// one JSON document on stdout; the exit-code rule (0 ok, 1 the job failed,
+// 2 usage or input error) for each subcommand; did-you-mean and the
+// subcommand's own --help in usage errors; the shared option spellings.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+process::Outcome sf_run(std::vector<std::string> args, process::Env extra = {}) {
+    args.insert(args.begin(), test::binary().string());
+    process::Command c;
+    c.argv = std::move(args);
+    c.env = process::minimal_env();
+    c.stdin_data = "";
+    for (auto& [k, v] : extra) c.env[k] = v;
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return *r;
+}
+
+// stdout parses as one JSON document.
+nlohmann::json json_of(const process::Outcome& o) {
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    nlohmann::json j;
+    REQUIRE_NOTHROW(j = nlohmann::json::parse(o.out));
+    return j;
+}
+
+std::string last_line(const std::string& s) {
+    auto lines = str::split_lines(s);
+    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+}
+
+std::string engine_recipe(const std::string& name) { return (test::data_dir() / "engine" / name).string(); }
+
+// One channel with sf-ok built into it, shared by the tests below.
+struct Channel {
+    fs::TempDir tmp{"sf-it-cli"};
+    stdfs::path out = tmp.path() / "out";
+    stdfs::path pkg = out / "linux-64/sf-ok-1.0.0-0.conda";
+    Channel() {
+        auto r = sf_run({"build", engine_recipe("ok"), "--output-folder", out.string(), "-q"});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        REQUIRE(stdfs::exists(pkg));
+    }
+};
+
+Channel& channel() {
+    static Channel c;
+    return c;
+}
+
+// A throwaway upstream checkout for `submodules` (needs git).
+std::optional<stdfs::path> submodule_fixture(const stdfs::path& dir) {
+    process::Command c;
+    c.argv = {"bash", (test::data_dir() / "feedstock/submodules/make_fixture.sh").string(), (dir / "fx").string()};
+    c.env = process::minimal_env();
+    auto r = process::capture(c);
+    if (!r || r->exit_code != 0) return std::nullopt;
+    return dir / "fx/pytorch";
+}
+
+}  // namespace
+
+TEST_CASE("every subcommand prints one JSON document on stdout with --json") {
+    auto& ch = channel();
+    fs::TempDir tmp("sf-it-cli-json");
+    const std::string ok = engine_recipe("ok");
+    const std::string cache = (test::data_dir() / "script/CMakeCache.python311.txt").string();
+    const std::string rerender_recipe = (test::data_dir() / "feedstock/rerender/perpython/recipe").string();
+    const std::string variants = (tmp.path() / "variants").string();
+    stdfs::create_directories(tmp.path() / "payload/share");
+    REQUIRE(fs::write_file_atomic(tmp.path() / "payload/share/x.txt", "x\n"));
+
+    struct Case {
+        std::vector<std::string> args;
+        std::string key;  // a key the document must have
+    };
+    std::vector<Case> cases = {
+        {{"render", ok, "--json"}, ""},
+        {{"render", ok, "--output", "--json"}, ""},
+        {{"variants", ok, "--json"}, ""},
+        {{"build", ok, "--dry-run", "--json", "--output-folder", (tmp.path() / "dry").string()}, "stagings"},
+        {{"build", ok, "--json", "-q", "--skip-existing", "--output-folder", ch.out.string()}, "outputs"},
+        {{"test", ch.pkg.string(), "--json", "-q"}, "results"},
+        {{"package", (tmp.path() / "payload").string(), "--name", "x", "--version", "1", "--build", "0", "-o",
+          (tmp.path() / "pk").string(), "--json"},
+         "files"},
+        {{"index", ch.out.string(), "--json"}, "packages"},
+        {{"inspect", ch.pkg.string(), "--json"}, ""},
+        {{"install", "-p", (tmp.path() / "prefix").string(), "-c", ch.out.string(), "--pkgs-dir",
+          (tmp.path() / "pkgs").string(), "sf-ok", "--json"},
+         "installed"},
+        {{"cmake-cache", "get", cache, "USE_MAGMA", "--json"}, "value"},
+        {{"cmake-cache", "set", cache, "USE_MAGMA:BOOL=ON", "--dry-run", "--json"}, "diff"},
+        {{"rerender", rerender_recipe, "--variants-dir", variants, "--platform", "linux-64", "--json"}, "jobs"},
+        {{"ci-matrix", "--variants-dir", variants, "--json"}, ""},
+        {{"lint", rerender_recipe, "--platform", "linux-64", "--variants-dir", variants, "--json"}, "findings"},
+    };
+    if (auto fx = submodule_fixture(tmp.path())) {
+        auto d = test::data_dir() / "feedstock/submodules";
+        cases.push_back({{"submodules", "--source", fx->string(), "--recipe", (d / "recipe").string(), "--map",
+                          (d / "map.yaml").string(), "--json"},
+                         ""});
+    }
+    for (const auto& c : cases) {
+        INFO(str::join(c.args, " "));
+        auto r = sf_run(c.args);
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        auto j = json_of(r);
+        if (!c.key.empty()) CHECK(j.contains(c.key));
+    }
+    // A failing run still prints one document: the error.
+    auto bad = sf_run({"render", (tmp.path() / "nope").string(), "--json"});
+    CHECK(bad.exit_code == 2);
+    auto j = json_of(bad);
+    CHECK(j["ok"] == false);
+    CHECK(j["exit_code"] == 2);
+    CHECK(j["error"]["message"].get<std::string>().find("recipe directory not found") != std::string::npos);
+}
+
+TEST_CASE("exit codes: 0 ok 1 the job failed 2 usage or input error") {
+    auto& ch = channel();
+    fs::TempDir tmp("sf-it-cli-exit");
+    const std::string ok = engine_recipe("ok");
+    const std::string missing = (tmp.path() / "missing").string();
+    auto code = [](std::vector<std::string> args) {
+        auto r = sf_run(args);
+        INFO(str::join(args, " ") << "\n" << r.err);
+        return r.exit_code;
+    };
+    // Usage errors: an unknown option on every subcommand.
+    for (std::string sub : {"render", "variants", "build", "test", "package", "index", "install", "inspect", "rerender",
+                            "ci-matrix", "submodules", "lint"}) {
+        INFO(sub);
+        CHECK(code({sub, "--no-such-option"}) == 2);
+    }
+    CHECK(code({"cmake-cache", "get", "--no-such-option"}) == 2);
+    CHECK(code({"no-such-command"}) == 2);
+
+    // Input errors: a path that is not there.
+    CHECK(code({"render", missing}) == 2);
+    CHECK(code({"variants", missing}) == 2);
+    CHECK(code({"build", missing}) == 2);
+    CHECK(code({"test", missing + ".conda"}) == 2);
+    CHECK(code({"package", missing, "--name", "x", "--version", "1", "--build", "0", "-o", missing}) == 2);
+    CHECK(code({"index", missing}) == 2);
+    CHECK(code({"inspect", missing + ".conda"}) == 2);
+    CHECK(code({"install", "-p", (tmp.path() / "p").string(), "-c", missing, "x"}) == 2);
+    CHECK(code({"cmake-cache", "get", missing, "X"}) == 2);
+    CHECK(code({"rerender", missing}) == 2);
+    CHECK(code({"ci-matrix", "--variants-dir", missing}) == 2);
+    CHECK(code({"submodules", "--source", tmp.path().string()}) == 2);
+    CHECK(code({"lint", missing}) == 2);
+
+    // Success.
+    CHECK(code({"render", ok}) == 0);
+    CHECK(code({"variants", ok}) == 0);
+    CHECK(code({"inspect", ch.pkg.string()}) == 0);
+    CHECK(code({"index", ch.out.string()}) == 0);
+    CHECK(code({"test", ch.pkg.string(), "-q"}) == 0);
+
+    // The job failed: a build whose test fails, that package's test, an
+    // unsatisfiable install, lint errors, rerender --check drift.
+    auto out = tmp.path() / "out";
+    CHECK(code({"build", engine_recipe("failing_test"), "--output-folder", out.string(), "-q"}) == 1);
+    stdfs::path broken;
+    for (const auto& e : stdfs::recursive_directory_iterator(out))
+        if (str::ends_with(e.path().string(), ".conda")) broken = e.path();
+    REQUIRE(!broken.empty());
+    CHECK(code({"test", broken.string(), "-q", "-c", out.string()}) == 1);
+    CHECK(code({"install", "-p", (tmp.path() / "p").string(), "-c", ch.out.string(), "--pkgs-dir",
+                (tmp.path() / "pkgs").string(), "sf-ok >=2"}) == 1);
+    CHECK(code({"lint", (test::data_dir() / "feedstock/lint/bad/recipe").string(), "--platform", "linux-64"}) == 1);
+    const std::string recipe = (test::data_dir() / "feedstock/rerender/perpython/recipe").string();
+    const std::string v = (tmp.path() / "v").string();
+    CHECK(code({"rerender", recipe, "--variants-dir", v, "--platform", "linux-64"}) == 0);
+    CHECK(code({"rerender", recipe, "--variants-dir", v, "--platform", "linux-64", "--check"}) == 0);
+    REQUIRE(fs::write_file_atomic(tmp.path() / "v/stray.yaml", "a: [1]\n"));
+    stdfs::remove(*stdfs::directory_iterator(v));
+    CHECK(code({"rerender", recipe, "--variants-dir", v, "--platform", "linux-64", "--check"}) == 1);
+}
+
+TEST_CASE("usage errors suggest the nearest command or option and name the subcommand's help") {
+    auto r = sf_run({"rendr", "x"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "splitforge: error: unknown command 'rendr'; did you mean 'render'? (see `splitforge --help`)\n");
+    r = sf_run({"render", "--outptu", "json", "x"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "splitforge: error: render: unknown option '--outptu'; did you mean '--output'? (see `splitforge "
+                   "render --help`)\n");
+    r = sf_run({"cmake-cache", "gett"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "splitforge: error: unknown command 'cmake-cache gett'; did you mean 'get'? (see `splitforge "
+                   "cmake-cache --help`)\n");
+    r = sf_run({"render", "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK(str::starts_with(str::split_lines(r.out).at(1), "Usage: splitforge render "));
+    r = sf_run({"render", engine_recipe("ok"), "--platform", "linux-65"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("unknown platform 'linux-65' (did you mean 'linux-64'?") != std::string::npos);
+    r = sf_run({"render", engine_recipe("ok"), "--target-platform", "noarch"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("'noarch' is not a target platform") != std::string::npos);
+}
+
+TEST_CASE("shared spellings: a meta.yaml path, render --output paths, --format, the old --output FORMAT") {
+    const std::string ok = engine_recipe("ok");
+    auto by_dir = sf_run({"render", ok, "--format", "builds"});
+    auto by_file = sf_run({"render", ok + "/meta.yaml", "--format", "builds"});
+    CHECK(by_dir.exit_code == 0);
+    CHECK(by_dir.out == "sf-ok\t1.0.0\t0\n");
+    CHECK(by_file.out == by_dir.out);
+    auto old = sf_run({"render", ok, "--output", "builds"});
+    CHECK(old.out == by_dir.out);
+    CHECK(old.err.find("note: `render --output FORMAT` is now `--format FORMAT`") != std::string::npos);
+    auto paths = sf_run({"render", ok, "--output", "--output-folder", "/tmp/ch", "--platform", "linux-64"});
+    CHECK(paths.out == "/tmp/ch/linux-64/sf-ok-1.0.0-0.conda\n");
+    auto paths_dir = sf_run({"render", ok, "--output", "--output-dir", "/tmp/ch", "--platform", "linux-64"});
+    CHECK(paths_dir.out == paths.out);
+    auto not_recipe = sf_run({"render", (test::data_dir() / "script/CMakeCache.python311.txt").string()});
+    CHECK(not_recipe.exit_code == 2);
+    CHECK(last_line(not_recipe.err).find("not a recipe (give the recipe directory or its meta.yaml") !=
+          std::string::npos);
+}
+
+TEST_CASE("two -m files naming different target platforms are an error") {
+    fs::TempDir tmp("sf-it-cli-tp");
+    REQUIRE(fs::write_file_atomic(tmp.path() / "a.yaml", "target_platform:\n  - linux-64\n"));
+    REQUIRE(fs::write_file_atomic(tmp.path() / "b.yaml", "target_platform:\n  - osx-arm64\n"));
+    auto r = sf_run({"render", engine_recipe("ok"), "-m", (tmp.path() / "a.yaml").string(), "-m",
+                     (tmp.path() / "b.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "splitforge: error: " + (tmp.path() / "b.yaml").string() +
+                       ":1: target_platform osx-arm64 conflicts with linux-64 from " + (tmp.path() / "a.yaml").string() +
+                       " (give -m files for one platform, or choose with --platform)\n");
+    auto chosen = sf_run({"render", engine_recipe("ok"), "-m", (tmp.path() / "a.yaml").string(), "-m",
+                          (tmp.path() / "b.yaml").string(), "--platform", "linux-64"});
+    CHECK(chosen.exit_code == 0);
+}
+
+TEST_CASE("index refuses a flat folder of packages; --keep-going builds the rest") {
+    fs::TempDir tmp("sf-it-cli-idx");
+    stdfs::create_directories(tmp.path() / "flat");
+    stdfs::copy_file(channel().pkg, tmp.path() / "flat/sf-ok-1.0.0-0.conda");
+    auto r = sf_run({"index", (tmp.path() / "flat").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("package files directly in the folder: not a channel") != std::string::npos);
+    CHECK_FALSE(stdfs::exists(tmp.path() / "flat/noarch"));
+
+    auto kg = sf_run({"build", engine_recipe("failing_test"), "--output-folder", (tmp.path() / "out").string(), "-q",
+                      "--keep-going", "--json"});
+    CHECK(kg.exit_code == 1);
+    CHECK(kg.err.find("FAILED, going on (--keep-going)") != std::string::npos);
+    auto j = json_of(kg);
+    REQUIRE(j["outputs"].size() == 1);
+    CHECK(j["outputs"][0]["status"] == "failed");
+}
+
+TEST_CASE("colour only on request: --color always colours errors, NO_COLOR and pipes do not") {
+    auto plain = sf_run({"render", "/nonexistent"});
+    CHECK(plain.err.find('\033') == std::string::npos);
+    auto forced = sf_run({"--color", "always", "render", "/nonexistent"});
+    CHECK(forced.err.find("\033[1;31merror\033[0m") != std::string::npos);
+    auto after = sf_run({"render", "/nonexistent", "--color=always"});
+    CHECK(after.err.find("\033[1;31m") != std::string::npos);
+    auto no_color = sf_run({"render", "/nonexistent"}, {{"NO_COLOR", "1"}});
+    CHECK(no_color.err.find('\033') == std::string::npos);
+}
