@@ -1,4 +1,5 @@
 // splitforge package DIR --name N --version V --build B ... --output-dir OUT
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -55,7 +56,12 @@ int run_package(const PackageOpts& o, const Console& console) {
     if (!o.subdir.empty()) m.subdir = value_or_throw(types::Platform::parse(o.subdir), "--subdir");
     if (!o.license.empty()) m.license = o.license;
     if (!o.summary.empty()) m.summary = o.summary;
-    if (o.timestamp) m.timestamp = *o.timestamp;
+    if (o.timestamp) {
+        m.timestamp = *o.timestamp;
+    } else if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde) {
+        // Reproducible by default: the newest file decides, not the clock.
+        if (auto t = fs::newest_mtime(o.dir)) m.timestamp = *t * 1000;
+    }
     package::MakeOptions mo;
     if (!o.prefix.empty()) {
         package::PostprocessOptions po;
@@ -100,7 +106,7 @@ void register_package(CLI::App& app, Cli& cli) {
     sub->add_option("--noarch", o->noarch, "noarch kind: generic or python");
     sub->add_option("--license", o->license, "License (SPDX)");
     sub->add_option("--summary", o->summary, "One-line summary");
-    sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default SOURCE_DATE_EPOCH or now)");
+    sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default: SOURCE_DATE_EPOCH, else the newest mtime of DIR's files)");
     sub->add_option("--format", o->format, "conda, tar.bz2 or both")->check(CLI::IsMember({"conda", "tar.bz2", "both"}));
     sub->add_option("--compression-level", o->level, "zstd level (default 19)")->check(CLI::Range(1, 22));
     sub->add_option("--threads", o->threads, "zstd worker threads")->check(CLI::Range(1, 256));

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct Ctx {
     std::unique_ptr<env::EnvProvider> provider;
     std::vector<stdfs::path> local_channels;  // output first, then -c dirs
     int cpu_count = 2;
+    // The packages' timestamp (ms): SOURCE_DATE_EPOCH when set (unset here),
+    // else the newest mtime of the recipe's files, so rebuilds are byte-identical.
+    std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
 
     void progress(const std::string& line) const;

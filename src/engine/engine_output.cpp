@@ -81,6 +81,7 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.test.commands = o.test.commands;
     for (const auto& i : o.test.imports) m.test.commands.push_back("python -c \"import " + i + "\"");
     m.test.requires_ = o.test.requires_;
+    m.timestamp = ctx.timestamp_ms;
     return m;
 }
 

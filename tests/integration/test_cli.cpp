@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -282,4 +285,44 @@ TEST_CASE("colour only on request: --color always colours errors, NO_COLOR and p
     CHECK(after.err.find("\033[1;31m") != std::string::npos);
     auto no_color = sf_run({"render", "/nonexistent"}, {{"NO_COLOR", "1"}});
     CHECK(no_color.err.find('\033') == std::string::npos);
+}
+
+TEST_CASE("packages are reproducible by default: two builds of the demo give identical bytes") {
+    // No SOURCE_DATE_EPOCH (the test's environment is minimal): the
+    // timestamp comes from the newest file of the recipe, not the clock.
+    fs::TempDir tmp("sf-it-cli-repro");
+    const std::string recipe = (test::source_dir() / "demo/minimagma/recipe").string();
+    std::vector<std::string> bytes;
+    for (std::string d : {"one", "two"}) {
+        auto out = tmp.path() / d;
+        auto r = sf_run({"build", recipe, "--output-folder", out.string(), "-q"});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+            if (str::ends_with(e.path().string(), ".conda")) bytes.push_back(test::slurp(e.path()));
+    }
+    REQUIRE(bytes.size() == 2);
+    CHECK(!bytes[0].empty());
+    CHECK(bytes[0] == bytes[1]);
+
+    // The timestamp is the recipe's newest file, not the clock.
+    auto built = json_of(sf_run({"inspect", (tmp.path() / "one/linux-64/minimagma-2.8.0-h9bf148f_0.conda").string(), "--json"}));
+    CHECK(built["index"]["timestamp"] == *fs::newest_mtime(recipe) * 1000);
+
+    // `package` too: the newest file of DIR decides.
+    stdfs::create_directories(tmp.path() / "payload/share");
+    const auto file = tmp.path() / "payload/share/x.txt";
+    REQUIRE(fs::write_file_atomic(file, "x\n"));
+    const struct timespec times[2] = {{1600000000, 0}, {1600000000, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+    std::vector<std::string> pk;
+    for (std::string d : {"p1", "p2"}) {
+        auto r = sf_run({"package", (tmp.path() / "payload").string(), "--name", "x", "--version", "1", "--build", "0",
+                         "-o", (tmp.path() / d).string()});
+        REQUIRE(r.exit_code == 0);
+        pk.push_back(test::slurp(tmp.path() / d / "x-1-0.conda"));
+    }
+    CHECK(pk[0] == pk[1]);
+    auto made = json_of(sf_run({"inspect", (tmp.path() / "p1/x-1-0.conda").string(), "--json"}));
+    CHECK(made["index"]["timestamp"] == 1600000000000);
 }
