@@ -48,7 +48,7 @@ nlohmann::json plan_json(const plan::BuildPlan& p) {
 
 engine::BuildOptions build_options(const BuildArgs& a) {
     engine::BuildOptions o;
-    o.recipe_dir = recipe_dir_arg(a.recipe);
+    o.recipe_dir = checked_recipe_dir(a.recipe);
     o.selection = a.variants.selection();
     o.output_folder = a.output;
     o.channels = a.channels;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "feedstock/recipe_extra.hpp"
+
 namespace sf::cli {
 
 void Console::resolve() {
@@ -47,6 +49,12 @@ std::string recipe_dir_arg(const std::string& given) {
                             "give the recipe directory or its meta.yaml; splitforge reads meta.yaml recipes"});
     auto dir = p.parent_path();
     return dir.empty() ? std::string(".") : dir.string();
+}
+
+std::string checked_recipe_dir(const std::string& given) {
+    std::string dir = recipe_dir_arg(given);
+    if (auto ok = feedstock::validate_splitforge_extra(std::filesystem::path(dir)); !ok) throw Failure(ok.error());
+    return dir;
 }
 
 CLI::Option* add_output_folder(CLI::App* sub, std::string& into, const std::string& help, ShortO short_o) {

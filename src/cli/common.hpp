@@ -68,6 +68,9 @@ void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what = "Print one
 // `recipe` as the user gave it: a recipe directory, or its meta.yaml (or
 // recipe.yaml) file, as conda-build and rattler-build accept.
 std::string recipe_dir_arg(const std::string& given);
+// recipe_dir_arg(), and its `extra: splitforge:` checked (unknown keys are
+// errors): for the commands that render.
+std::string checked_recipe_dir(const std::string& given);
 
 // --output-folder with its alias --output-dir (and -o where `short_o`).
 enum class ShortO { yes, no };

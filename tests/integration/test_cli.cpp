@@ -223,7 +223,7 @@ TEST_CASE("usage errors suggest the nearest command or option and name the subco
     CHECK(r.err.find("'noarch' is not a target platform") != std::string::npos);
 }
 
-TEST_CASE("shared spellings: a meta.yaml path, render --output paths, --format, the old --output FORMAT") {
+TEST_CASE("shared spellings: a meta.yaml path and render --output paths and --format and the old --output FORMAT") {
     const std::string ok = engine_recipe("ok");
     auto by_dir = sf_run({"render", ok, "--format", "builds"});
     auto by_file = sf_run({"render", ok + "/meta.yaml", "--format", "builds"});
@@ -258,7 +258,7 @@ TEST_CASE("two -m files naming different target platforms are an error") {
     CHECK(chosen.exit_code == 0);
 }
 
-TEST_CASE("index refuses a flat folder of packages; --keep-going builds the rest") {
+TEST_CASE("index refuses a flat folder of packages and --keep-going builds the rest") {
     fs::TempDir tmp("sf-it-cli-idx");
     stdfs::create_directories(tmp.path() / "flat");
     stdfs::copy_file(channel().pkg, tmp.path() / "flat/sf-ok-1.0.0-0.conda");
@@ -276,7 +276,7 @@ TEST_CASE("index refuses a flat folder of packages; --keep-going builds the rest
     CHECK(j["outputs"][0]["status"] == "failed");
 }
 
-TEST_CASE("colour only on request: --color always colours errors, NO_COLOR and pipes do not") {
+TEST_CASE("colour only on request: --color always colours errors and NO_COLOR and pipes do not") {
     auto plain = sf_run({"render", "/nonexistent"});
     CHECK(plain.err.find('\033') == std::string::npos);
     auto forced = sf_run({"--color", "always", "render", "/nonexistent"});
@@ -325,4 +325,39 @@ TEST_CASE("packages are reproducible by default: two builds of the demo give ide
     CHECK(pk[0] == pk[1]);
     auto made = json_of(sf_run({"inspect", (tmp.path() / "p1/x-1-0.conda").string(), "--json"}));
     CHECK(made["index"]["timestamp"] == 1600000000000);
+}
+
+TEST_CASE("extra: splitforge: is checked: unknown keys and nested timeouts are errors with a suggestion") {
+    fs::TempDir tmp("sf-it-cli-extra");
+    const std::string base = test::slurp(test::data_dir() / "engine/ok/meta.yaml");
+    auto recipe = tmp.path() / "r";
+    stdfs::create_directories(recipe);
+    auto with = [&](const std::string& extra) {
+        REQUIRE(fs::write_file_atomic(recipe / "meta.yaml", base + "extra:\n  splitforge:\n" + extra));
+        return sf_run({"render", recipe.string()});
+    };
+    const std::string meta = (recipe / "meta.yaml").string();
+    auto typo = with("    output_key:\n      - with_magma\n");
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err == "splitforge: error: " + meta +
+                          ":20: extra/splitforge: unknown key 'output_key' (did you mean 'output_keys'? known keys: "
+                          "output_keys, use_keys, ignore_keys, runners, timeout_minutes, lint_skip)\n");
+    auto platform = with("    runners:\n      linux64: ubuntu-latest\n");
+    CHECK(platform.err == "splitforge: error: " + meta +
+                              ":21: extra/splitforge: runners: unknown platform 'linux64' (did you mean 'linux-64'? use "
+                              "a subdir (linux-64), <subdir>-cuda or default)\n");
+    auto nested = with("    runners:\n      linux-64: x\n      timeout_minutes: 900\n");
+    CHECK(nested.exit_code == 2);
+    CHECK(nested.err.find("runners: unknown platform 'timeout_minutes'") != std::string::npos);
+    auto minutes = with("    timeout_minutes: {linux-64: soon}\n");
+    CHECK(minutes.err.find("timeout_minutes/linux-64: 'soon' is not a whole number of minutes") != std::string::npos);
+    auto good = with("    output_keys:\n      - a\n    runners: {linux-64: x, linux-64-cuda: y, default: z}\n"
+                     "    timeout_minutes: {linux-64: 900, default: 360}\n");
+    CHECK(good.exit_code == 0);
+    // rerender reads the same settings and refuses the same mistakes.
+    with("    runners:\n      linux-64: x\n      timeout_minutes: 900\n");
+    auto rer = sf_run({"rerender", recipe.string(), "--variants-dir", (tmp.path() / "v").string(), "--platform",
+                       "linux-64"});
+    CHECK(rer.exit_code == 2);
+    CHECK(rer.err.find("unknown platform 'timeout_minutes'") != std::string::npos);
 }
