@@ -53,7 +53,7 @@ void register_install(CLI::App& app, Cli& cli) {
             auto r = job_or_throw(env::install(a->prefix, a->requests, opts));
             if (cli.console.json) {
                 cli.console.print_json(
-                    {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}});
+                    {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings}});
             } else if (!a->quiet) {
                 for (const auto& d : r.removed) std::cout << "removed   " << d << "\n";
                 for (const auto& d : r.linked) std::cout << "installed " << d << "\n";

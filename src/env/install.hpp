@@ -37,6 +37,7 @@ struct InstallResult {
     std::vector<std::string> linked;     // dist names (name-version-build) newly installed
     std::vector<std::string> unchanged;  // already installed with the same name-version-build
     std::vector<std::string> removed;    // other builds/versions replaced by `linked`
+    std::vector<std::string> warnings;   // e.g. "clobber: bin/foo is in both A and B; ..."
 };
 
 // `requests`: match specs ("foo >=1.2,<2") and/or package files (paths ending

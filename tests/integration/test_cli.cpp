@@ -361,3 +361,34 @@ TEST_CASE("extra: splitforge: is checked: unknown keys and nested timeouts are e
     CHECK(rer.exit_code == 2);
     CHECK(rer.err.find("unknown platform 'timeout_minutes'") != std::string::npos);
 }
+
+TEST_CASE("install warns when two packages ship the same file") {
+    fs::TempDir tmp("sf-it-cli-clobber");
+    auto ch = tmp.path() / "ch";
+    for (std::string name : {"aaa", "bbb"}) {
+        auto dir = tmp.path() / name;
+        stdfs::create_directories(dir / "bin");
+        REQUIRE(fs::write_file_atomic(dir / "bin/foo", name + "\n"));
+        auto r = sf_run({"package", dir.string(), "--name", name, "--version", "1", "--build", "0", "--subdir",
+                         "linux-64", "-o", (tmp.path() / "pk").string(), "--channel", ch.string()});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+    }
+    auto prefix = tmp.path() / "prefix";
+    auto r = sf_run({"install", "-p", prefix.string(), "-c", ch.string(), "--pkgs-dir", (tmp.path() / "pkgs").string(),
+                     "--platform", "linux-64", "aaa", "bbb"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("warning: clobber: bin/foo is in both ") != std::string::npos);
+    // Installed later, on top of one already there: warned too.
+    auto prefix2 = tmp.path() / "prefix2";
+    REQUIRE(sf_run({"install", "-q", "-p", prefix2.string(), "-c", ch.string(), "--pkgs-dir",
+                    (tmp.path() / "pkgs").string(), "--platform", "linux-64", "aaa"})
+                .exit_code == 0);
+    auto later = sf_run({"install", "-p", prefix2.string(), "-c", ch.string(), "--pkgs-dir",
+                         (tmp.path() / "pkgs").string(), "--platform", "linux-64", "bbb", "--json"});
+    CHECK(later.exit_code == 0);
+    auto j = json_of(later);
+    REQUIRE(j["warnings"].size() == 1);
+    CHECK(j["warnings"][0] == "clobber: bin/foo is in both aaa-1-0 and bbb-1-0; bbb-1-0's copy is installed");
+}
