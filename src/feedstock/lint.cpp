@@ -30,8 +30,12 @@ constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex:
 
 // Keys that carry settings for tools around the build, never used by a recipe.
 bool is_tooling_key(const std::string& k) {
+    // conda-smithy writes these into every .ci_support file for its own CI
+    // scripts and conda-build's macOS SDK handling, whatever the recipe uses.
     static const std::set<std::string> keys = {"target_platform", "channel_targets", "channel_sources", "docker_image",
-                                               kRunnerKey, kTimeoutKey, "cdt_name", "build_platform"};
+                                               kRunnerKey, kTimeoutKey, "cdt_name", "build_platform",
+                                               "pin_run_as_build", "macos_machine", "MACOSX_DEPLOYMENT_TARGET",
+                                               "MACOSX_SDK_VERSION", "ignore_build_only_deps", "extend_keys"};
     return keys.count(k) > 0;
 }
 
@@ -72,6 +76,9 @@ struct Linter {
         static const boost::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
         boost::smatch m;
         if (boost::regex_search(e.message, m, unknown)) {
+            // A key the CI files define for other platforms only (arm_variant_type):
+            // reading it as False elsewhere is what the recipe means.
+            if (severity == Severity::warning && keys_in_job_files.count(m[1].str())) return;
             if (!seen.insert(e.loc.str() + m[1].str()).second) return;
             std::string what = "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " +
                                platform + ")";
@@ -84,25 +91,53 @@ struct Linter {
         add(e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
     }
 
+    // The CI variant files by target platform. A feedstock's recipe renders
+    // only with them (conda-smithy's .ci_support files carry the global
+    // pinning: cuda_compiler_version, c_stdlib_version, ...), so lint renders
+    // each one as a -m file, as the CI job does.
+    std::map<std::string, std::vector<stdfs::path>> job_files_by_platform;
+
+    void collect_job_files(const stdfs::path& dir) {
+        auto files = job_files(dir);
+        if (!files) return;
+        for (const auto& f : *files)
+            if (auto job = read_job_file(f)) {
+                job_files_by_platform[job->platform].push_back(f);
+                for (const auto& [k, v] : job->keys) keys_in_job_files.insert(k);
+            }
+    }
+    std::set<std::string> keys_in_job_files;
+
+    void render_one(const types::Platform& platform, std::vector<stdfs::path> files, std::set<std::string>& seen) {
+        const std::string& p = platform.name();
+        variant::Selection sel;
+        sel.platform = platform;
+        sel.strict = opts.strict;
+        sel.variant_files = std::move(files);
+        auto rr = render::render(raw, sel);
+        if (!rr) {
+            report(rr.error(), p, Severity::error, seen);
+            return;
+        }
+        for (const auto& w : rr->warnings) report(w, p, Severity::warning, seen);
+        for (const auto& v : rr->variants)
+            for (const auto& [k, val] : v.values) present.insert(k);
+        if (rr->tops.empty()) return;  // everything skipped here
+        used.insert(rr->used_keys.begin(), rr->used_keys.end());
+        used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
+        renders.push_back(std::move(*rr));
+    }
+
     void render_all() {
         std::set<std::string> seen_errors;
         for (const auto& platform : platforms) {
-            const std::string& p = platform.name();
-            variant::Selection sel;
-            sel.platform = platform;
-            sel.strict = opts.strict;
-            auto rr = render::render(raw, sel);
-            if (!rr) {
-                report(rr.error(), p, Severity::error, seen_errors);
+            auto it = job_files_by_platform.find(platform.name());
+            if (it == job_files_by_platform.end()) {
+                // CI files for other platforms only: the feedstock does not build here.
+                if (job_files_by_platform.empty() || !opts.platforms.empty()) render_one(platform, {}, seen_errors);
                 continue;
             }
-            for (const auto& w : rr->warnings) report(w, p, Severity::warning, seen_errors);
-            for (const auto& v : rr->variants)
-                for (const auto& [k, val] : v.values) present.insert(k);
-            if (rr->tops.empty()) continue;  // everything skipped here
-            used.insert(rr->used_keys.begin(), rr->used_keys.end());
-            used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
-            renders.push_back(std::move(*rr));
+            for (const auto& f : it->second) render_one(platform, {f}, seen_errors);
         }
     }
 
@@ -307,15 +342,16 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     if (!raw) return unexpected(raw.error());
     Linter l{opts, *raw, {}, {}, {}, {}, {}, {}};
     l.parse_platforms(opts.platforms.empty() ? default_platforms() : opts.platforms);
+    stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
+    std::error_code ec;
+    const bool have_variants = stdfs::is_directory(vdir, ec);
+    if (!have_variants && opts.variants_dir)
+        return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
+    if (have_variants) l.collect_job_files(vdir);
     l.render_all();
     l.declared_keys();
     l.config_file_keys();
-    stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
-    std::error_code ec;
-    if (stdfs::is_directory(vdir, ec))
-        l.variant_files(vdir);
-    else if (opts.variants_dir)
-        return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
+    if (have_variants) l.variant_files(vdir);
     l.patches();
     l.sources();
     l.tests();
