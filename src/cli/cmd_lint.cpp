@@ -12,6 +12,7 @@ void register_lint(CLI::App& app, Cli& cli) {
         std::string variants_dir;
         std::vector<std::string> platforms;
         bool strict = false;
+        std::vector<std::string> skip;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("lint", "Check a recipe: variant keys, patches, sha256, tests, pin_subpackage");
@@ -20,6 +21,8 @@ void register_lint(CLI::App& app, Cli& cli) {
     sub->add_option("--platform", o->platforms, "Lint for this platform only (repeatable; default: all five)");
     sub->add_flag("--strict", o->strict,
                   "Report what conda-build accepts with a warning (unknown selector names, repeated keys) as errors");
+    sub->add_option("--skip", o->skip,
+                    "Silence a check by its id, shown in [brackets] (repeatable; also extra/splitforge/lint_skip)");
     add_json_flag(sub, cli);
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {
@@ -28,6 +31,7 @@ void register_lint(CLI::App& app, Cli& cli) {
             if (!o->variants_dir.empty()) lo.variants_dir = o->variants_dir;
             lo.platforms = o->platforms;
             lo.strict = o->strict;
+            lo.skip = o->skip;
             auto findings = value_or_throw(feedstock::lint(lo));
             int errors = 0, warnings = 0;
             nlohmann::json items = nlohmann::json::array();
@@ -37,6 +41,7 @@ void register_lint(CLI::App& app, Cli& cli) {
                     items.push_back({{"file", f.loc.file},
                                      {"line", f.loc.line},
                                      {"severity", is_error ? "error" : "warning"},
+                                     {"id", f.id},
                                      {"message", f.message},
                                      {"suggestion", f.suggestion}});
                 else

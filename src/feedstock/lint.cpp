@@ -49,8 +49,8 @@ struct Linter {
     std::map<std::string, std::set<std::string>> used_on;  // platform -> used keys
     std::set<std::string> present;                // keys defined on any platform
 
-    void add(SourceLoc loc, Severity s, std::string msg, std::string hint) {
-        out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint)});
+    void add(const char* id, SourceLoc loc, Severity s, std::string msg, std::string hint) {
+        out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint), id});
     }
     // 1-based line of the first line of meta.yaml containing `needle`, or 0.
     int line_of(const std::string& needle, int from = 1) const {
@@ -66,7 +66,7 @@ struct Linter {
             if (auto p = types::Platform::parse(n))
                 platforms.push_back(*p);
             else
-                add(meta(0), Severity::error, p.error().message, p.error().hint);
+                add("bad-platform", meta(0), Severity::error, p.error().message, p.error().hint);
         }
     }
 
@@ -83,12 +83,12 @@ struct Linter {
             std::string what = "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " +
                                platform + ")";
             if (severity == Severity::warning) what += "; conda-build reads it as False";
-            add(e.loc, severity, what, "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
+            add("missing-key", e.loc, severity, what, "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
             return;
         }
         if (!seen.insert(e.loc.str() + e.message).second) return;
         std::string what = severity == Severity::error ? "cannot render for " + platform + ": " + e.message : e.message;
-        add(e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
+        add("render", e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
     }
 
     // The CI variant files by target platform. A feedstock's recipe renders
@@ -151,7 +151,7 @@ struct Linter {
             for (const auto& k : sf[list]) {
                 std::string key = k.as<std::string>();
                 if (present.count(key) || renders.empty()) continue;
-                add(meta(line_of(key, std::max(from, 1))), Severity::error,
+                add("missing-key", meta(line_of(key, std::max(from, 1))), Severity::error,
                     "key '" + key + "' is used by the recipe (extra/splitforge/" + list + ") but no variant config defines it",
                     "add `" + key + ":` with its values to conda_build_config.yaml");
             }
@@ -183,7 +183,7 @@ struct Linter {
         variant::Specials none;
         for (const auto& [k, line] : keys) {
             if (used.count(k) || partners.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
-            add(SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
+            add("unused-key", SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
                 "remove it, or use it in meta.yaml or a build script");
         }
     }
@@ -195,7 +195,7 @@ struct Linter {
             std::string file = f.lexically_normal().string();
             auto job = read_job_file(f);
             if (!job) {
-                add(job.error().loc, Severity::error, job.error().message, job.error().hint);
+                add("variant-file", job.error().loc, Severity::error, job.error().message, job.error().hint);
                 continue;
             }
             std::map<std::string, int> lines;
@@ -208,19 +208,19 @@ struct Linter {
             for (const auto& g : job->zip_keys) zipped.insert(g.begin(), g.end());
             auto it = used_on.find(job->platform);
             if (it == used_on.end()) {
-                add(SourceLoc{file, lines["target_platform"]}, Severity::warning,
+                add("stale-variant-file", SourceLoc{file, lines["target_platform"]}, Severity::warning,
                     "the recipe builds nothing for " + job->platform,
                     "run `splitforge rerender` to drop stale variant files");
                 continue;
             }
             for (const auto& [k, v] : job->keys)
                 if (!it->second.count(k) && !is_tooling_key(k) && !zipped.count(k))
-                    add(SourceLoc{file, lines[k]}, Severity::warning,
+                    add("unused-key", SourceLoc{file, lines[k]}, Severity::warning,
                         "variant key '" + k + "' is not used by the recipe on " + job->platform,
                         "remove it, or run `splitforge rerender`");
             for (const auto& k : it->second)
                 if (!job->values(k) && !is_tooling_key(k))
-                    add(SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
+                    add("missing-key", SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
                         "run `splitforge rerender`");
         }
     }
@@ -237,7 +237,7 @@ struct Linter {
             stdfs::path full = (raw.dir / p).lexically_normal();
             listed_paths.insert(full);
             if (!stdfs::is_regular_file(full, ec))
-                add(meta(line_of(stdfs::path(p).filename().string())), Severity::error,
+                add("missing-patch", meta(line_of(stdfs::path(p).filename().string())), Severity::error,
                     "patch '" + p + "' is listed but missing", "add the file, or drop it from source/patches");
             else
                 dirs.insert(full.parent_path());
@@ -250,7 +250,7 @@ struct Linter {
             std::sort(files.begin(), files.end());
             for (const auto& f : files)
                 if (!listed_paths.count(f) && !renders.empty())
-                    add(SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
+                    add("unlisted-patch", SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
                         "add it to source/patches, or delete it");
         }
     }
@@ -265,10 +265,10 @@ struct Linter {
                     if (!line) line = line_of("url:");
                     if (!s.sha256.empty()) continue;
                     if (!s.md5.empty())
-                        add(meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
+                        add("md5-only", meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
                             "use `sha256:` with the download's sha256sum");
                     else
-                        add(meta(line), Severity::error, "source " + s.url + " has no sha256",
+                        add("no-sha256", meta(line), Severity::error, "source " + s.url + " has no sha256",
                             "add `sha256:` with the download's sha256sum");
                 }
     }
@@ -292,7 +292,7 @@ struct Linter {
                 boost::smatch m;
                 if (boost::regex_search(lines[i], m, name_line) && m[1] == name) line = static_cast<int>(i) + 1;
             }
-            add(meta(line), Severity::warning, "output '" + name + "' has no test",
+            add("no-test", meta(line), Severity::warning, "output '" + name + "' has no test",
                 "add test/commands or test/imports, even a file-exists check");
         }
     }
@@ -317,7 +317,7 @@ struct Linter {
                 std::string n = (*it)[1];
                 if (names.count(n)) continue;
                 std::string near = str::closest(n, {names.begin(), names.end()});
-                add(SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
+                add("pin-subpackage", SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
                     Severity::error, "pin_subpackage('" + n + "') names no output of this recipe",
                     near.empty() ? "outputs: " + str::join(std::vector<std::string>(names.begin(), names.end()), ", ")
                                  : "did you mean '" + near + "'?");
@@ -334,7 +334,15 @@ std::string Finding::str() const {
     s += severity == Severity::error ? "error: " : "warning: ";
     s += message;
     if (!suggestion.empty()) s += " (" + suggestion + ")";
+    if (!id.empty()) s += " [" + id + "]";
     return s;
+}
+
+const std::vector<std::string>& check_ids() {
+    static const std::vector<std::string> ids = {
+        "bad-platform", "extra", "md5-only", "missing-key", "missing-patch", "no-sha256", "no-test",
+        "pin-subpackage", "render", "stale-variant-file", "unlisted-patch", "unused-key", "variant-file"};
+    return ids;
 }
 
 Result<std::vector<Finding>> lint(const LintOptions& opts) {
@@ -356,7 +364,23 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     l.sources();
     l.tests();
     l.pins();
+    if (auto ok = validate_splitforge_extra(*raw); !ok)
+        l.add("extra", ok.error().loc, Severity::error, ok.error().message, ok.error().hint);
+    // Silenced checks: --skip on the command line and extra/splitforge/lint_skip.
+    std::vector<std::string> skip = opts.skip;
+    for (const auto& id : lint_skip_ids(*raw)) skip.push_back(id);
+    const auto& known = check_ids();
+    for (const auto& id : skip)
+        if (std::find(known.begin(), known.end(), id) == known.end()) {
+            std::string near = str::closest(id, known);
+            return fail("unknown lint check '" + id + "'",
+                        (near.empty() ? std::string() : "did you mean '" + near + "'? ") + "checks: " +
+                            str::join(known, ", "));
+        }
     auto& out = l.out;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Finding& f) { return std::find(skip.begin(), skip.end(), f.id) != skip.end(); }),
+              out.end());
     std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return std::tie(a.loc.file, a.loc.line, a.loc.col, a.message) < std::tie(b.loc.file, b.loc.line, b.loc.col, b.message);
     });

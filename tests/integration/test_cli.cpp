@@ -392,3 +392,46 @@ TEST_CASE("install warns when two packages ship the same file") {
     REQUIRE(j["warnings"].size() == 1);
     CHECK(j["warnings"][0] == "clobber: bin/foo is in both aaa-1-0 and bbb-1-0; bbb-1-0's copy is installed");
 }
+
+TEST_CASE("lint on the real pytorch-cpu feedstock with its .ci_support") {
+    auto fs13 = test::data_dir() / "feedstocks/pytorch-cpu-v2.13.0";
+    auto r = sf_run({"lint", (fs13 / "recipe").string(), "--variants-dir", (fs13 / ".ci_support").string(), "--json"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    auto j = json_of(r);
+    CHECK(j["findings"].empty());
+
+    auto fs25 = test::data_dir() / "feedstocks/pytorch-cpu-v2.5.1";
+    auto old = sf_run({"lint", (fs25 / "recipe").string(), "--variants-dir", (fs25 / ".ci_support").string()});
+    INFO(old.out << old.err);
+    // Every CI file renders (no "builds nothing", no render error for a
+    // platform the feedstock does not build).
+    CHECK(old.out.find("builds nothing") == std::string::npos);
+    CHECK(old.out.find("cannot render") == std::string::npos);
+    // A real finding: `# [aarch]` is no selector name (aarch64 is), so the switch is always False.
+    CHECK(old.out.find("meta.yaml:35:30: warning: key 'aarch' is used by the recipe but missing from the variants") !=
+          std::string::npos);
+}
+
+TEST_CASE("lint checks are silenced by id on the command line or in extra: splitforge: lint_skip") {
+    const std::string recipe = (test::data_dir() / "feedstock/lint/bad/recipe").string();
+    auto all = sf_run({"lint", recipe, "--platform", "linux-64"});
+    CHECK(all.out.find("[no-test]") != std::string::npos);
+    auto skipped = sf_run({"lint", recipe, "--platform", "linux-64", "--skip", "no-test", "--skip", "unlisted-patch"});
+    CHECK(skipped.out.find("[no-test]") == std::string::npos);
+    CHECK(skipped.out.find("[unlisted-patch]") == std::string::npos);
+    CHECK(skipped.out.find("[no-sha256]") != std::string::npos);
+    auto typo = sf_run({"lint", recipe, "--skip", "no-tests"});
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err.find("unknown lint check 'no-tests' (did you mean 'no-test'?") != std::string::npos);
+
+    fs::TempDir tmp("sf-it-cli-lint");
+    auto dir = tmp.path() / "r";
+    stdfs::create_directories(dir);
+    REQUIRE(fs::write_file_atomic(dir / "meta.yaml", "package:\n  name: x\n  version: 1\nbuild:\n  number: 0\n"
+                                                      "extra:\n  splitforge:\n    lint_skip:\n      - no-test\n"));
+    auto in_recipe = sf_run({"lint", dir.string(), "--platform", "linux-64", "--json"});
+    INFO(in_recipe.out << in_recipe.err);
+    CHECK(in_recipe.exit_code == 0);
+    CHECK(json_of(in_recipe)["findings"].empty());
+}
