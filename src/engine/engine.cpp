@@ -55,6 +55,21 @@ std::string env_get(const process::Env& env, const std::string& k) {
 
 stdfs::path log_path(const Ctx& ctx, const std::string& name) { return ctx.output / "logs" / (name + ".log"); }
 
+std::string dirty_hint(const Ctx& ctx, const std::string& hint) {
+    std::string more = ctx.opts.keep == KeepBuild::yes
+                           ? "to retry by hand: source " + (ctx.work / "build_env_setup.sh").string()
+                           : "rerun with --dirty to keep the work dir and its build_env_setup.sh";
+    return hint.empty() ? more : hint + "; " + more;
+}
+
+void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
+    auto quote = [](const std::string& v) { return "'" + str::replace_all(v, "'", "'\\''") + "'"; };
+    std::string text = "# Enter the environment of the last build script: source this file.\n";
+    for (const auto& [k, v] : script::script_env(sc)) text += "export " + k + "=" + quote(v) + "\n";
+    text += "cd " + quote(sc.src_dir.string()) + "\n";
+    (void)fs::write_file_atomic(ctx.work / "build_env_setup.sh", text);
+}
+
 void Ctx::progress(const std::string& line) const {
     if (opts.on_progress)
         opts.on_progress(line);
@@ -182,10 +197,11 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     auto logs = script::snapshot_ninja_logs(st.src_dir);
+    detail::write_env_setup(ctx, sctx);
     if (auto r = script::run_script(run, sctx); !r) {
         if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
         return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
-                    r.error().hint);
+                    detail::dirty_hint(ctx, r.error().hint));
     }
     timing.rebuilt = script::ninja_edges_since(st.src_dir, logs);
     st.staged_files = script::new_files(ctx.host_prefix, before);

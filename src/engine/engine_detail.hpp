@@ -60,6 +60,13 @@ struct Staging {
 // locate toolchains and caches (CUDA_HOME, MKLROOT, SOURCE_DATE_EPOCH, ...).
 process::Env tool_env();
 
+// <work>/build_env_setup.sh: the script's environment as `export` lines
+// and a `cd $SRC_DIR`, written before each script runs, so that after a
+// failure (with --keep-build/--dirty) `source build_env_setup.sh` enters it.
+void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc);
+// A failed script's hint, plus how to get into its environment.
+std::string dirty_hint(const Ctx& ctx, const std::string& hint);
+
 // Builds, packages, tests and publishes one output (engine_output.cpp).
 Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
 

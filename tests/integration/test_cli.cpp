@@ -435,3 +435,23 @@ TEST_CASE("lint checks are silenced by id on the command line or in extra: split
     CHECK(in_recipe.exit_code == 0);
     CHECK(json_of(in_recipe)["findings"].empty());
 }
+
+TEST_CASE("a failed build with --dirty leaves build_env_setup.sh to enter its environment") {
+    fs::TempDir tmp("sf-it-cli-dirty");
+    auto work = tmp.path() / "work";
+    auto r = sf_run({"build", engine_recipe("failing_script"), "--output-folder", (tmp.path() / "out").string(), "-q",
+                     "--dirty", "--work-dir", work.string()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("to retry by hand: source " + (work / "build_env_setup.sh").string()) != std::string::npos);
+    process::Command c;
+    c.argv = {"bash", "-c", "source " + (work / "build_env_setup.sh").string() + " && echo \"$PKG_NAME\" && pwd"};
+    c.env = process::minimal_env();
+    auto sh = process::capture(c);
+    REQUIRE(sh);
+    CHECK(sh->exit_code == 0);
+    CHECK(str::starts_with(sh->out, "sf-failing-script\n"));
+    auto plain = sf_run({"build", engine_recipe("failing_script"), "--output-folder", (tmp.path() / "out2").string(),
+                         "-q"});
+    CHECK(plain.exit_code == 1);
+    CHECK(plain.err.find("rerun with --dirty to keep the work dir and its build_env_setup.sh") != std::string::npos);
+}
