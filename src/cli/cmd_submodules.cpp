@@ -10,6 +10,7 @@ namespace sf::cli {
 void register_submodules(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string source;
+        std::string feedstock;
         std::string recipe;
         std::string platform;
         std::vector<std::string> repodata;
@@ -21,7 +22,9 @@ void register_submodules(CLI::App& app, Cli& cli) {
     auto* sub = app.add_subcommand(
         "submodules", "Compare bundled dependency versions (git submodules, wheel metadata) with the recipe and a channel");
     sub->add_option("--source", o->source, "The upstream git checkout (e.g. pytorch, cloned --recursive)")->required();
-    sub->add_option("--recipe", o->recipe, "Recipe directory whose pins to compare (default: recipe, when present)");
+    sub->add_option("--feedstock", o->feedstock,
+                    "The feedstock root: its recipe/ and feedstock/submodule-map.yaml (default: the current directory)");
+    sub->add_option("--recipe", o->recipe, "Recipe directory whose pins to compare (default: FEEDSTOCK/recipe, when present)");
     sub->add_option("--platform", o->platform, "Platform to render the recipe for (default: this machine's)");
     sub->add_option("--repodata", o->repodata, "A repodata.json file or a channel directory (repeatable)");
     sub->add_option("--wheel", o->wheel, "A wheel (.whl), unpacked wheel dir or METADATA file: Python pins");
@@ -36,11 +39,19 @@ void register_submodules(CLI::App& app, Cli& cli) {
             so.source = o->source;
             if (!o->platform.empty()) so.platform = value_or_throw(types::Platform::parse(o->platform), "--platform");
             std::error_code ec;
+            const stdfs::path root = o->feedstock.empty() ? stdfs::path() : stdfs::path(o->feedstock);
+            if (!o->feedstock.empty() && !stdfs::is_directory(root, ec))
+                throw Failure(Error{SourceLoc{o->feedstock}, "feedstock directory not found", {}});
             if (!o->recipe.empty())
-                so.recipe_dir = o->recipe;
-            else if (stdfs::exists("recipe/meta.yaml", ec))
-                so.recipe_dir = "recipe";
-            if (stdfs::exists("feedstock/submodule-map.yaml", ec)) so.map_files.emplace_back("feedstock/submodule-map.yaml");
+                so.recipe_dir = recipe_dir_arg(o->recipe);
+            else if (stdfs::exists(root / "recipe/meta.yaml", ec))
+                so.recipe_dir = root / "recipe";
+            if (stdfs::exists(root / "feedstock/submodule-map.yaml", ec))
+                so.map_files.emplace_back(root / "feedstock/submodule-map.yaml");
+            else if (o->maps.empty())
+                cli.console.warning("no name map: " + (root / "feedstock/submodule-map.yaml").string() +
+                                    " not found (run from the feedstock root, or pass --feedstock DIR or --map FILE); "
+                                    "every submodule shows as not mapped");
             for (const auto& m : o->maps) so.map_files.emplace_back(m);
             for (const auto& r : o->repodata) so.repodata.emplace_back(r);
             if (!o->wheel.empty()) so.wheel = o->wheel;

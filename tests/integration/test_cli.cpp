@@ -22,9 +22,10 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-process::Outcome sf_run(std::vector<std::string> args, process::Env extra = {}) {
+process::Outcome sf_run(std::vector<std::string> args, process::Env extra = {}, const stdfs::path& cwd = {}) {
     args.insert(args.begin(), test::binary().string());
     process::Command c;
+    c.cwd = cwd;
     c.argv = std::move(args);
     c.env = process::minimal_env();
     c.stdin_data = "";
@@ -454,4 +455,35 @@ TEST_CASE("a failed build with --dirty leaves build_env_setup.sh to enter its en
                          "-q"});
     CHECK(plain.exit_code == 1);
     CHECK(plain.err.find("rerun with --dirty to keep the work dir and its build_env_setup.sh") != std::string::npos);
+}
+
+TEST_CASE("submodules lists unmapped submodules and finds the map with --feedstock from anywhere") {
+    fs::TempDir tmp("sf-it-cli-subm");
+    auto fx = submodule_fixture(tmp.path());
+    if (!fx) test::skip("git is not available to make the fixture checkout");
+    auto d = test::data_dir() / "feedstock/submodules";
+    // A feedstock root somewhere else: recipe/ and feedstock/submodule-map.yaml.
+    auto root = tmp.path() / "feedstock-root";
+    stdfs::create_directories(root / "feedstock");
+    stdfs::copy(d / "recipe", root / "recipe", stdfs::copy_options::recursive);
+    stdfs::copy_file(d / "map.yaml", root / "feedstock/submodule-map.yaml");
+    auto r = sf_run({"submodules", "--source", fx->string(), "--feedstock", root.string()});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("| (not mapped) (!) | v0.1 ") != std::string::npos);
+    CHECK(r.out.find("| sleef ") != std::string::npos);
+    CHECK(r.err.find("no name map") == std::string::npos);
+    // Without the map, every submodule still shows, and stderr says why none is named.
+    auto bare = sf_run({"submodules", "--source", fx->string()}, {}, tmp.path());
+    CHECK(bare.err.find("warning: no name map: feedstock/submodule-map.yaml not found") != std::string::npos);
+    CHECK(bare.out.find("`third_party/sleef`") != std::string::npos);
+    // A checkout without submodules: the empty result says why.
+    auto plain = tmp.path() / "plain";
+    process::Command c;
+    c.argv = {"bash", "-c", "git init -q " + plain.string()};
+    c.env = process::minimal_env();
+    REQUIRE(process::capture(c));
+    auto none = sf_run({"submodules", "--source", plain.string(), "--map", (d / "map.yaml").string()});
+    CHECK(none.exit_code == 0);
+    CHECK(none.out == "No rows: " + plain.string() + " has no git submodules (is it a `git clone --recursive`?)\n");
 }
