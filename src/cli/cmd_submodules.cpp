@@ -48,14 +48,15 @@ void register_submodules(CLI::App& app, Cli& cli) {
                 so.recipe_dir = root / "recipe";
             if (stdfs::exists(root / "feedstock/submodule-map.yaml", ec))
                 so.map_files.emplace_back(root / "feedstock/submodule-map.yaml");
-            else if (o->maps.empty())
-                cli.console.warning("no name map: " + (root / "feedstock/submodule-map.yaml").string() +
-                                    " not found (run from the feedstock root, or pass --feedstock DIR or --map FILE); "
-                                    "every submodule shows as not mapped");
+            const bool no_map = so.map_files.empty() && o->maps.empty();
             for (const auto& m : o->maps) so.map_files.emplace_back(m);
             for (const auto& r : o->repodata) so.repodata.emplace_back(r);
             if (!o->wheel.empty()) so.wheel = o->wheel;
             auto rep = value_or_throw(feedstock::submodule_report(so));
+            if (no_map)
+                cli.console.warning("no name map: " + (root / "feedstock/submodule-map.yaml").string() +
+                                    " not found (run from the feedstock root, or pass --feedstock DIR or --map FILE); "
+                                    "every submodule shows as not mapped");
             if (cli.console.json)
                 std::cout << feedstock::report_json(rep).dump(2) << "\n";
             else
