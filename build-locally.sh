@@ -157,7 +157,7 @@ for c in "${configs[@]}"; do
     tmp_log=$artifacts/.$c-log.txt.tmp
     start=$(date +%s)
     set +e
-    "$sf" build "$recipe" -m "$variants/$c.yaml" --output-folder "$artifacts/channel" 2>&1 | tee "$tmp_log"
+    "$sf" build "$recipe" -m "$variants/$c.yaml" --output-folder "$artifacts/channel" --skip-existing 2>&1 | tee "$tmp_log"
     rc=${PIPESTATUS[0]}
     set -e
     mv -f "$tmp_log" "$log"

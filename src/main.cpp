@@ -1,5 +1,5 @@
-// The splitforge binary: dispatch to the CLI and hold the single catch that
-// turns errors into one line and a non-zero exit code.
+// The splitforge binary: dispatch to the CLI, which maps errors to exit codes
+// (cli/common.hpp); this holds the last catch, for what nothing else expected.
 #include <exception>
 #include <iostream>
 
@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
         return sf::cli::main(argc, argv);
     } catch (const sf::Failure& f) {
         std::cerr << "splitforge: error: " << f.error().str() << "\n";
-        return 1;
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "splitforge: internal error: " << e.what() << " (please report this)\n";
         return 3;

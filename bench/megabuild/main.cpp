@@ -30,7 +30,7 @@ bool g_tests = false;
 
 double run_build(const stdfs::path& recipe, const stdfs::path& channel, const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {g_sf.string(), "build", recipe.string(), "--output-folder", channel.string(),
-                                     "-q", "--zstd-level", "3"};
+                                     "-q", "--compression-level", "3"};
     if (!g_tests) argv.push_back("--no-test");
     argv.insert(argv.end(), extra.begin(), extra.end());
     process::Command c{argv, {}, process::current_env(), {}, {}, {}};

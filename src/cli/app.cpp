@@ -1,30 +1,124 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "util/strings.hpp"
 
 namespace sf::cli {
 
-void print_warnings(const std::vector<Error>& warnings) {
-    for (const auto& w : warnings) std::cerr << "splitforge: warning: " << w.str() << "\n";
+namespace {
+
+const char* kFooter =
+    "Exit codes: 0 ok; 1 the job failed (a build, a test, a check: lint errors, rerender --check drift);\n"
+    "2 usage or input error. With --json, stdout holds one JSON document; progress and messages go to stderr.";
+
+// The subcommand the parse reached, e.g. `cmake-cache set`.
+CLI::App* deepest(CLI::App& app) {
+    CLI::App* at = &app;
+    while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+    return at;
 }
 
+std::string command_path(const CLI::App* sub) {
+    std::string path;
+    for (const CLI::App* a = sub; a && a->get_parent(); a = a->get_parent())
+        path = a->get_name() + (path.empty() ? "" : " " + path);
+    return path;
+}
+
+std::vector<std::string> subcommand_names(CLI::App* at) {
+    std::vector<std::string> names;
+    for (const auto* s : at->get_subcommands([](const CLI::App*) { return true; })) names.push_back(s->get_name());
+    return names;
+}
+
+// Every option spelling `sub` accepts, its parents' included (--color).
+std::vector<std::string> option_names(const CLI::App* sub) {
+    std::vector<std::string> names;
+    for (const CLI::App* a = sub; a; a = a->get_parent())
+        for (const auto* o : a->get_options()) {
+            for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+            for (const auto& s : o->get_snames()) names.push_back("-" + s);
+        }
+    return names;
+}
+
+// A parse error as one line naming the subcommand's own --help, with a
+// did-you-mean for a mistyped subcommand or option.
+std::string describe_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    CLI::App* sub = deepest(app);
+    std::string path = command_path(sub);
+    std::string help = " (see `splitforge" + (path.empty() ? std::string() : " " + path) + " --help`)";
+    // The words after the subcommand's own name.
+    std::vector<const CLI::App*> chain;
+    for (const CLI::App* a = sub; a && a->get_parent(); a = a->get_parent()) chain.insert(chain.begin(), a);
+    int first = 1;
+    for (const auto* a : chain) {
+        while (first < argc && a->get_name() != argv[first]) ++first;
+        ++first;
+    }
+    auto subs = subcommand_names(sub);
+    if (!subs.empty()) {
+        // Expected a subcommand: name the unknown word.
+        for (int i = first; i < argc; ++i) {
+            std::string w = argv[i];
+            if (w.empty() || w[0] == '-') continue;
+            std::string near = str::closest(w, subs);
+            return "unknown command '" + (path.empty() ? w : path + " " + w) + "'" +
+                   (near.empty() ? std::string() : "; did you mean '" + near + "'?") + help;
+        }
+        if (dynamic_cast<const CLI::RequiredError*>(&e))
+            return (path.empty() ? std::string("a command") : "a subcommand of " + path) + " is required" + help;
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+        auto known = option_names(sub);
+        std::vector<std::string> unknown, stray;
+        for (int i = first; i < argc; ++i) {
+            std::string w = argv[i];
+            if (w == "--") break;
+            if (w.size() < 2 || w[0] != '-') continue;
+            std::string name = w.substr(0, w.find('='));
+            if (name.size() > 2 && name[1] != '-') name = name.substr(0, 2);  // -ofoo
+            if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
+        }
+        if (!unknown.empty()) {
+            std::string near = str::closest(unknown.front(), known);
+            return (path.empty() ? std::string() : path + ": ") + "unknown option '" + unknown.front() + "'" +
+                   (near.empty() ? std::string() : "; did you mean '" + near + "'?") + help;
+        }
+        return (path.empty() ? std::string() : path + ": ") + "unexpected argument(s): " + e.what() + help;
+    }
+    return (path.empty() ? std::string() : path + ": ") + e.what() + help;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    CLI::App app{"splitforge: render, build and split conda recipes (megabuilds first-class)"};
+    CLI::App app{"splitforge: render, build and split conda recipes (megabuilds first-class)", "splitforge"};
     app.require_subcommand(1);
+    app.fallthrough();
+    app.footer(kFooter);
     app.set_version_flag("--version", "splitforge 0.1.0");
-    Action action;
-    register_render(app, action);
-    register_variants(app, action);
-    register_build(app, action);
-    register_package(app, action);
-    register_index(app, action);
-    register_install(app, action);
-    register_inspect(app, action);
-    register_cmake_cache(app, action);
-    register_rerender(app, action);
-    register_ci_matrix(app, action);
-    register_submodules(app, action);
-    register_lint(app, action);
+    Cli cli;
+    app.add_option("--color", cli.console.color_opt, "Colour on stderr: auto (a terminal, unless NO_COLOR), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    register_render(app, cli);
+    register_variants(app, cli);
+    register_build(app, cli);
+    register_test(app, cli);
+    register_package(app, cli);
+    register_index(app, cli);
+    register_install(app, cli);
+    register_inspect(app, cli);
+    register_cmake_cache(app, cli);
+    register_rerender(app, cli);
+    register_ci_matrix(app, cli);
+    register_submodules(app, cli);
+    register_lint(app, cli);
+    std::vector<std::string> args(argv, argv + argc);
+    bool old_output = rewrite_old_render_output(args);
+    std::vector<char*> rewritten;
+    for (auto& a : args) rewritten.push_back(a.data());
+    argv = rewritten.data();
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -34,15 +128,28 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        // An unknown first word reads better named than as "a subcommand is required".
-        if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-            std::cerr << "splitforge: error: unknown command '" << argv[1] << "' (see splitforge --help)\n";
-            return 2;
-        }
-        std::cerr << "splitforge: error: " << e.what() << " (see splitforge --help)\n";
-        return 2;
+        cli.console.resolve();
+        Error err{{}, describe_parse_error(app, e, argc, argv), {}};
+        cli.console.error(err.message);
+        if (cli.console.json) cli.console.print_json(error_json(err, Exit::usage));
+        return static_cast<int>(Exit::usage);
     }
-    return action ? action() : 0;
+    cli.console.resolve();
+    if (old_output)
+        cli.console.note("`render --output FORMAT` is now `--format FORMAT`; `--output` alone prints the package "
+                         "paths a build would write, as conda-build does");
+    if (!cli.action) return 0;
+    try {
+        return cli.action();
+    } catch (const JobFailure& f) {
+        cli.console.error(f.error().str());
+        if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::failed));
+        return static_cast<int>(Exit::failed);
+    } catch (const Failure& f) {
+        cli.console.error(f.error().str());
+        if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::usage));
+        return static_cast<int>(Exit::usage);
+    }
 }
 
 }  // namespace sf::cli

@@ -1,5 +1,5 @@
-// splitforge build RECIPE_DIR [-m VARIANT.yaml]... [--variant K=V]... --output-folder DIR
-//   [-c CHANNEL]... [--skip-existing|--no-skip-existing] [--no-test] [--keep-build]
+// splitforge build RECIPE [-m VARIANT.yaml]... [--variant K=V]... [--platform P] [--output-folder DIR]
+//   [-c CHANNEL]... [--skip-existing] [--keep-going] [--no-test] [--keep-build|--dirty]
 //   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--json] [--dry-run]
 #include <iostream>
 #include <memory>
@@ -19,24 +19,70 @@ struct BuildArgs {
     std::string provider = "system";
     std::string provider_tool;
     std::string work_dir;
-    bool skip_existing = true, no_test = false, keep = false, skip_unavailable = false;
-    bool json = false, quiet = false, dry_run = false;
-    int zstd_level = 19;
+    bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
+    bool quiet = false, dry_run = false;
+    int level = 19;
+    bool old_level = false;
 };
+
+nlohmann::json plan_json(const plan::BuildPlan& p) {
+    nlohmann::json builds = nlohmann::json::array();
+    for (const auto& b : p.builds) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (const auto& s : b.steps)
+            steps.push_back({{"dist", s.output.dist()},
+                             {"name", s.output.name},
+                             {"role", plan::to_string(s.role)},
+                             {"python", s.python}});
+        builds.push_back({{"label", b.label}, {"python", b.python}, {"outputs", steps}});
+    }
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const auto& s : p.skipped) skipped.push_back({{"what", s.what}, {"reason", s.reason}});
+    return {{"name", p.name},
+            {"version", p.version},
+            {"platform", p.platform.name()},
+            {"dry_run", true},
+            {"stagings", builds},
+            {"skipped", skipped}};
+}
+
+engine::BuildOptions build_options(const BuildArgs& a) {
+    engine::BuildOptions o;
+    o.recipe_dir = checked_recipe_dir(a.recipe);
+    o.selection = a.variants.selection();
+    o.output_folder = a.output;
+    o.channels = a.channels;
+    for (const auto& f : a.system_maps) o.system_maps.emplace_back(f);
+    o.work_dir = a.work_dir;
+    o.skip_existing = a.skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
+    o.test = a.no_test ? engine::TestMode::skip : engine::TestMode::run;
+    o.keep = a.keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
+    o.keep_going = a.keep_going ? engine::KeepGoing::yes : engine::KeepGoing::no;
+    o.provider = value_or_throw(env::parse_provider(a.provider), "--env-provider");
+    o.provider_tool = a.provider_tool;
+    o.skip_unavailable = a.skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
+    o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
+    o.zstd_level = a.level;
+    return o;
+}
+
 }  // namespace
 
-void register_build(CLI::App& app, Action& action) {
+void register_build(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<BuildArgs>();
     auto* sub = app.add_subcommand(
         "build", "Build a recipe: staging build once per variant, split outputs, test, add to a local channel");
-    sub->add_option("RECIPE_DIR", a->recipe, "The recipe directory (meta.yaml)")->required();
-    a->variants.add_to(sub, VariantArgs::WithPlatform::no);
-    sub->add_option("--output-folder", a->output, "The local channel packages go into (default: output)");
+    sub->add_option("RECIPE", a->recipe, "Recipe directory, or its meta.yaml")->required();
+    a->variants.add_to(sub);
+    add_output_folder(sub, a->output, "The local channel packages go into (default: output)");
     sub->add_option("-c,--channel", a->channels, "Extra channels: local dirs (system) or names/URLs (external)");
     sub->add_flag("--skip-existing,!--no-skip-existing", a->skip_existing,
-                  "Skip outputs already in the channel (the default), or rebuild them");
+                  "Skip outputs already in the output channel (default: rebuild them, as conda-build does)");
+    sub->add_flag("--keep-going,-k", a->keep_going,
+                  "After a failed output, go on with the outputs and variants that do not need it; exit 1 at the end");
     sub->add_flag("--no-test", a->no_test, "Do not run the outputs' tests");
-    sub->add_flag("--keep-build", a->keep, "Keep the work dir (sources, build tree, prefixes)");
+    sub->add_flag("--keep-build,--dirty", a->keep,
+                  "Keep the work dir (sources, build tree, prefixes, build_env_setup.sh), also after a failure");
     sub->add_option("--env-provider", a->provider,
                     "system (default, offline), or micromamba|mamba|conda (needs channel access)");
     sub->add_option("--env-provider-exe", a->provider_tool, "The external provider's executable");
@@ -44,39 +90,41 @@ void register_build(CLI::App& app, Action& action) {
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
     sub->add_option("--work-dir", a->work_dir, "Work dir (default: a fresh temp dir)");
-    sub->add_option("--zstd-level", a->zstd_level, "zstd level of the .conda packages (default 19)");
-    sub->add_flag("--json", a->json, "Print the summary as JSON on stdout");
+    sub->add_option("--compression-level", a->level, "zstd level of the .conda packages (default 19)")
+        ->check(CLI::Range(1, 22));
+    // The old spelling, still read (with a note).
+    sub->add_option_function<int>(
+           "--zstd-level", [a](const int& v) { a->level = v, a->old_level = true; }, "")
+        ->group("")
+        ->check(CLI::Range(1, 22));
+    add_json_flag(sub, cli, "Print the summary (or, with --dry-run, the plan) as one JSON document on stdout");
     sub->add_flag("-q,--quiet", a->quiet, "Do not stream the scripts' output (it is still logged)");
     sub->add_flag("--dry-run", a->dry_run, "Print the plan and stop");
-    sub->callback([&action, a] {
-        action = [a] {
-            engine::BuildOptions o;
-            o.recipe_dir = a->recipe;
-            o.selection = a->variants.selection();
-            o.output_folder = a->output;
-            o.channels = a->channels;
-            for (const auto& f : a->system_maps) o.system_maps.emplace_back(f);
-            o.work_dir = a->work_dir;
-            o.skip_existing = a->skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
-            o.test = a->no_test ? engine::TestMode::skip : engine::TestMode::run;
-            o.keep = a->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
-            o.provider = value_or_throw(env::parse_provider(a->provider), "--env-provider");
-            o.provider_tool = a->provider_tool;
-            o.skip_unavailable = a->skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
-            o.verbosity = a->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
-            o.zstd_level = a->zstd_level;
+    sub->callback([&cli, a] {
+        cli.action = [&cli, a] {
+            if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
+            auto o = build_options(*a);
+            // What the user gave is checked here (exit 2); what fails after is the build (exit 1).
+            auto prepared = value_or_throw(engine::prepare_build(o));
+            const auto& p = prepared.plan;
             if (a->dry_run) {
-                auto p = value_or_throw(engine::make_build_plan(o));
-                print_warnings(p.warnings);
-                std::cout << plan::describe(p);
+                print_warnings(cli.console, p.warnings);
+                if (cli.console.json)
+                    cli.console.print_json(plan_json(p));
+                else
+                    std::cout << plan::describe(p);
                 return 0;
             }
-            auto report = value_or_throw(engine::run_build(o));
-            if (a->json)
-                std::cout << engine::report_json(report).dump(2) << "\n";
+            auto report = job_or_throw(engine::run_build(o, prepared));
+            if (cli.console.json)
+                cli.console.print_json(engine::report_json(report));
             else
                 std::cerr << "\n" << engine::summary_table(report);
-            return 0;
+            int failed = 0;
+            for (const auto& r : report.outputs) failed += r.status == engine::Status::failed;
+            if (failed == 0) return 0;
+            cli.console.error(std::to_string(failed) + " output(s) failed (see the table above, and the log)");
+            return static_cast<int>(Exit::failed);
         };
     });
 }

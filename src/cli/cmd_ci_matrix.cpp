@@ -5,7 +5,7 @@
 
 namespace sf::cli {
 
-void register_ci_matrix(CLI::App& app, Action& action) {
+void register_ci_matrix(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string variants_dir = "variants";
         std::string format = "github";
@@ -15,9 +15,10 @@ void register_ci_matrix(CLI::App& app, Action& action) {
     sub->add_option("--variants-dir", o->variants_dir, "Directory of variant files (default: variants)");
     sub->add_option("--format", o->format, "github (one-line include list) or json")
         ->check(CLI::IsMember({"github", "json"}));
-    sub->callback([o, &action] {
-        action = [o] {
-            auto fmt = o->format == "json" ? feedstock::MatrixFormat::json : feedstock::MatrixFormat::github;
+    add_json_flag(sub, cli, "Print JSON (same as --format json)");
+    sub->callback([o, &cli] {
+        cli.action = [o, &cli] {
+            auto fmt = o->format == "json" || cli.console.json ? feedstock::MatrixFormat::json : feedstock::MatrixFormat::github;
             std::cout << value_or_throw(feedstock::ci_matrix(o->variants_dir, fmt));
             return 0;
         };

@@ -25,11 +25,15 @@ using Change = std::function<Result<void>(script::CMakeCache&)>;
 // Applies `change` to the file (or, with --dry-run, only shows it), prints
 // the diff and returns the exit code. `after` runs once the edit is done,
 // before the diff is printed (for warnings).
-int edit(const CacheOpts& o, const std::string& what, const Change& change,
+int edit(const Console& console, const CacheOpts& o, const std::string& what, const Change& change,
          const std::function<void()>& after = {}) {
     auto dry = o.dry_run ? script::DryRun::yes : script::DryRun::no;
     std::string diff = value_or_throw(script::edit_cache_file(o.file, change, dry), "cmake-cache " + what);
     if (after) after();
+    if (console.json) {
+        console.print_json({{"file", o.file}, {"changed", !diff.empty()}, {"dry_run", o.dry_run}, {"diff", diff}});
+        return 0;
+    }
     if (diff.empty()) {
         std::cerr << o.file << ": no change\n";
     } else {
@@ -40,8 +44,9 @@ int edit(const CacheOpts& o, const std::string& what, const Change& change,
 }
 
 // FILE and --dry-run, which every editing subcommand takes.
-CLI::App* editing_subcommand(CLI::App* parent, const char* name, const char* help, CacheOpts& o) {
+CLI::App* editing_subcommand(CLI::App* parent, const char* name, const char* help, CacheOpts& o, Cli& cli) {
     auto* s = parent->add_subcommand(name, help);
+    add_json_flag(s, cli);
     s->add_option("file", o.file, "path to CMakeCache.txt")->required();
     s->add_flag("--dry-run", o.dry_run, "print the diff, change nothing");
     return s;
@@ -49,16 +54,16 @@ CLI::App* editing_subcommand(CLI::App* parent, const char* name, const char* hel
 
 }  // namespace
 
-void register_cmake_cache(CLI::App& app, Action& action) {
+void register_cmake_cache(CLI::App& app, Cli& cli) {
     auto* sub = app.add_subcommand("cmake-cache", "Edit a CMakeCache.txt (typed, byte-for-byte, with a diff)");
     sub->require_subcommand(1);
     auto opts = std::make_shared<CacheOpts>();
 
     auto* retarget = editing_subcommand(
-        sub, "retarget-python", "Point a configured build at another Python, so only Python parts rebuild", *opts);
+        sub, "retarget-python", "Point a configured build at another Python, so only Python parts rebuild", *opts, cli);
     retarget->add_option("--python", opts->python, "the new interpreter (path, or a name on PATH)")->required();
-    retarget->callback([&action, opts] {
-        action = [opts] {
+    retarget->callback([&cli, opts] {
+        cli.action = [&cli, opts] {
             script::RetargetReport report;
             auto change = [&](script::CMakeCache& c) -> Result<void> {
                 auto r = script::retarget_python(c, opts->python);
@@ -66,19 +71,19 @@ void register_cmake_cache(CLI::App& app, Action& action) {
                 report = *r;
                 return {};
             };
-            return edit(*opts, "retarget-python", change, [&] {
+            return edit(cli.console, *opts, "retarget-python", change, [&] {
                 for (const auto& k : report.stale)
-                    std::cerr << opts->file << ": warning: " << k
-                              << " still names the old interpreter; set it with `splitforge cmake-cache set`\n";
+                        cli.console.warning(opts->file + ": " + k +
+                                        " still names the old interpreter; set it with `splitforge cmake-cache set`");
             });
         };
     });
 
-    auto* set = editing_subcommand(sub, "set", "Set entries: cmake-cache set FILE KEY:TYPE=VALUE...", *opts);
+    auto* set = editing_subcommand(sub, "set", "Set entries: cmake-cache set FILE KEY:TYPE=VALUE...", *opts, cli);
     set->add_option("entries", opts->items, "KEY:TYPE=VALUE (type optional for an existing key)")->required();
-    set->callback([&action, opts] {
-        action = [opts] {
-            return edit(*opts, "set", [&](script::CMakeCache& c) -> Result<void> {
+    set->callback([&cli, opts] {
+        cli.action = [&cli, opts] {
+            return edit(cli.console, *opts, "set", [&](script::CMakeCache& c) -> Result<void> {
                 for (const auto& item : opts->items) {
                     auto e = script::parse_assignment(item);
                     if (!e) return fail(e.error().message, e.error().hint);
@@ -97,11 +102,11 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     });
 
     auto* unset = editing_subcommand(
-        sub, "unset", "Remove entries (with their help text): cmake-cache unset FILE KEY...", *opts);
+        sub, "unset", "Remove entries (with their help text): cmake-cache unset FILE KEY...", *opts, cli);
     unset->add_option("keys", opts->items, "keys to remove")->required();
-    unset->callback([&action, opts] {
-        action = [opts] {
-            return edit(*opts, "unset", [&](script::CMakeCache& c) -> Result<void> {
+    unset->callback([&cli, opts] {
+        cli.action = [&cli, opts] {
+            return edit(cli.console, *opts, "unset", [&](script::CMakeCache& c) -> Result<void> {
                 for (const auto& k : opts->items) c.erase(k);
                 return {};
             });
@@ -111,12 +116,16 @@ void register_cmake_cache(CLI::App& app, Action& action) {
     auto* get = sub->add_subcommand("get", "Print an entry's value: cmake-cache get FILE KEY");
     get->add_option("file", opts->file, "path to CMakeCache.txt")->required();
     get->add_option("keys", opts->items, "key")->required()->expected(1);
-    get->callback([&action, opts] {
-        action = [opts] {
+    add_json_flag(get, cli);
+    get->callback([&cli, opts] {
+        cli.action = [&cli, opts] {
             auto cache = value_or_throw(script::CMakeCache::load(opts->file));
             auto e = cache.get(opts->items.at(0));
             if (!e) throw Failure(Error{{opts->file}, "'" + opts->items.at(0) + "' is not in the cache", {}});
-            std::cout << e->value << "\n";
+            if (cli.console.json)
+                cli.console.print_json({{"file", opts->file}, {"key", opts->items.at(0)}, {"type", e->type}, {"value", e->value}});
+            else
+                std::cout << e->value << "\n";
             return 0;
         };
     });

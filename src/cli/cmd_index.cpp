@@ -1,22 +1,58 @@
-// splitforge index CHANNEL_DIR
+// splitforge index CHANNEL_DIR [--json]
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "channel/index.hpp"
 #include "cli/commands.hpp"
+#include "types/platform.hpp"
 
 namespace sf::cli {
 
-void register_index(CLI::App& app, Action& action) {
+namespace {
+
+// A folder of package files with no subdirs (what `package -o` writes) is
+// not a channel: say so instead of indexing nothing.
+void check_is_channel(const std::string& dir) {
+    namespace stdfs = std::filesystem;
+    std::error_code ec;
+    if (!stdfs::is_directory(dir, ec))
+        throw Failure(Error{SourceLoc{dir}, "not a directory", "give a channel directory (with subdirs such as linux-64/)"});
+    bool has_subdir = false, has_flat = false;
+    for (const auto& e : stdfs::directory_iterator(dir, ec)) {
+        std::string n = e.path().filename().string();
+        const auto& known = types::Platform::known();
+        if (e.is_directory(ec) && std::find(known.begin(), known.end(), n) != known.end()) has_subdir = true;
+        if (n.ends_with(".conda") || n.ends_with(".tar.bz2")) has_flat = true;
+    }
+    if (has_flat && !has_subdir)
+        throw Failure(Error{SourceLoc{dir}, "package files directly in the folder: not a channel",
+                            "a channel keeps packages in subdirs (linux-64/, noarch/); move them there, or use "
+                            "`splitforge package --channel DIR` which does"});
+}
+
+}  // namespace
+
+void register_index(CLI::App& app, Cli& cli) {
     auto dir = std::make_shared<std::string>();
     auto* sub = app.add_subcommand("index", "Write repodata.json for every subdir of a local channel");
     sub->add_option("CHANNEL_DIR", *dir, "The channel directory")->required();
-    sub->callback([&action, dir] {
-        action = [dir] {
+    add_json_flag(sub, cli);
+    sub->callback([&cli, dir] {
+        cli.action = [&cli, dir] {
+            check_is_channel(*dir);
             auto stats = value_or_throw(channel::index_channel(*dir));
-            for (const auto& w : stats.warnings) std::cerr << "splitforge: warning: " << w << "\n";
-            std::cout << "indexed " << stats.packages << " package(s) in " << stats.subdirs << " subdir(s) ("
-                      << stats.hashed << " read, " << stats.cached << " cached)\n";
+            for (const auto& w : stats.warnings) cli.console.warning(w);
+            if (cli.console.json)
+                cli.console.print_json({{"channel", *dir},
+                                        {"packages", stats.packages},
+                                        {"subdirs", stats.subdirs},
+                                        {"read", stats.hashed},
+                                        {"cached", stats.cached},
+                                        {"warnings", stats.warnings}});
+            else
+                std::cout << "indexed " << stats.packages << " package(s) in " << stats.subdirs << " subdir(s) ("
+                          << stats.hashed << " read, " << stats.cached << " cached)\n";
             return 0;
         };
     });

@@ -1,4 +1,5 @@
 // splitforge inspect PKG [--json]
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -7,23 +8,19 @@
 
 namespace sf::cli {
 
-namespace {
-struct InspectOpts {
-    std::string pkg;
-    bool json = false;
-};
-}  // namespace
-
-void register_inspect(CLI::App& app, Action& action) {
-    auto o = std::make_shared<InspectOpts>();
+void register_inspect(CLI::App& app, Cli& cli) {
+    auto pkg = std::make_shared<std::string>();
     auto* sub = app.add_subcommand("inspect", "Print a package's metadata and file list");
-    sub->add_option("PKG", o->pkg, "A .conda or .tar.bz2 file")->required()->check(CLI::ExistingFile);
-    sub->add_flag("--json", o->json, "Print JSON instead of text");
-    sub->callback([&action, o] {
-        action = [o] {
-            auto j = value_or_throw(package::inspect_package(o->pkg));
-            if (o->json)
-                std::cout << j.dump(2) << "\n";
+    sub->add_option("PKG", *pkg, "A .conda or .tar.bz2 file")->required();
+    add_json_flag(sub, cli);
+    sub->callback([&cli, pkg] {
+        cli.action = [&cli, pkg] {
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(*pkg, ec))
+                throw Failure(Error{SourceLoc{*pkg}, "no such package file", "give a .conda or .tar.bz2 file"});
+            auto j = value_or_throw(package::inspect_package(*pkg));
+            if (cli.console.json)
+                cli.console.print_json(j);
             else
                 std::cout << package::format_inspection(j);
             return 0;

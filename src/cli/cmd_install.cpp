@@ -1,4 +1,5 @@
-// splitforge install --prefix P [-c CHANNEL]... PKG_FILE_OR_SPEC...
+// splitforge install --prefix P [-c CHANNEL]... PKG_FILE_OR_SPEC... [--json]
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -19,7 +20,7 @@ struct InstallArgs {
 };
 }  // namespace
 
-void register_install(CLI::App& app, Action& action) {
+void register_install(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<InstallArgs>();
     auto* sub = app.add_subcommand("install", "Install packages from local channels (or package files) into a prefix");
     sub->add_option("-p,--prefix", a->prefix, "The environment prefix (created if missing)")->required();
@@ -30,18 +31,30 @@ void register_install(CLI::App& app, Action& action) {
         ->required();
     sub->add_option("--pkgs-dir", a->pkgs_dir,
                     "Package cache (default: $SPLITFORGE_PKGS_DIR or ~/.cache/splitforge/pkgs)");
-    sub->add_option("--platform", a->platform, "Target subdir, e.g. linux-64 (default: this machine)");
+    sub->add_option("--platform,--target-platform", a->platform, "Target subdir, e.g. linux-64 (default: this machine)");
     sub->add_flag("--copy", a->copy, "Copy files instead of hardlinking them from the cache");
     sub->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
-    sub->callback([&action, a] {
-        action = [a] {
+    add_json_flag(sub, cli);
+    sub->callback([&cli, a] {
+        cli.action = [&cli, a] {
             env::InstallOptions opts;
-            for (const auto& c : a->channels) opts.channels.emplace_back(c);
+            std::error_code ec;
+            for (const auto& c : a->channels) {
+                if (!std::filesystem::is_directory(c, ec))
+                    throw Failure(Error{SourceLoc{c}, "channel directory not found",
+                                        "give a local channel (a folder with linux-64/, noarch/)"});
+                opts.channels.emplace_back(c);
+            }
             opts.pkgs_dir = a->pkgs_dir;
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
-            auto r = value_or_throw(env::install(a->prefix, a->requests, opts));
-            if (!a->quiet) {
+            opts.on_warning = [&cli](const std::string& w) { cli.console.warning(w); };
+            // The request is checked; what fails now (solve, fetch, link) is the job.
+            auto r = job_or_throw(env::install(a->prefix, a->requests, opts));
+            if (cli.console.json) {
+                cli.console.print_json(
+                    {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings}});
+            } else if (!a->quiet) {
                 for (const auto& d : r.removed) std::cout << "removed   " << d << "\n";
                 for (const auto& d : r.linked) std::cout << "installed " << d << "\n";
                 for (const auto& d : r.unchanged) std::cout << "unchanged " << d << "\n";

@@ -1,4 +1,5 @@
 // splitforge package DIR --name N --version V --build B ... --output-dir OUT
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -25,7 +26,7 @@ struct PackageOpts {
     std::optional<std::int64_t> timestamp;
 };
 
-int run_package(const PackageOpts& o) {
+int run_package(const PackageOpts& o, const Console& console) {
     package::PackageMeta m;
     if (!o.meta_file.empty()) {
         auto text = value_or_throw(fs::read_file(o.meta_file));
@@ -55,7 +56,12 @@ int run_package(const PackageOpts& o) {
     if (!o.subdir.empty()) m.subdir = value_or_throw(types::Platform::parse(o.subdir), "--subdir");
     if (!o.license.empty()) m.license = o.license;
     if (!o.summary.empty()) m.summary = o.summary;
-    if (o.timestamp) m.timestamp = *o.timestamp;
+    if (o.timestamp) {
+        m.timestamp = *o.timestamp;
+    } else if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde) {
+        // Reproducible by default: the newest file decides, not the clock.
+        if (auto t = fs::newest_mtime(o.dir)) m.timestamp = *t * 1000;
+    }
     package::MakeOptions mo;
     if (!o.prefix.empty()) {
         package::PostprocessOptions po;
@@ -68,17 +74,24 @@ int run_package(const PackageOpts& o) {
     mo.write.zstd_level = o.level;
     mo.write.threads = o.threads;
     auto made = value_or_throw(package::make_package(o.dir, m, o.output_dir, mo));
-    for (const auto& w : made.warnings) std::cerr << "splitforge: warning: " << w << "\n";
+    for (const auto& w : made.warnings) console.warning(w);
+    nlohmann::json files = nlohmann::json::array(), in_channel = nlohmann::json::array();
     for (const auto& p : made.files) {
-        std::cout << p.string() << "\n";
-        if (!o.channel.empty()) std::cout << value_or_throw(channel::add_package(o.channel, p)).string() << "\n";
+        files.push_back(p.string());
+        if (!console.json) std::cout << p.string() << "\n";
+        if (!o.channel.empty()) {
+            auto added = value_or_throw(channel::add_package(o.channel, p)).string();
+            in_channel.push_back(added);
+            if (!console.json) std::cout << added << "\n";
+        }
     }
+    if (console.json) console.print_json({{"files", files}, {"channel", in_channel}, {"warnings", made.warnings}});
     return 0;
 }
 
 }  // namespace
 
-void register_package(CLI::App& app, Action& action) {
+void register_package(CLI::App& app, Cli& cli) {
     auto o = std::make_shared<PackageOpts>();
     auto* sub = app.add_subcommand("package", "Write a conda package (.conda and/or .tar.bz2) from a directory");
     sub->add_option("DIR", o->dir, "Directory of the output's files, relative to the prefix")->required()->check(CLI::ExistingDirectory);
@@ -93,16 +106,17 @@ void register_package(CLI::App& app, Action& action) {
     sub->add_option("--noarch", o->noarch, "noarch kind: generic or python");
     sub->add_option("--license", o->license, "License (SPDX)");
     sub->add_option("--summary", o->summary, "One-line summary");
-    sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default SOURCE_DATE_EPOCH or now)");
+    sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default: SOURCE_DATE_EPOCH, else the newest mtime of DIR's files)");
     sub->add_option("--format", o->format, "conda, tar.bz2 or both")->check(CLI::IsMember({"conda", "tar.bz2", "both"}));
     sub->add_option("--compression-level", o->level, "zstd level (default 19)")->check(CLI::Range(1, 22));
     sub->add_option("--threads", o->threads, "zstd worker threads")->check(CLI::Range(1, 256));
     sub->add_option("--prefix", o->prefix, "Build prefix to detect in files and relocate in RPATHs (runs post-processing)");
     sub->add_flag("--no-binary-prefix", o->no_binary_prefix, "Do not record the prefix in binary files");
     sub->add_flag("--no-rpath-fix", o->no_rpath, "Do not rewrite ELF RPATHs");
-    sub->add_option("--output-dir,-o", o->output_dir, "Where to write the package(s)")->required();
+    add_output_folder(sub, o->output_dir, "Where to write the package(s)", ShortO::yes)->required();
     sub->add_option("--channel", o->channel, "Also add the package(s) to this local channel and re-index it");
-    sub->callback([&action, o] { action = [o] { return run_package(*o); }; });
+    add_json_flag(sub, cli);
+    sub->callback([&cli, o] { cli.action = [&cli, o] { return run_package(*o, cli.console); }; });
 }
 
 }  // namespace sf::cli

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -8,7 +9,7 @@
 
 namespace sf::cli {
 
-void register_rerender(CLI::App& app, Action& action) {
+void register_rerender(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string recipe = "recipe";
         std::string variants_dir;
@@ -20,28 +21,31 @@ void register_rerender(CLI::App& app, Action& action) {
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand(
         "rerender",
-        "Write one variant file per CI job: variants/ for a recipe dir, or conda-smithy's .ci_support/ for a "
+        "Write one variant file per CI job: variants/ for a recipe, or conda-smithy's .ci_support/ for a "
         "conda-forge feedstock dir");
-    sub->add_option("recipe", o->recipe,
-                    "Recipe directory (default: recipe), or a feedstock directory holding recipe/meta.yaml");
+    sub->add_option("RECIPE", o->recipe,
+                    "Recipe directory or its meta.yaml (default: recipe), or a feedstock directory holding "
+                    "recipe/meta.yaml");
     sub->add_option("--variants-dir", o->variants_dir,
                     "Where the variant files go (default: variants, or FEEDSTOCK/.ci_support)");
     sub->add_option("--platform", o->platforms,
-                    "Render for this platform only (repeatable; default: linux-64 linux-aarch64 osx-64 osx-arm64 win-64)");
+                    "Render for this platform only, and remove only its stale files (repeatable; default: every "
+                    "platform)");
     sub->add_option("-m,--variant-config-files", o->variant_files, "Extra input variant config (repeatable)");
     sub->add_option("-e,--exclusive-config-file", o->exclusive_files,
                     "Global pinning file, e.g. conda-forge's conda_build_config.yaml (repeatable)");
     sub->add_option("--smithy-version", o->smithy_version,
                     "Feedstock: reproduce the files of this conda-smithy version (default: the newest rules)");
-    sub->add_flag("--check", o->check, "Change nothing; exit 1 when variants/ is stale");
+    sub->add_flag("--check", o->check, "Change nothing; exit 1 when the files are stale (2 on an input error)");
+    add_json_flag(sub, cli);
     sub->add_flag("--strict", o->strict,
                   "Make what conda-build accepts with a warning (unknown selector names, repeated keys) an error");
-    sub->callback([o, &action] {
-        action = [o] {
+    sub->callback([o, &cli] {
+        cli.action = [o, &cli] {
             feedstock::RerenderOptions ro;
-            ro.recipe_dir = o->recipe;
-            ro.variants_dir = o->variants_dir;
             bool feedstock = feedstock::is_feedstock_dir(o->recipe);
+            ro.recipe_dir = feedstock ? std::filesystem::path(o->recipe) : recipe_dir_arg(o->recipe);
+            ro.variants_dir = o->variants_dir;
             ro.platforms = o->platforms;
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);
             for (const auto& f : o->exclusive_files) ro.exclusive_files.emplace_back(f);
@@ -49,10 +53,36 @@ void register_rerender(CLI::App& app, Action& action) {
             ro.smithy_version = o->smithy_version;
             auto mode = o->check ? feedstock::RerenderMode::check : feedstock::RerenderMode::write;
             auto res = value_or_throw(feedstock::rerender(ro, mode));
-            print_warnings(res.warnings);
+            print_warnings(cli.console, res.warnings);
             std::string dir = !o->variants_dir.empty() ? o->variants_dir
                               : feedstock                ? (std::filesystem::path(o->recipe) / ".ci_support").string()
                                                          : std::string("variants");
+            auto stale_error = [&] {
+                cli.console.error(dir + " is stale (run `splitforge rerender " + o->recipe + "` and commit the result)");
+                return static_cast<int>(Exit::failed);
+            };
+            if (cli.console.json) {
+                nlohmann::json jobs = nlohmann::json::array();
+                for (const auto& j : res.jobs)
+                    jobs.push_back({{"name", j.name},
+                                    {"platform", j.platform},
+                                    {"runner", j.runner},
+                                    {"timeout_minutes", j.timeout_minutes}});
+                cli.console.print_json({{"variants_dir", dir},
+                                        {"feedstock", res.feedstock},
+                                        {"check", o->check},
+                                        {"up_to_date", res.up_to_date()},
+                                        {"jobs", jobs},
+                                        {"files", res.files},
+                                        {"written", res.written},
+                                        {"removed", res.removed},
+                                        {"stale", res.stale},
+                                        {"stale_keys", res.stale_keys},
+                                        {"missing", res.missing},
+                                        {"extra", res.extra},
+                                        {"skipped_platforms", res.skipped}});
+                return o->check && !res.up_to_date() ? stale_error() : 0;
+            }
             if (o->check) {
                 for (const auto& f : res.stale) {
                     std::cout << "stale:   " << dir << "/" << f;
@@ -62,11 +92,7 @@ void register_rerender(CLI::App& app, Action& action) {
                 }
                 for (const auto& f : res.missing) std::cout << "missing: " << dir << "/" << f << "\n";
                 for (const auto& f : res.extra) std::cout << "extra:   " << dir << "/" << f << "\n";
-                if (!res.up_to_date()) {
-                    std::cerr << "splitforge: error: " << dir << " is stale (run `splitforge rerender "
-                              << o->recipe << "` and commit the result)\n";
-                    return 1;
-                }
+                if (!res.up_to_date()) return stale_error();
                 std::cout << dir << " is up to date (" << (feedstock ? res.files.size() : res.jobs.size())
                           << " configs)\n";
                 return 0;
@@ -90,8 +116,8 @@ void register_rerender(CLI::App& app, Action& action) {
             for (const auto& f : res.removed) std::cout << "removed   " << dir << "/" << f << "\n";
             for (const auto& f : res.extra)
                 if (std::find(res.removed.begin(), res.removed.end(), f) == res.removed.end())
-                    std::cerr << "splitforge: warning: " << dir << "/" << f
-                              << " was not written by rerender; left in place (delete it if it is stale)\n";
+                    cli.console.warning(dir + "/" + f +
+                                        " was not written by rerender; left in place (delete it if it is stale)");
             for (const auto& p : res.skipped) std::cout << "no config for " << p << " (every output is skipped)\n";
             std::cout << res.jobs.size() << " configs, " << res.written.size() << " written, " << res.removed.size()
                       << " removed\n";

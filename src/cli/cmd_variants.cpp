@@ -7,24 +7,23 @@
 
 namespace sf::cli {
 
-void register_variants(CLI::App& app, Action& action) {
+void register_variants(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string recipe;
         VariantArgs variants;
-        bool json = false;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("variants", "Print the variant matrix and why each key is used");
-    sub->add_option("recipe", o->recipe, "Recipe directory (holds meta.yaml)")->required();
+    sub->add_option("RECIPE", o->recipe, "Recipe directory, or its meta.yaml")->required();
     o->variants.add_to(sub);
-    sub->add_flag("--json", o->json, "Machine-readable output");
-    sub->callback([o, &action] {
-        action = [o] {
-            auto raw = value_or_throw(recipe::RawRecipe::load(o->recipe));
+    add_json_flag(sub, cli);
+    sub->callback([o, &cli] {
+        cli.action = [o, &cli] {
+            auto raw = value_or_throw(recipe::RawRecipe::load(checked_recipe_dir(o->recipe)));
             auto rr = value_or_throw(render::render(raw, o->variants.selection()));
             rr.key_uses = render::key_uses(raw, rr);
-            print_warnings(rr.warnings);
-            if (o->json)
+            print_warnings(cli.console, rr.warnings);
+            if (cli.console.json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";
             else
                 std::cout << render::variants_report(rr);

@@ -1,34 +1,34 @@
 #pragma once
 // One file per subcommand (cmd_<name>.cpp): it declares options and calls
-// into a library. Each register_* adds its subcommand and sets `run` in the
-// callback; app.cpp lists them all.
-#include <functional>
+// into a library. Each register_* adds its subcommand and, in its callback,
+// sets `cli.action`; app.cpp lists them all and maps errors to exit codes
+// (cli/common.hpp).
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "core/error.hpp"
+#include "cli/common.hpp"
 
 namespace sf::cli {
 
-using Action = std::function<int()>;
+void register_render(CLI::App& app, Cli& cli);
+void register_variants(CLI::App& app, Cli& cli);
+void register_package(CLI::App& app, Cli& cli);
+void register_index(CLI::App& app, Cli& cli);
+void register_inspect(CLI::App& app, Cli& cli);
+void register_install(CLI::App& app, Cli& cli);
+void register_cmake_cache(CLI::App& app, Cli& cli);
+void register_build(CLI::App& app, Cli& cli);
+void register_test(CLI::App& app, Cli& cli);
+void register_rerender(CLI::App& app, Cli& cli);
+void register_ci_matrix(CLI::App& app, Cli& cli);
+void register_submodules(CLI::App& app, Cli& cli);
+void register_lint(CLI::App& app, Cli& cli);
 
-// Each sets `action` when its subcommand is selected.
-void register_render(CLI::App& app, Action& action);
-void register_variants(CLI::App& app, Action& action);
-void register_package(CLI::App& app, Action& action);
-void register_index(CLI::App& app, Action& action);
-void register_inspect(CLI::App& app, Action& action);
-void register_install(CLI::App& app, Action& action);
-void register_cmake_cache(CLI::App& app, Action& action);
-void register_build(CLI::App& app, Action& action);
-void register_rerender(CLI::App& app, Action& action);
-void register_ci_matrix(CLI::App& app, Action& action);
-void register_submodules(CLI::App& app, Action& action);
-void register_lint(CLI::App& app, Action& action);
-
-// "splitforge: warning: <file:line>: <message>" on stderr, one line each.
-void print_warnings(const std::vector<Error>& warnings);
+// `render --output FORMAT`, the old spelling of `--format FORMAT`, rewritten
+// in place; true when it was there (the caller prints a note).
+bool rewrite_old_render_output(std::vector<std::string>& args);
 
 int main(int argc, char** argv);
 

@@ -13,8 +13,8 @@ void VariantArgs::add_to(CLI::App* sub, WithPlatform with_platform) {
                   "Make what conda-build accepts with a warning (unknown selector names, repeated keys) an error");
     sub->add_option("--variant", overrides, "Override a variant key: KEY=VALUE[,VALUE...] (repeatable)");
     if (with_platform == WithPlatform::yes)
-        sub->add_option("--platform", platform,
-                        "Target platform (subdir), e.g. osx-arm64; default: the -m files' target_platform, else "
+        sub->add_option("--platform,--target-platform", platform,
+                        "Target platform (a subdir, not noarch), e.g. osx-arm64; default: the -m files' target_platform, else "
                         "this machine's");
 }
 

@@ -55,6 +55,21 @@ std::string env_get(const process::Env& env, const std::string& k) {
 
 stdfs::path log_path(const Ctx& ctx, const std::string& name) { return ctx.output / "logs" / (name + ".log"); }
 
+std::string dirty_hint(const Ctx& ctx, const std::string& hint) {
+    std::string more = ctx.opts.keep == KeepBuild::yes
+                           ? "to retry by hand: source " + (ctx.work / "build_env_setup.sh").string()
+                           : "rerun with --dirty to keep the work dir and its build_env_setup.sh";
+    return hint.empty() ? more : hint + "; " + more;
+}
+
+void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
+    auto quote = [](const std::string& v) { return "'" + str::replace_all(v, "'", "'\\''") + "'"; };
+    std::string text = "# Enter the environment of the last build script: source this file.\n";
+    for (const auto& [k, v] : script::script_env(sc)) text += "export " + k + "=" + quote(v) + "\n";
+    text += "cd " + quote(sc.src_dir.string()) + "\n";
+    (void)fs::write_file_atomic(ctx.work / "build_env_setup.sh", text);
+}
+
 void Ctx::progress(const std::string& line) const {
     if (opts.on_progress)
         opts.on_progress(line);
@@ -78,6 +93,9 @@ stdfs::path padded_prefix(const stdfs::path& work) {
     return p.substr(0, 255);
 }
 
+}  // namespace
+
+namespace detail {
 process::Env tool_env() {
     process::Env all = process::current_env();
     process::Env e = process::minimal_env();
@@ -87,6 +105,10 @@ process::Env tool_env() {
     if (!e.count("HOME")) e["HOME"] = "/tmp";
     return e;
 }
+}  // namespace detail
+
+namespace {
+using detail::tool_env;
 
 int cpu_count(const BuildOptions& opts) {
     if (opts.cpu_count > 0) return opts.cpu_count;
@@ -175,10 +197,11 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     auto logs = script::snapshot_ninja_logs(st.src_dir);
+    detail::write_env_setup(ctx, sctx);
     if (auto r = script::run_script(run, sctx); !r) {
         if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
         return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
-                    r.error().hint);
+                    detail::dirty_hint(ctx, r.error().hint));
     }
     timing.rebuilt = script::ninja_edges_since(st.src_dir, logs);
     st.staged_files = script::new_files(ctx.host_prefix, before);
@@ -191,12 +214,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
 }
 
 
-struct Setup {
-    process::Env env;
-    env::Interpreters pythons;
-    env::SystemMap map;
-    plan::BuildPlan plan;
-};
+using Setup = PreparedBuild;
 
 Result<Setup> setup(const BuildOptions& opts) {
     const variant::Selection& sel = opts.selection;
@@ -237,11 +255,18 @@ Result<plan::BuildPlan> make_build_plan(const BuildOptions& opts) {
     return s->plan;
 }
 
+Result<PreparedBuild> prepare_build(const BuildOptions& opts) { return setup(opts); }
+
 Result<BuildReport> run_build(const BuildOptions& opts) {
-    InterruptGuard guard;
-    auto t_all = std::chrono::steady_clock::now();
     auto s = setup(opts);
     if (!s) return unexpected(s.error());
+    return run_build(opts, *s);
+}
+
+Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& prepared) {
+    InterruptGuard guard;
+    auto t_all = std::chrono::steady_clock::now();
+    const PreparedBuild* s = &prepared;
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
@@ -272,6 +297,8 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
     ctx.pythons = s->pythons;
     ctx.map = s->map;
     ctx.cpu_count = cpu_count(opts);
+    if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde)
+        if (auto t = fs::newest_mtime(opts.recipe_dir)) ctx.timestamp_ms = *t * 1000;
     ctx.local_channels.push_back(ctx.output);
     std::vector<std::string> urls;
     for (const auto& c : opts.channels) {
@@ -347,7 +374,23 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
         }
         Staging st;
         st.build = &b;
-        if (auto ok = run_staging(ctx, p, st, timing); !ok) return unexpected(ok.error());
+        if (auto ok = run_staging(ctx, p, st, timing); !ok) {
+            if (opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ok.error());
+            for (const auto& step : b.steps) {
+                OutputResult r;
+                r.dist = step.output.dist();
+                r.name = step.output.name;
+                r.variant = b.label + (step.python.empty() ? "" : " py" + step.python);
+                r.status = Status::failed;
+                r.test = "-";
+                r.detail = ok.error().str();
+                ctx.report.outputs.push_back(r);
+                ++done;
+            }
+            ctx.progress("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
+            ctx.report.stagings.push_back(timing);
+            continue;
+        }
         auto t_out = std::chrono::steady_clock::now();
         for (const auto& step : b.steps) {
             if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
@@ -367,7 +410,18 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
             auto r = detail::build_output(ctx, st, step);
             if (!r) {
                 if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
-                return unexpected(r.error());
+                if (opts.keep_going == KeepGoing::no) return unexpected(r.error());
+                OutputResult f;
+                f.dist = step.output.dist();
+                f.name = step.output.name;
+                f.variant = variant;
+                f.status = Status::failed;
+                f.test = "-";
+                f.detail = r.error().str();
+                ctx.report.outputs.push_back(f);
+                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
+                             variant + "  FAILED, going on (--keep-going): " + f.detail);
+                continue;
             }
             r->variant = variant;
             ctx.report.outputs.push_back(*r);

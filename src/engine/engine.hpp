@@ -23,7 +23,8 @@ namespace sf::engine {
 enum class SkipExisting { yes, no };
 enum class TestMode { run, skip };
 enum class KeepBuild { no, yes };
-enum class Verbosity { stream, quiet };  // stream script output to stderr, or only log it
+enum class Verbosity { stream, quiet };
+enum class KeepGoing { no, yes };  // after a failed output, build what does not need it  // stream script output to stderr, or only log it
 
 struct BuildOptions {
     std::filesystem::path recipe_dir;
@@ -35,6 +36,7 @@ struct BuildOptions {
     SkipExisting skip_existing = SkipExisting::yes;
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;
+    KeepGoing keep_going = KeepGoing::no;
     env::ProviderKind provider = env::ProviderKind::system;
     std::string provider_tool;                                  // external tool path (tests: a fake)
     plan::SkipUnavailable skip_unavailable = plan::SkipUnavailable::no;
@@ -75,12 +77,44 @@ struct BuildReport {
     double seconds = 0;
 };
 
+// What a build checks before it runs anything (render, host probe, plan).
+// Made first, it tells an input error apart from a build that failed.
+struct PreparedBuild {
+    plan::BuildPlan plan;
+    process::Env env;
+    env::Interpreters pythons;
+    env::SystemMap map;
+};
+Result<PreparedBuild> prepare_build(const BuildOptions& opts);
+
 // Runs the whole build. On failure the error names file:line or output+step;
 // the output folder holds only complete packages and consistent repodata.
+// With KeepGoing::yes a failed output is reported as Status::failed and the
+// outputs that do not need it are still built.
+Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& prepared);
 Result<BuildReport> run_build(const BuildOptions& opts);
 
 // The plan only (render + probe + plan), for --dry-run and tests.
 Result<plan::BuildPlan> make_build_plan(const BuildOptions& opts);
+
+// `splitforge test PKG`: an existing package's tests (info/test/run_test.sh)
+// in a fresh prefix holding the package, its run dependencies and its test
+// requirements, from the local channels (the channel the package sits in
+// comes first).
+struct TestFileOptions {
+    std::filesystem::path package;
+    std::vector<std::filesystem::path> channels;
+    Verbosity verbosity = Verbosity::stream;
+    KeepBuild keep = KeepBuild::no;
+};
+struct TestFileReport {
+    std::string dist;
+    std::string result;  // "passed", "failed" or "none" (the package has no tests)
+    std::string detail;  // why it failed
+    std::filesystem::path work_dir;  // when kept
+};
+// An error when the package cannot be read; a failed test is a report.
+Result<TestFileReport> test_package_file(const TestFileOptions& opts);
 
 std::string summary_table(const BuildReport& r);
 nlohmann::json report_json(const BuildReport& r);

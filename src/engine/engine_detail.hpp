@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct Ctx {
     std::unique_ptr<env::EnvProvider> provider;
     std::vector<stdfs::path> local_channels;  // output first, then -c dirs
     int cpu_count = 2;
+    // The packages' timestamp (ms): SOURCE_DATE_EPOCH when set (unset here),
+    // else the newest mtime of the recipe's files, so rebuilds are byte-identical.
+    std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
 
     void progress(const std::string& line) const;
@@ -51,6 +55,17 @@ struct Staging {
     std::vector<std::string> staged_files;
     std::map<std::string, std::string> keys;  // variant keys for the staging script
 };
+
+// The environment build tools run in: minimal, plus the few variables that
+// locate toolchains and caches (CUDA_HOME, MKLROOT, SOURCE_DATE_EPOCH, ...).
+process::Env tool_env();
+
+// <work>/build_env_setup.sh: the script's environment as `export` lines
+// and a `cd $SRC_DIR`, written before each script runs, so that after a
+// failure (with --keep-build/--dirty) `source build_env_setup.sh` enters it.
+void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc);
+// A failed script's hint, plus how to get into its environment.
+std::string dirty_hint(const Ctx& ctx, const std::string& hint);
 
 // Builds, packages, tests and publishes one output (engine_output.cpp).
 Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);

@@ -81,6 +81,7 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.test.commands = o.test.commands;
     for (const auto& i : o.test.imports) m.test.commands.push_back("python -c \"import " + i + "\"");
     m.test.requires_ = o.test.requires_;
+    m.timestamp = ctx.timestamp_ms;
     return m;
 }
 
@@ -157,9 +158,12 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             run.log = log_path(ctx, dist);
             run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
             auto logs = script::snapshot_ninja_logs(st.src_dir);
+            write_env_setup(ctx, sc);
             if (auto r = script::run_script(run, sc); !r) {
                 if (interrupted()) return fail("interrupted (Ctrl-C) while building " + dist);
-                return err("script", r.error());
+                Error e = r.error();
+                e.hint = dirty_hint(ctx, e.hint);
+                return err("script", e);
             }
             rebuilt = script::ninja_edges_since(st.src_dir, logs);
             files = script::new_files(ctx.host_prefix, before);

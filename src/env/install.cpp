@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -143,6 +144,30 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
     return rec;
 }
 
+// conda's clobber warning: a file two packages ship (one already installed
+// and staying, or two being linked now). The one linked last wins, as in conda.
+std::vector<std::string> clobbers(const std::map<std::string, Installed>& installed,
+                                  const std::vector<const Installed*>& to_remove,
+                                  const std::vector<CachedPackage>& to_link) {
+    std::map<std::string, std::string> owner;  // path -> dist
+    for (const auto& [name, inst] : installed) {
+        if (std::find(to_remove.begin(), to_remove.end(), &inst) != to_remove.end()) continue;
+        for (const auto& f : inst.files) owner[f] = inst.dist;
+    }
+    std::vector<std::string> out;
+    for (const auto& pkg : to_link) {
+        const std::string dist = pkg.candidate.record.dist_name();
+        for (const auto& e : pkg.paths.paths) {
+            auto [it, fresh] = owner.try_emplace(e.path, dist);
+            if (fresh) continue;
+            out.push_back("clobber: " + e.path + " is in both " + it->second + " and " + dist + "; " + dist +
+                          "'s copy is installed");
+            it->second = dist;
+        }
+    }
+    return out;
+}
+
 void progress(const InstallOptions& o, const std::string& line) {
     if (o.on_progress) o.on_progress(line);
 }
@@ -212,6 +237,10 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         to_link.push_back(std::move(*pkg));
     }
     if (to_link.empty()) return result;
+
+    result.warnings = clobbers(*installed, to_remove, to_link);
+    if (opts.on_warning)
+        for (const auto& w : result.warnings) opts.on_warning(w);
 
     // 3. Change the prefix, undoably.
     Transaction tx(prefix);

@@ -30,12 +30,14 @@ struct InstallOptions {
     types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step
+    std::function<void(const std::string&)> on_warning;   // optional: e.g. two packages ship one file
 };
 
 struct InstallResult {
     std::vector<std::string> linked;     // dist names (name-version-build) newly installed
     std::vector<std::string> unchanged;  // already installed with the same name-version-build
     std::vector<std::string> removed;    // other builds/versions replaced by `linked`
+    std::vector<std::string> warnings;   // e.g. "clobber: bin/foo is in both A and B; ..."
 };
 
 // `requests`: match specs ("foo >=1.2,<2") and/or package files (paths ending

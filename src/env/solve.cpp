@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "archive/read.hpp"
 #include "util/fs.hpp"
@@ -26,18 +27,88 @@ void parse_specs(Candidate& c) {
     }
 }
 
-// Better candidates first.
-bool better(const Candidate* a, const Candidate* b) {
-    const auto& x = a->record;
-    const auto& y = b->record;
-    if (int c = x.version.compare(y.version); c != 0) return c > 0;
-    if (x.build_number != y.build_number) return x.build_number > y.build_number;
-    bool xc = str::ends_with(x.fn, ".conda"), yc = str::ends_with(y.fn, ".conda");
-    if (xc != yc) return xc;
-    if (x.timestamp.value_or(0) != y.timestamp.value_or(0)) return x.timestamp.value_or(0) > y.timestamp.value_or(0);
-    if (a->channel_index != b->channel_index) return a->channel_index < b->channel_index;
-    return x.build > y.build;
-}
+// The order conda's solvers try candidates in (rattler/resolvo and libsolv
+// agree): no track_features before track_features, higher version, higher
+// build number; among builds that tie there, the one whose dependencies can
+// reach the highest versions (the names every tied build depends on, taken
+// alphabetically), then the newest timestamp. The build string is never a
+// key: "py39" must not beat "py313" by its text.
+struct Ranker {
+    const std::map<std::string, std::vector<const Candidate*>>& by_name;
+    struct Best {
+        bool has = false, tracked = false;
+        const types::Version* version = nullptr;
+    };
+    std::map<const types::MatchSpec*, Best> cache;
+
+    static int simple(const Candidate* a, const Candidate* b) {  // <0: a first
+        bool at = !a->record.track_features.empty(), bt = !b->record.track_features.empty();
+        if (at != bt) return at ? 1 : -1;
+        if (int c = a->record.version.compare(b->record.version); c != 0) return c > 0 ? -1 : 1;
+        if (a->record.build_number != b->record.build_number) return a->record.build_number > b->record.build_number ? -1 : 1;
+        return 0;
+    }
+    // <0: x is the better dependency version (untracked first, then higher).
+    static int compare_best(const Best& x, const Best& y) {
+        if (x.tracked != y.tracked) return x.tracked ? 1 : -1;
+        int c = x.version->compare(*y.version);
+        return c > 0 ? -1 : (c < 0 ? 1 : 0);
+    }
+    const Best& highest(const types::MatchSpec* spec) {
+        auto [it, fresh] = cache.try_emplace(spec);
+        if (!fresh) return it->second;
+        Best b;
+        if (auto f = by_name.find(spec->name()); f != by_name.end())
+            for (const Candidate* c : f->second) {
+                if (!spec->matches(c->record)) continue;
+                if (!b.has || b.version->compare(c->record.version) < 0)
+                    b = {true, !c->record.track_features.empty(), &c->record.version};
+            }
+        return it->second = b;
+    }
+    Best best_for(const Candidate* c, const std::string& name) {
+        Best out;
+        for (const auto& d : c->depends) {
+            if (d.name() != name) continue;
+            const Best& h = highest(&d);
+            if (h.has && (!out.has || compare_best(h, out) < 0)) out = h;
+        }
+        return out;
+    }
+    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last) {
+        std::map<std::string, size_t> count;  // dependency name -> how many of the group name it
+        for (auto it = first; it != last; ++it) {
+            std::set<std::string> names;
+            for (const auto& d : (*it)->depends) names.insert(d.name());
+            for (const auto& n : names) ++count[n];
+        }
+        std::vector<std::string> shared;
+        for (const auto& [n, k] : count)
+            if (k == static_cast<size_t>(last - first)) shared.push_back(n);
+        std::stable_sort(first, last, [&](const Candidate* a, const Candidate* b) {
+            for (const auto& n : shared) {
+                Best x = best_for(a, n), y = best_for(b, n);
+                if (x.has != y.has) return x.has;
+                if (!x.has) continue;
+                if (int c = compare_best(x, y); c != 0) return c < 0;
+            }
+            auto ta = a->record.timestamp.value_or(0), tb = b->record.timestamp.value_or(0);
+            if (ta != tb) return ta > tb;
+            bool ac = str::ends_with(a->record.fn, ".conda"), bc = str::ends_with(b->record.fn, ".conda");
+            if (ac != bc) return ac;
+            return a->channel_index < b->channel_index;
+        });
+    }
+    void sort(std::vector<const Candidate*>& list) {
+        std::stable_sort(list.begin(), list.end(), [](const Candidate* a, const Candidate* b) { return simple(a, b) < 0; });
+        for (auto start = list.begin(); start != list.end();) {
+            auto end = start + 1;
+            while (end != list.end() && simple(*start, *end) == 0) ++end;
+            if (end - start > 1) sort_group(start, end);
+            start = end;
+        }
+    }
+};
 
 struct Pending {
     const types::MatchSpec* spec;
@@ -241,7 +312,8 @@ Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveReque
         if (is_virtual(c.record.name)) continue;
         s.by_name[c.record.name].push_back(&c);
     }
-    for (auto& [name, list] : s.by_name) std::stable_sort(list.begin(), list.end(), better);
+    Ranker ranker{s.by_name, {}};
+    for (auto& [name, list] : s.by_name) ranker.sort(list);
 
     for (const auto& p : request.pinned) {
         if (auto clash = s.constraint_clash(p))

@@ -4,9 +4,10 @@
 // A channel is a directory with <subdir>/repodata.json; we read the target
 // platform's subdir and noarch/. The resolver is a depth-first backtracking
 // search: specs are taken in order, each picks the best candidate that matches
-// (highest version, then build number, then .conda over .tar.bz2, then newest
-// timestamp, then earlier channel), its depends are queued, and a dead end
-// backtracks to the last choice. Chosen packages are never re-chosen, and
+// in the order conda's solvers use (no track_features first, highest version,
+// build number, then among tied builds the one whose dependencies reach the
+// highest versions, then newest timestamp; never the build string's text),
+// its depends are queued, and a dead end backtracks to the last choice. Chosen packages are never re-chosen, and
 // `constrains` of chosen packages filter later choices (and vice versa).
 //
 // Virtual packages (names starting with "__", e.g. __glibc, __cuda, __unix)

@@ -30,31 +30,13 @@ constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex:
 
 // Keys that carry settings for tools around the build, never used by a recipe.
 bool is_tooling_key(const std::string& k) {
+    // conda-smithy writes these into every .ci_support file for its own CI
+    // scripts and conda-build's macOS SDK handling, whatever the recipe uses.
     static const std::set<std::string> keys = {"target_platform", "channel_targets", "channel_sources", "docker_image",
-                                               kRunnerKey, kTimeoutKey, "cdt_name", "build_platform"};
+                                               kRunnerKey, kTimeoutKey, "cdt_name", "build_platform",
+                                               "pin_run_as_build", "macos_machine", "MACOSX_DEPLOYMENT_TARGET",
+                                               "MACOSX_SDK_VERSION", "ignore_build_only_deps", "extend_keys"};
     return keys.count(k) > 0;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-std::string closest(const std::string& name, const std::set<std::string>& options) {
-    std::string best;
-    size_t best_d = std::string::npos;
-    for (const auto& o : options) {
-        size_t d = edit_distance(name, o);
-        if (d < best_d) best_d = d, best = o;
-    }
-    return best_d <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
 }
 
 struct Linter {
@@ -67,8 +49,8 @@ struct Linter {
     std::map<std::string, std::set<std::string>> used_on;  // platform -> used keys
     std::set<std::string> present;                // keys defined on any platform
 
-    void add(SourceLoc loc, Severity s, std::string msg, std::string hint) {
-        out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint)});
+    void add(const char* id, SourceLoc loc, Severity s, std::string msg, std::string hint) {
+        out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint), id});
     }
     // 1-based line of the first line of meta.yaml containing `needle`, or 0.
     int line_of(const std::string& needle, int from = 1) const {
@@ -84,7 +66,7 @@ struct Linter {
             if (auto p = types::Platform::parse(n))
                 platforms.push_back(*p);
             else
-                add(meta(0), Severity::error, p.error().message, p.error().hint);
+                add("bad-platform", meta(0), Severity::error, p.error().message, p.error().hint);
         }
     }
 
@@ -94,37 +76,68 @@ struct Linter {
         static const boost::regex unknown(R"(unknown name '([A-Za-z_][A-Za-z0-9_]*)')");
         boost::smatch m;
         if (boost::regex_search(e.message, m, unknown)) {
+            // A key the CI files define for other platforms only (arm_variant_type):
+            // reading it as False elsewhere is what the recipe means.
+            if (severity == Severity::warning && keys_in_job_files.count(m[1].str())) return;
             if (!seen.insert(e.loc.str() + m[1].str()).second) return;
             std::string what = "key '" + m[1].str() + "' is used by the recipe but missing from the variants (on " +
                                platform + ")";
             if (severity == Severity::warning) what += "; conda-build reads it as False";
-            add(e.loc, severity, what, "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
+            add("missing-key", e.loc, severity, what, "add `" + m[1].str() + ":` with its values to conda_build_config.yaml");
             return;
         }
         if (!seen.insert(e.loc.str() + e.message).second) return;
         std::string what = severity == Severity::error ? "cannot render for " + platform + ": " + e.message : e.message;
-        add(e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
+        add("render", e.loc.file.empty() ? meta(0) : e.loc, severity, what, e.hint);
+    }
+
+    // The CI variant files by target platform. A feedstock's recipe renders
+    // only with them (conda-smithy's .ci_support files carry the global
+    // pinning: cuda_compiler_version, c_stdlib_version, ...), so lint renders
+    // each one as a -m file, as the CI job does.
+    std::map<std::string, std::vector<stdfs::path>> job_files_by_platform;
+
+    void collect_job_files(const stdfs::path& dir) {
+        auto files = job_files(dir);
+        if (!files) return;
+        for (const auto& f : *files)
+            if (auto job = read_job_file(f)) {
+                job_files_by_platform[job->platform].push_back(f);
+                for (const auto& [k, v] : job->keys) keys_in_job_files.insert(k);
+            }
+    }
+    std::set<std::string> keys_in_job_files;
+
+    void render_one(const types::Platform& platform, std::vector<stdfs::path> files, std::set<std::string>& seen) {
+        const std::string& p = platform.name();
+        variant::Selection sel;
+        sel.platform = platform;
+        sel.strict = opts.strict;
+        sel.variant_files = std::move(files);
+        auto rr = render::render(raw, sel);
+        if (!rr) {
+            report(rr.error(), p, Severity::error, seen);
+            return;
+        }
+        for (const auto& w : rr->warnings) report(w, p, Severity::warning, seen);
+        for (const auto& v : rr->variants)
+            for (const auto& [k, val] : v.values) present.insert(k);
+        if (rr->tops.empty()) return;  // everything skipped here
+        used.insert(rr->used_keys.begin(), rr->used_keys.end());
+        used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
+        renders.push_back(std::move(*rr));
     }
 
     void render_all() {
         std::set<std::string> seen_errors;
         for (const auto& platform : platforms) {
-            const std::string& p = platform.name();
-            variant::Selection sel;
-            sel.platform = platform;
-            sel.strict = opts.strict;
-            auto rr = render::render(raw, sel);
-            if (!rr) {
-                report(rr.error(), p, Severity::error, seen_errors);
+            auto it = job_files_by_platform.find(platform.name());
+            if (it == job_files_by_platform.end()) {
+                // CI files for other platforms only: the feedstock does not build here.
+                if (job_files_by_platform.empty() || !opts.platforms.empty()) render_one(platform, {}, seen_errors);
                 continue;
             }
-            for (const auto& w : rr->warnings) report(w, p, Severity::warning, seen_errors);
-            for (const auto& v : rr->variants)
-                for (const auto& [k, val] : v.values) present.insert(k);
-            if (rr->tops.empty()) continue;  // everything skipped here
-            used.insert(rr->used_keys.begin(), rr->used_keys.end());
-            used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
-            renders.push_back(std::move(*rr));
+            for (const auto& f : it->second) render_one(platform, {f}, seen_errors);
         }
     }
 
@@ -138,7 +151,7 @@ struct Linter {
             for (const auto& k : sf[list]) {
                 std::string key = k.as<std::string>();
                 if (present.count(key) || renders.empty()) continue;
-                add(meta(line_of(key, std::max(from, 1))), Severity::error,
+                add("missing-key", meta(line_of(key, std::max(from, 1))), Severity::error,
                     "key '" + key + "' is used by the recipe (extra/splitforge/" + list + ") but no variant config defines it",
                     "add `" + key + ":` with its values to conda_build_config.yaml");
             }
@@ -170,7 +183,7 @@ struct Linter {
         variant::Specials none;
         for (const auto& [k, line] : keys) {
             if (used.count(k) || partners.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
-            add(SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
+            add("unused-key", SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
                 "remove it, or use it in meta.yaml or a build script");
         }
     }
@@ -182,7 +195,7 @@ struct Linter {
             std::string file = f.lexically_normal().string();
             auto job = read_job_file(f);
             if (!job) {
-                add(job.error().loc, Severity::error, job.error().message, job.error().hint);
+                add("variant-file", job.error().loc, Severity::error, job.error().message, job.error().hint);
                 continue;
             }
             std::map<std::string, int> lines;
@@ -195,19 +208,19 @@ struct Linter {
             for (const auto& g : job->zip_keys) zipped.insert(g.begin(), g.end());
             auto it = used_on.find(job->platform);
             if (it == used_on.end()) {
-                add(SourceLoc{file, lines["target_platform"]}, Severity::warning,
+                add("stale-variant-file", SourceLoc{file, lines["target_platform"]}, Severity::warning,
                     "the recipe builds nothing for " + job->platform,
                     "run `splitforge rerender` to drop stale variant files");
                 continue;
             }
             for (const auto& [k, v] : job->keys)
                 if (!it->second.count(k) && !is_tooling_key(k) && !zipped.count(k))
-                    add(SourceLoc{file, lines[k]}, Severity::warning,
+                    add("unused-key", SourceLoc{file, lines[k]}, Severity::warning,
                         "variant key '" + k + "' is not used by the recipe on " + job->platform,
                         "remove it, or run `splitforge rerender`");
             for (const auto& k : it->second)
                 if (!job->values(k) && !is_tooling_key(k))
-                    add(SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
+                    add("missing-key", SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
                         "run `splitforge rerender`");
         }
     }
@@ -224,7 +237,7 @@ struct Linter {
             stdfs::path full = (raw.dir / p).lexically_normal();
             listed_paths.insert(full);
             if (!stdfs::is_regular_file(full, ec))
-                add(meta(line_of(stdfs::path(p).filename().string())), Severity::error,
+                add("missing-patch", meta(line_of(stdfs::path(p).filename().string())), Severity::error,
                     "patch '" + p + "' is listed but missing", "add the file, or drop it from source/patches");
             else
                 dirs.insert(full.parent_path());
@@ -237,7 +250,7 @@ struct Linter {
             std::sort(files.begin(), files.end());
             for (const auto& f : files)
                 if (!listed_paths.count(f) && !renders.empty())
-                    add(SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
+                    add("unlisted-patch", SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
                         "add it to source/patches, or delete it");
         }
     }
@@ -252,10 +265,10 @@ struct Linter {
                     if (!line) line = line_of("url:");
                     if (!s.sha256.empty()) continue;
                     if (!s.md5.empty())
-                        add(meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
+                        add("md5-only", meta(line), Severity::warning, "source " + s.url + " is checked by md5 only",
                             "use `sha256:` with the download's sha256sum");
                     else
-                        add(meta(line), Severity::error, "source " + s.url + " has no sha256",
+                        add("no-sha256", meta(line), Severity::error, "source " + s.url + " has no sha256",
                             "add `sha256:` with the download's sha256sum");
                 }
     }
@@ -279,7 +292,7 @@ struct Linter {
                 boost::smatch m;
                 if (boost::regex_search(lines[i], m, name_line) && m[1] == name) line = static_cast<int>(i) + 1;
             }
-            add(meta(line), Severity::warning, "output '" + name + "' has no test",
+            add("no-test", meta(line), Severity::warning, "output '" + name + "' has no test",
                 "add test/commands or test/imports, even a file-exists check");
         }
     }
@@ -303,8 +316,8 @@ struct Linter {
             for (auto it = boost::sregex_iterator(lines[i].begin(), lines[i].end(), pin); it != boost::sregex_iterator(); ++it) {
                 std::string n = (*it)[1];
                 if (names.count(n)) continue;
-                std::string near = closest(n, names);
-                add(SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
+                std::string near = str::closest(n, {names.begin(), names.end()});
+                add("pin-subpackage", SourceLoc{raw.meta_file, static_cast<int>(i) + 1, static_cast<int>(it->position(1)) + 1},
                     Severity::error, "pin_subpackage('" + n + "') names no output of this recipe",
                     near.empty() ? "outputs: " + str::join(std::vector<std::string>(names.begin(), names.end()), ", ")
                                  : "did you mean '" + near + "'?");
@@ -321,7 +334,15 @@ std::string Finding::str() const {
     s += severity == Severity::error ? "error: " : "warning: ";
     s += message;
     if (!suggestion.empty()) s += " (" + suggestion + ")";
+    if (!id.empty()) s += " [" + id + "]";
     return s;
+}
+
+const std::vector<std::string>& check_ids() {
+    static const std::vector<std::string> ids = {
+        "bad-platform", "extra", "md5-only", "missing-key", "missing-patch", "no-sha256", "no-test",
+        "pin-subpackage", "render", "stale-variant-file", "unlisted-patch", "unused-key", "variant-file"};
+    return ids;
 }
 
 Result<std::vector<Finding>> lint(const LintOptions& opts) {
@@ -329,20 +350,37 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     if (!raw) return unexpected(raw.error());
     Linter l{opts, *raw, {}, {}, {}, {}, {}, {}};
     l.parse_platforms(opts.platforms.empty() ? default_platforms() : opts.platforms);
+    stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
+    std::error_code ec;
+    const bool have_variants = stdfs::is_directory(vdir, ec);
+    if (!have_variants && opts.variants_dir)
+        return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
+    if (have_variants) l.collect_job_files(vdir);
     l.render_all();
     l.declared_keys();
     l.config_file_keys();
-    stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
-    std::error_code ec;
-    if (stdfs::is_directory(vdir, ec))
-        l.variant_files(vdir);
-    else if (opts.variants_dir)
-        return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
+    if (have_variants) l.variant_files(vdir);
     l.patches();
     l.sources();
     l.tests();
     l.pins();
+    if (auto ok = validate_splitforge_extra(*raw); !ok)
+        l.add("extra", ok.error().loc, Severity::error, ok.error().message, ok.error().hint);
+    // Silenced checks: --skip on the command line and extra/splitforge/lint_skip.
+    std::vector<std::string> skip = opts.skip;
+    for (const auto& id : lint_skip_ids(*raw)) skip.push_back(id);
+    const auto& known = check_ids();
+    for (const auto& id : skip)
+        if (std::find(known.begin(), known.end(), id) == known.end()) {
+            std::string near = str::closest(id, known);
+            return fail("unknown lint check '" + id + "'",
+                        (near.empty() ? std::string() : "did you mean '" + near + "'? ") + "checks: " +
+                            str::join(known, ", "));
+        }
     auto& out = l.out;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Finding& f) { return std::find(skip.begin(), skip.end(), f.id) != skip.end(); }),
+              out.end());
     std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return std::tie(a.loc.file, a.loc.line, a.loc.col, a.message) < std::tie(b.loc.file, b.loc.line, b.loc.col, b.message);
     });

@@ -24,7 +24,8 @@ struct Finding {
     Severity severity = Severity::error;
     std::string message;
     std::string suggestion;
-    // "file:line: error: message (suggestion)"
+    std::string id;  // the check, e.g. "no-test": silenced with --skip or extra/splitforge/lint_skip
+    // "file:line: error: message (suggestion) [id]"
     std::string str() const;
 };
 
@@ -36,7 +37,11 @@ struct LintOptions {
     // What conda-build accepts with a warning (an unknown selector name, a
     // repeated key) is a warning finding, or an error under --strict.
     bool strict = false;
+    std::vector<std::string> skip;  // check ids to silence (unknown ids are an error)
 };
+
+// Every check id, sorted.
+const std::vector<std::string>& check_ids();
 
 // Findings sorted by file, line, message. Errors only when the recipe cannot
 // be read at all (a missing directory, no meta.yaml).

@@ -1,7 +1,10 @@
 #include "feedstock/recipe_extra.hpp"
 
+#include <algorithm>
+
 #include "feedstock/ci_job.hpp"
 #include "recipe/selectors.hpp"
+#include "types/platform.hpp"
 #include "util/strings.hpp"
 
 namespace sf::feedstock {
@@ -30,8 +33,122 @@ Result<YAML::Node> recipe_extra(const recipe::RawRecipe& raw, const std::string&
     return YAML::Node();
 }
 
+namespace {
+
+const std::vector<std::string>& known_keys() {
+    static const std::vector<std::string> keys = {"output_keys", "use_keys", "ignore_keys",
+                                                  "runners", "timeout_minutes", "lint_skip"};
+    return keys;
+}
+
+// The line of `key:` in the recipe text at or after `from`, else `from`.
+int line_of_key(const std::string& text, const std::string& key, int from) {
+    auto lines = str::split_lines(text);
+    for (size_t i = static_cast<size_t>(std::max(from, 1) - 1); i < lines.size(); ++i) {
+        auto t = str::trim(lines[i]);
+        if (str::starts_with(t, key + ":") || str::starts_with(t, "\"" + key + "\":")) return static_cast<int>(i) + 1;
+    }
+    return from;
+}
+
+std::string near(const std::string& name, const std::vector<std::string>& options) {
+    std::string n = str::closest(name, options);
+    return n.empty() ? std::string() : "did you mean '" + n + "'? ";
+}
+
+// "linux-64", "linux-64-cuda" or "default".
+bool is_platform_key(const std::string& k, std::string& suggestion) {
+    std::vector<std::string> names = {"default"};
+    for (const auto& p : types::Platform::known()) {
+        if (p == "noarch") continue;
+        names.push_back(p);
+        names.push_back(p + "-cuda");
+    }
+    if (std::find(names.begin(), names.end(), k) != names.end()) return true;
+    suggestion = near(k, names);
+    return false;
+}
+
+}  // namespace
+
+Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw) {
+    auto extra = recipe_extra(raw, "linux-64", {});
+    if (!extra) return unexpected(extra.error());
+    if (!extra->IsMap() || !(*extra)["splitforge"]) return {};
+    const int base = line_of_key(raw.text, "splitforge", 1);
+    auto err = [&](const std::string& key, const std::string& what, const std::string& hint) {
+        return fail(SourceLoc{raw.meta_file, line_of_key(raw.text, key, base)}, "extra/splitforge: " + what, hint);
+    };
+    YAML::Node sf = (*extra)["splitforge"];
+    if (!sf.IsMap()) return err("splitforge", "must be a mapping", "see the README's `extra: splitforge:` keys");
+    for (const auto& kv : sf) {
+        std::string key = kv.first.as<std::string>();
+        const auto& known = known_keys();
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            return err(key, "unknown key '" + key + "'",
+                       near(key, known) + "known keys: " + str::join(known, ", "));
+        const YAML::Node& v = kv.second;
+        if (key == "runners" || key == "timeout_minutes") {
+            bool minutes = key == "timeout_minutes";
+            auto check_value = [&](const YAML::Node& x, const std::string& where) -> Result<void> {
+                if (!x.IsScalar())
+                    return err(key, where + ": must be " + (minutes ? "whole minutes" : "a runner label"),
+                               minutes ? "e.g. `timeout_minutes: {linux-64: 900, default: 360}`"
+                                       : "e.g. `runners: {linux-64: ubuntu-latest}`; timeouts go in timeout_minutes");
+                if (minutes) {
+                    int m = 0;
+                    if (!YAML::convert<int>::decode(x, m) || m <= 0)
+                        return err(key, where + ": '" + x.Scalar() + "' is not a whole number of minutes",
+                                   "e.g. 360");
+                }
+                return {};
+            };
+            if (v.IsScalar()) {
+                if (auto ok = check_value(v, key); !ok) return ok;
+                continue;
+            }
+            if (!v.IsMap())
+                return err(key, key + ": must be " + (minutes ? "minutes" : "a label") + " or a mapping of platform to " +
+                                    (minutes ? "minutes" : "label"),
+                           "keys: a platform (linux-64), a platform's CUDA jobs (linux-64-cuda) or default");
+            for (const auto& e : v) {
+                std::string k = e.first.as<std::string>(), suggestion;
+                if (!is_platform_key(k, suggestion))
+                    return err(k, key + ": unknown platform '" + k + "'",
+                               suggestion + "use a subdir (linux-64), <subdir>-cuda or default");
+                if (auto ok = check_value(e.second, key + "/" + k); !ok) return ok;
+            }
+            continue;
+        }
+        // output_keys, use_keys, ignore_keys, lint_skip: lists of names.
+        bool ok = v.IsSequence();
+        if (ok)
+            for (const auto& e : v) ok = ok && e.IsScalar();
+        if (!ok) return err(key, key + ": must be a list of names", "e.g. `" + key + ": [with_magma]`");
+    }
+    return {};
+}
+
+std::vector<std::string> lint_skip_ids(const recipe::RawRecipe& raw) {
+    std::vector<std::string> ids;
+    auto extra = recipe_extra(raw, "linux-64", {});
+    if (!extra || !extra->IsMap() || !(*extra)["splitforge"] || !(*extra)["splitforge"].IsMap()) return ids;
+    YAML::Node l = (*extra)["splitforge"]["lint_skip"];
+    if (l && l.IsSequence())
+        for (const auto& e : l)
+            if (e.IsScalar()) ids.push_back(e.Scalar());
+    return ids;
+}
+
+Result<void> validate_splitforge_extra(const std::filesystem::path& recipe_dir) {
+    auto raw = recipe::RawRecipe::load(recipe_dir);
+    if (!raw) return {};  // the render says what is wrong with it
+    return validate_splitforge_extra(*raw);
+}
+
 Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::string& subdir,
                                     const std::map<std::string, std::string>& variant) {
+    if (auto ok = validate_splitforge_extra(raw); !ok) return unexpected(ok.error());
     CiSettings ci;
     auto extra = recipe_extra(raw, subdir, variant);
     if (!extra) return unexpected(extra.error());

@@ -8,13 +8,20 @@
 //       runners: {linux-64: cirun-cpu, linux-64-cuda: cirun-gpu, default: ubuntu-latest}
 //       timeout_minutes: {linux-64: 900, default: 360}   # or one number
 //
+//       output_keys: [with_magma]   # never split the staging build
+//       use_keys: [...]             # always used (conda-build: force_use_keys)
+//       ignore_keys: [...]          # never used (conda-build: force_ignore_keys)
+//       lint_skip: [check-id, ...]  # lint checks to silence (see `splitforge lint`)
+//
 // A "<platform>-cuda" entry applies to that platform's CUDA jobs (those whose
 // cuda_compiler_version is set and not None); it falls back to "<platform>",
 // then "default".
 // A `github_actions_labels` key in the variant config (conda-forge's way)
 // wins over `runners` for the jobs it applies to.
+#include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -34,6 +41,18 @@ struct CiSettings {
     std::string runner_for(const std::string& platform, Gpu gpu = Gpu::no) const;
     int timeout_for(const std::string& platform, Gpu gpu = Gpu::no) const;
 };
+
+// Checks `extra: splitforge:` as written: unknown keys (with a did-you-mean),
+// runners as labels, timeouts as whole positive minutes, platform names that
+// exist, key lists as lists of names. Every problem is an error naming
+// meta.yaml:line.
+Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw);
+// The same for a recipe directory (nothing when it does not load: the render
+// reports that).
+Result<void> validate_splitforge_extra(const std::filesystem::path& recipe_dir);
+
+// The `lint_skip` ids (validated), or none.
+std::vector<std::string> lint_skip_ids(const recipe::RawRecipe& raw);
 
 Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::string& subdir,
                                     const std::map<std::string, std::string>& variant);

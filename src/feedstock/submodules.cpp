@@ -110,10 +110,19 @@ Result<SubmoduleReport> submodule_report(const SubmoduleOptions& opts) {
         rep.rows.push_back(std::move(row));
     };
     std::sort(subs->begin(), subs->end(), [](const Submodule& a, const Submodule& b) { return a.path < b.path; });
+    rep.submodules = static_cast<int>(subs->size());
     for (const auto& s : *subs) {
         auto it = map.submodules.find(s.path);
         if (it == map.submodules.end()) {
+            // Listed anyway, flagged: a new upstream submodule is what a packager must see.
             rep.unmapped.push_back(s.path);
+            DepRow row;
+            row.unmapped = true;
+            row.upstream = s.describe();
+            if (!s.checked_out) row.upstream += " (not checked out)";
+            row.upstream_version = version_of_tag(s.tag);
+            row.source = s.path;
+            rep.rows.push_back(std::move(row));
             continue;
         }
         if (it->second.empty()) continue;  // mapped to null: hidden on purpose
@@ -140,6 +149,9 @@ Result<SubmoduleReport> submodule_report(const SubmoduleOptions& opts) {
             finish(std::move(row));
         }
     }
+    if (rep.rows.empty())
+        rep.empty_why = rep.submodules == 0 ? opts.source.string() + " has no git submodules (is it a `git clone --recursive`?)"
+                                            : "every submodule is mapped to ~ (hidden) in the name map";
     return rep;
 }
 
@@ -147,7 +159,8 @@ std::string report_markdown(const SubmoduleReport& r) {
     std::vector<std::vector<std::string>> cells = {{"Package", "Upstream", "Recipe", "Channel", "Source"}};
     for (const auto& row : r.rows) {
         std::string src = row.source.front() == '(' ? row.source : "`" + row.source + "`";
-        cells.push_back({row.package, row.upstream, row.recipe + (row.mismatch ? " (!)" : ""), row.channel, src});
+        cells.push_back({row.unmapped ? "(not mapped) (!)" : row.package, row.upstream,
+                         row.recipe + (row.mismatch ? " (!)" : ""), row.channel, src});
     }
     std::vector<size_t> w(5, 3);
     for (const auto& c : cells)
@@ -163,6 +176,7 @@ std::string report_markdown(const SubmoduleReport& r) {
             out += "\n";
         }
     }
+    if (r.rows.empty()) return "No rows: " + r.empty_why + "\n";
     if (!r.unmapped.empty())
         out += "\nNot mapped to a conda package (add to the map, or map to ~ to hide): " + str::join(r.unmapped, ", ") + "\n";
     return out;
@@ -180,9 +194,11 @@ nlohmann::ordered_json report_json(const SubmoduleReport& r) {
         o["channel"] = row.channel;
         o["source"] = row.source;
         o["mismatch"] = row.mismatch;
+        o["unmapped"] = row.unmapped;
         j["rows"].push_back(o);
     }
     j["unmapped"] = r.unmapped;
+    if (r.rows.empty()) j["empty_why"] = r.empty_why;
     return j;
 }
 

@@ -60,11 +60,14 @@ struct DepRow {
     std::string source;    // "third_party/sleef" or "(wheel metadata)"
     bool mismatch = false; // a recipe pin excludes upstream_version
     std::string why;       // the pin that excludes it
+    bool unmapped = false; // a submodule the name map does not name (package is "")
 };
 
 struct SubmoduleReport {
     std::vector<DepRow> rows;
     std::vector<std::string> unmapped;  // submodule paths with no conda name
+    int submodules = 0;                 // in the source, hidden ones included
+    std::string empty_why;              // why `rows` is empty, when it is
 };
 
 struct SubmoduleOptions {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,6 +90,23 @@ FileLock::~FileLock() {
         ::flock(fd_, LOCK_UN);
         ::close(fd_);
     }
+}
+
+std::optional<std::int64_t> newest_mtime(const stdfs::path& dir) {
+    std::optional<std::int64_t> newest;
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(dir, ec); !ec && it != stdfs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (it->path().filename() == ".git") {
+            it.disable_recursion_pending();
+            continue;
+        }
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+        std::int64_t t = st.st_mtime;
+        if (!newest || t > *newest) newest = t;
+    }
+    return newest;
 }
 
 }  // namespace sf::fs

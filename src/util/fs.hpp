@@ -1,7 +1,9 @@
 #pragma once
 // Filesystem helpers: whole-file reads, atomic writes (temp + rename), an
 // RAII temp dir, and an advisory file lock.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +34,11 @@ private:
     stdfs::path path_;
     bool keep_ = false;
 };
+
+// The newest modification time (seconds since the epoch) of the files and
+// symlinks under `dir` (not following links, skipping .git), or nullopt when
+// there are none. A reproducible default timestamp for what is made from them.
+std::optional<std::int64_t> newest_mtime(const stdfs::path& dir);
 
 // Exclusive flock() on a lock file, held for the object's lifetime.
 class FileLock {

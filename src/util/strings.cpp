@@ -96,4 +96,26 @@ bool is_valid_utf8(std::string_view s, size_t* bad_offset) {
     return true;
 }
 
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string closest(std::string_view name, const std::vector<std::string>& candidates) {
+    std::string best;
+    size_t best_d = std::string::npos;
+    for (const auto& c : candidates) {
+        size_t d = edit_distance(name, c);
+        if (d < best_d) best_d = d, best = c;
+    }
+    return best_d <= std::max<size_t>(2, name.size() / 3) ? best : std::string();
+}
+
 }  // namespace sf::str

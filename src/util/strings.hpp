@@ -17,4 +17,9 @@ std::string lower(std::string s);
 std::string upper(std::string s);
 bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
 
+// Levenshtein distance, and the candidate nearest to `name` when it is close
+// enough to be a likely typo (for "did you mean"), else "".
+size_t edit_distance(std::string_view a, std::string_view b);
+std::string closest(std::string_view name, const std::vector<std::string>& candidates);
+
 }  // namespace sf::str

@@ -1,27 +1,54 @@
 #include "variant/selection.hpp"
 
+#include "util/strings.hpp"
 #include "variant/config.hpp"
 
 namespace sf::variant {
 
 namespace {
 
-// The target_platform the files name (the last file with a single value
-// wins), or nullopt.
-Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::filesystem::path>& files) {
+// A platform a package can be built for: a known subdir other than noarch.
+Result<types::Platform> target_platform(std::string_view name) {
+    auto p = types::Platform::parse(name);
+    if (!p) {
+        std::vector<std::string> targets = types::Platform::known();
+        targets.pop_back();  // noarch
+        std::string near = str::closest(name, targets);
+        if (near.empty()) return fail(p.error().message, "expected one of " + str::join(targets, ", "));
+        return fail(p.error().message, "did you mean '" + near + "'? expected one of " + str::join(targets, ", "));
+    }
+    if (p->is_noarch())
+        return fail("'noarch' is not a target platform",
+                    "give the platform to build on, e.g. linux-64; noarch outputs are built on any of them");
+    return p;
+}
+
+// The target_platform the -m files name, or nullopt. Two -m files naming
+// different ones are an error (the last would silently win). -e files only
+// give a default.
+Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::filesystem::path>& exclusive,
+                                                         const std::vector<std::filesystem::path>& variant_files) {
     std::optional<types::Platform> found;
+    std::string found_in;
     const types::Platform here;
-    for (const auto& f : files) {
+    std::vector<std::filesystem::path> files = exclusive;
+    files.insert(files.end(), variant_files.begin(), variant_files.end());
+    for (size_t i = 0; i < files.size(); ++i) {
+        const auto& f = files[i];
+        const bool is_m = i >= exclusive.size();
         auto spec = read_config_file(f, here, here);
         if (!spec) return unexpected(spec.error());
         for (const auto& [k, v] : spec->lists) {
             if (k != "target_platform" || v.size() != 1) continue;
-            auto p = types::Platform::parse(v.front());
-            if (!p) {
-                int line = spec->line_of.count(k) ? spec->line_of.at(k) : 0;
-                return fail(SourceLoc{spec->name, line}, "target_platform: " + p.error().message, p.error().hint);
-            }
+            int line = spec->line_of.count(k) ? spec->line_of.at(k) : 0;
+            auto p = target_platform(v.front());
+            if (!p) return fail(SourceLoc{spec->name, line}, "target_platform: " + p.error().message, p.error().hint);
+            if (is_m && found && !found_in.empty() && *found != *p)
+                return fail(SourceLoc{spec->name, line},
+                            "target_platform " + p->name() + " conflicts with " + found->name() + " from " + found_in,
+                            "give -m files for one platform, or choose with --platform");
             found = *p;
+            if (is_m) found_in = spec->name;
         }
     }
     return found;
@@ -40,13 +67,11 @@ Result<Selection> select(std::string_view platform, std::vector<std::filesystem:
         s.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     }
     if (!platform.empty()) {
-        auto p = types::Platform::parse(platform);
+        auto p = target_platform(platform);
         if (!p) return fail("--platform: " + p.error().message, p.error().hint);
         s.platform = *p;
     } else {
-        std::vector<std::filesystem::path> all = exclusive_files;
-        all.insert(all.end(), variant_files.begin(), variant_files.end());
-        auto named = platform_of_files(all);
+        auto named = platform_of_files(exclusive_files, variant_files);
         if (!named) return unexpected(named.error());
         if (*named) s.platform = **named;
     }

@@ -75,7 +75,7 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
     auto build_minitorch = [&] {
         return build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
-                           "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                           "--json", "--skip-existing", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
                            "--variant", "python=" + str::join(pys, ",")});
     };
     auto j = build_minitorch();

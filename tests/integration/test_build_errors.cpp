@@ -64,7 +64,7 @@ void expect_clean_failure(const Run& r, const stdfs::path& out, const std::strin
 
 }  // namespace
 
-TEST_CASE("build: a good recipe lands in the channel, and a rerun skips it", "[engine]") {
+TEST_CASE("build: a good recipe lands in the channel, and a rerun with --skip-existing skips it", "[engine]") {
     fs::TempDir tmp("sf-engine-it");
     auto r = build("ok", tmp.path() / "out");
     INFO(r.err);
@@ -73,7 +73,7 @@ TEST_CASE("build: a good recipe lands in the channel, and a rerun skips it", "[e
     CHECK(stdfs::exists(tmp.path() / "out/linux-64/repodata.json"));
     CHECK(test::slurp(tmp.path() / "out/linux-64/repodata.json").find("sf-ok-1.0.0-0.conda") != std::string::npos);
     CHECK(stdfs::exists(tmp.path() / "out/logs/sf-ok-1.0.0-0.log"));
-    auto again = build("ok", tmp.path() / "out", {"--json"});
+    auto again = build("ok", tmp.path() / "out", {"--json", "--skip-existing"});
     REQUIRE(again.rc == 0);
     CHECK(again.out.find("skipped (in channel)") != std::string::npos);
     CHECK(again.out.find("\"built\"") == std::string::npos);

@@ -222,7 +222,7 @@ TEST_CASE("render variants lint and rerender warn about what conda-build accepts
         CHECK(ok.err.find("unknown name 'aarch' in selector [aarch] reads as False") != std::string::npos);
         cmd.push_back("--strict");
         auto strict = sf_run(cmd);
-        CHECK(strict.exit_code == 1);
+        CHECK(strict.exit_code == 2);
         CHECK(strict.err.find("error: ") != std::string::npos);
         CHECK(strict.err.find("unknown name 'aarch' in selector [aarch] (use a platform flag") != std::string::npos);
     }
@@ -232,7 +232,7 @@ TEST_CASE("render variants lint and rerender warn about what conda-build accepts
     CHECK(rer.err.find("reads as False") != std::string::npos);
     auto rer_strict = sf_run({"rerender", recipe, "--variants-dir", (tmp.path() / "w").string(), "--platform",
                               "linux-64", "--strict"});
-    CHECK(rer_strict.exit_code == 1);
+    CHECK(rer_strict.exit_code == 2);
     auto lint = sf_run({"lint", recipe, "--platform", "linux-64"});
     CHECK(lint.exit_code == 0);
     CHECK(lint.out.find("warning: key 'aarch' is used by the recipe but missing") != std::string::npos);

@@ -124,13 +124,13 @@ TEST_CASE("the CLI writes identical bytes twice and refuses escaping symlinks") 
     stdfs::create_symlink("/etc/passwd", dir / "bin/passwd");
     auto bad = sf_run({"package", dir.string(), "--name", "repro", "--version", "1", "--build", "0", "--prefix",
                        kPrefix, "-o", (tmp.path() / "three").string()});
-    CHECK(bad.exit_code == 1);
+    CHECK(bad.exit_code == 2);  // an input error
     CHECK(bad.err.find("bin/passwd") != std::string::npos);
     CHECK(bad.err.find("outside the prefix") != std::string::npos);
     CHECK_FALSE(stdfs::exists(tmp.path() / "three/repro-1-0.conda"));
 
     auto usage = sf_run({"package", dir.string(), "--name", "Repro", "--version", "1", "--build", "0", "-o",
                          (tmp.path() / "four").string()});
-    CHECK(usage.exit_code == 1);
+    CHECK(usage.exit_code == 2);
     CHECK(usage.err.find("invalid package name") != std::string::npos);
 }

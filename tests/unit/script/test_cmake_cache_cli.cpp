@@ -46,7 +46,7 @@ TEST_CASE("cmake-cache CLI: set, unset, get, dry-run") {
     }
     SECTION("a new key needs a type") {
         auto r = splitforge({"cmake-cache", "set", file, "BRAND_NEW=1"});
-        CHECK(r.exit_code == 1);
+        CHECK(r.exit_code == 2);
         CHECK(r.err == "splitforge: error: cmake-cache set: 'BRAND_NEW' is not in " + file +
                            " (give a type for a new entry, e.g. BRAND_NEW:STRING=1)\n");
         CHECK(test::slurp(file) == original);
@@ -59,14 +59,14 @@ TEST_CASE("cmake-cache CLI: set, unset, get, dry-run") {
     }
     SECTION("retarget-python with a missing interpreter fails cleanly") {
         auto r = splitforge({"cmake-cache", "retarget-python", file, "--python", "/nonexistent/python3"});
-        CHECK(r.exit_code == 1);
+        CHECK(r.exit_code == 2);
         CHECK(r.err ==
               "splitforge: error: cmake-cache retarget-python: cannot run '/nonexistent/python3': no such file\n");
         CHECK(test::slurp(file) == original);
     }
     SECTION("a missing cache file") {
         auto r = splitforge({"cmake-cache", "get", (dir.path() / "nope.txt").string(), "X"});
-        CHECK(r.exit_code == 1);
+        CHECK(r.exit_code == 2);
         CHECK(str::starts_with(r.err, "splitforge: error: " + (dir.path() / "nope.txt").string() +
                                           ": cannot read CMake cache"));
     }

@@ -1,0 +1,54 @@
+// splitforge test PKG... [-c CHANNEL]... [--keep-build] [--json]
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "engine/engine.hpp"
+
+namespace sf::cli {
+
+void register_test(CLI::App& app, Cli& cli) {
+    struct Opts {
+        std::vector<std::string> packages, channels;
+        bool keep = false, quiet = false;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* sub = app.add_subcommand(
+        "test", "Test existing packages (.conda/.tar.bz2) in a fresh prefix, as `conda build -t` does");
+    sub->add_option("PKG", o->packages, "Package files to test")->required();
+    sub->add_option("-c,--channel", o->channels,
+                    "Local channels for the dependencies (the package's own channel is used first)");
+    sub->add_flag("--keep-build,--dirty", o->keep, "Keep the test's work dir (prefix, log)");
+    sub->add_flag("-q,--quiet", o->quiet, "Do not stream the tests' output");
+    add_json_flag(sub, cli);
+    sub->callback([&cli, o] {
+        cli.action = [&cli, o] {
+            nlohmann::json results = nlohmann::json::array();
+            int failed = 0;
+            for (const auto& pkg : o->packages) {
+                engine::TestFileOptions to;
+                to.package = pkg;
+                for (const auto& c : o->channels) to.channels.emplace_back(c);
+                to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
+                to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
+                auto r = value_or_throw(engine::test_package_file(to));
+                results.push_back({{"package", pkg},
+                                   {"dist", r.dist},
+                                   {"result", r.result},
+                                   {"detail", r.detail},
+                                   {"work_dir", r.work_dir.string()}});
+                if (r.result == "failed") {
+                    ++failed;
+                    cli.console.error(r.dist + ": test failed: " + r.detail +
+                                      (r.work_dir.empty() ? std::string() : " (work dir kept: " + r.work_dir.string() + ")"));
+                } else if (!cli.console.json) {
+                    std::cout << r.dist << ": " << (r.result == "none" ? "no tests" : "test passed") << "\n";
+                }
+            }
+            if (cli.console.json) cli.console.print_json({{"results", results}, {"failed", failed}});
+            return failed ? static_cast<int>(Exit::failed) : 0;
+        };
+    });
+}
+
+}  // namespace sf::cli

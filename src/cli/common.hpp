@@ -1,0 +1,85 @@
+#pragma once
+// What every subcommand shares: the exit-code rule, the console (--json,
+// --color, warnings and errors on stderr), the recipe argument and the output
+// folder spelling. One place, so every command behaves the same.
+//
+// Exit codes: 0 ok; 1 the job ran and failed (a build, a test, a check such
+// as `rerender --check` finding drift or `lint` finding errors); 2 a usage or
+// input error (bad option, missing file, recipe that does not parse).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace sf::cli {
+
+enum class Exit : int { ok = 0, failed = 1, usage = 2 };
+
+// A job that ran and failed: exit 1. A plain Failure is an input error: exit 2.
+class JobFailure : public Failure {
+public:
+    using Failure::Failure;
+};
+
+// Unwraps a job's result, or throws its error as a JobFailure (exit 1).
+template <class T>
+T job_or_throw(Result<T> r, const std::string& context = {}) {
+    if (!r) {
+        Error e = r.error();
+        if (!context.empty()) e.message = context + ": " + e.message;
+        throw JobFailure(std::move(e));
+    }
+    return std::move(r).value();
+}
+
+enum class ColorMode { auto_, always, never };
+
+// Where output goes. With --json, stdout holds exactly one JSON document and
+// everything else (progress, warnings, errors) goes to stderr. Colour only on
+// a terminal (or --color=always), never with NO_COLOR set.
+struct Console {
+    bool json = false;
+    std::string color_opt = "auto";
+    bool color = false;  // resolved by resolve()
+
+    void resolve();
+    void warning(const std::string& text) const;  // "splitforge: warning: text"
+    void error(const std::string& text) const;    // "splitforge: error: text"
+    void note(const std::string& text) const;     // "splitforge: note: text"
+    // The one document --json prints (pretty, newline-terminated).
+    void print_json(const nlohmann::json& j) const;
+};
+
+using Action = std::function<int()>;
+
+// The state one run of the binary shares between its subcommands.
+struct Cli {
+    Action action;
+    Console console;
+};
+
+// --json on a subcommand (one JSON document on stdout).
+void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what = "Print one JSON document on stdout");
+
+// `recipe` as the user gave it: a recipe directory, or its meta.yaml (or
+// recipe.yaml) file, as conda-build and rattler-build accept.
+std::string recipe_dir_arg(const std::string& given);
+// recipe_dir_arg(), and its `extra: splitforge:` checked (unknown keys are
+// errors): for the commands that render.
+std::string checked_recipe_dir(const std::string& given);
+
+// --output-folder with its alias --output-dir (and -o where `short_o`).
+enum class ShortO { yes, no };
+CLI::Option* add_output_folder(CLI::App* sub, std::string& into, const std::string& help, ShortO short_o = ShortO::no);
+
+// "splitforge: warning: <file:line>: <message>" on stderr, one line each.
+void print_warnings(const Console& console, const std::vector<Error>& warnings);
+
+// The JSON form of an error, for --json runs that fail.
+nlohmann::json error_json(const Error& e, Exit code);
+
+}  // namespace sf::cli

@@ -1,0 +1,109 @@
+// `splitforge test PKG`: the tests a package carries (info/test/), run in a
+// fresh prefix, as `conda build -t` and `rattler-build test` do.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "archive/read.hpp"
+#include "engine/engine_detail.hpp"
+#include "util/fs.hpp"
+
+namespace sf::engine {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// CH for a package at CH/<subdir>/pkg.conda, when CH looks like a channel.
+std::optional<stdfs::path> channel_of(const stdfs::path& pkg) {
+    std::error_code ec;
+    auto subdir = stdfs::absolute(pkg, ec).parent_path();
+    const auto& known = types::Platform::known();
+    if (std::find(known.begin(), known.end(), subdir.filename().string()) == known.end()) return std::nullopt;
+    if (!stdfs::exists(subdir / "repodata.json", ec)) return std::nullopt;
+    return subdir.parent_path();
+}
+
+}  // namespace
+
+Result<TestFileReport> test_package_file(const TestFileOptions& o) {
+    auto meta = archive::read_package_metadata(o.package);
+    if (!meta) return unexpected(meta.error());
+    TestFileReport rep;
+    rep.dist = meta->index.dist_name();
+    auto script = archive::read_package_member(o.package, "info/test/run_test.sh");
+    if (!script) {
+        rep.result = "none";
+        return rep;
+    }
+    std::vector<std::string> requires_;
+    if (auto deps = archive::read_package_member(o.package, "info/test/test_time_dependencies.json")) {
+        try {
+            for (const auto& d : nlohmann::json::parse(*deps)) requires_.push_back(d.get<std::string>());
+        } catch (const std::exception& e) {
+            return fail(SourceLoc{o.package.string() + ":info/test/test_time_dependencies.json"},
+                        std::string("invalid JSON: ") + e.what());
+        }
+    }
+
+    std::error_code ec;
+    fs::TempDir tmp("splitforge-test");
+    stdfs::path work = tmp.path();
+    if (o.keep == KeepBuild::yes) work = tmp.release();
+    rep.work_dir = o.keep == KeepBuild::yes ? work : stdfs::path();
+
+    env::ProviderContext pc;
+    if (auto ch = channel_of(o.package)) pc.channels.push_back(*ch);
+    for (const auto& c : o.channels) pc.channels.push_back(stdfs::absolute(c, ec));
+    pc.pkgs_dir = work / "pkgs-cache";
+    const std::string& subdir = meta->index.subdir;
+    if (auto p = types::Platform::parse(subdir); p && !p->is_noarch()) pc.platform = *p;
+    pc.env = detail::tool_env();
+    pc.map = env::default_system_map();
+    pc.on_line = [&o](const std::string& l) {
+        if (o.verbosity == Verbosity::stream) std::cerr << "    " << l << "\n";
+    };
+    auto provider = env::make_provider(env::ProviderKind::system, pc);
+    stdfs::path prefix = work / "test_env";
+    std::cerr << "==> " << rep.dist << ": creating the test prefix\n";
+    auto prepared = provider->create(env::EnvSpec{prefix, env::EnvRole::test, requires_, {o.package}, ""});
+    if (!prepared) {
+        rep.result = "failed";
+        rep.detail = "creating the test prefix: " + prepared.error().str();
+        return rep;
+    }
+    // The test files (run_test.sh and test/files) are the package's info/test.
+    stdfs::path unpacked = work / "pkg";
+    if (auto ok = archive::extract_package(o.package, unpacked); !ok) return unexpected(ok.error());
+    stdfs::path cwd = unpacked / "info/test";
+
+    process::Command cmd;
+    cmd.argv = {"bash", "-eo", "pipefail", (cwd / "run_test.sh").string()};
+    cmd.cwd = cwd;
+    cmd.env["PREFIX"] = prefix.string();
+    std::string path = (prefix / "bin").string();
+    for (const auto& d : prepared->path_dirs) path += ":" + d;
+    cmd.env["PATH"] = path + ":/usr/local/bin:/usr/bin:/bin";
+    cmd.env["HOME"] = detail::env_get(pc.env, "HOME");
+    cmd.env["LANG"] = "C.UTF-8";
+    cmd.env["PKG_NAME"] = meta->index.name;
+    cmd.env["PKG_VERSION"] = meta->index.version.str();
+    if (auto t = detail::env_get(pc.env, "TMPDIR"); !t.empty()) cmd.env["TMPDIR"] = t;
+    cmd.masks = {{prefix.string(), "$PREFIX"}};
+    cmd.log = work / "test.log";
+    std::cerr << "==> " << rep.dist << ": running info/test/run_test.sh\n";
+    auto r = process::stream(cmd, pc.on_line);
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0) {
+        rep.result = "failed";
+        rep.detail = "info/test/run_test.sh failed (exit " + std::to_string(r->exit_code) + ")";
+        return rep;
+    }
+    rep.result = "passed";
+    return rep;
+}
+
+}  // namespace sf::engine

@@ -1,0 +1,3 @@
+@echo On
+
+call %RECIPE_DIR%\build_common.bat

@@ -1,0 +1,1 @@
+call %RECIPE_DIR%\bld.bat

@@ -1,0 +1,1 @@
+source $RECIPE_DIR/build.sh
