@@ -44,7 +44,7 @@ void register_rerender(CLI::App& app, Cli& cli) {
         cli.action = [o, &cli] {
             feedstock::RerenderOptions ro;
             bool feedstock = feedstock::is_feedstock_dir(o->recipe);
-            ro.recipe_dir = feedstock ? std::filesystem::path(o->recipe) : recipe_dir_arg(o->recipe);
+            ro.recipe_dir = feedstock ? o->recipe : recipe_dir_arg(o->recipe);
             ro.variants_dir = o->variants_dir;
             ro.platforms = o->platforms;
             for (const auto& f : o->variant_files) ro.variant_files.emplace_back(f);

@@ -46,7 +46,8 @@ struct Linter {
     std::vector<types::Platform> platforms;       // the known ones of those asked for
     std::vector<render::RenderedRecipe> renders;  // platforms that rendered
     std::set<std::string> used;                   // keys used on any platform
-    std::map<std::string, std::set<std::string>> used_on;  // platform -> used keys
+    std::map<std::string, std::set<std::string>> used_on;    // platform -> keys used anywhere
+    std::map<std::string, std::set<std::string>> needed_on;  // platform -> keys the built outputs use
     std::set<std::string> present;                // keys defined on any platform
 
     void add(const char* id, SourceLoc loc, Severity s, std::string msg, std::string hint) {
@@ -125,6 +126,11 @@ struct Linter {
         if (rr->tops.empty()) return;  // everything skipped here
         used.insert(rr->used_keys.begin(), rr->used_keys.end());
         used_on[p].insert(rr->used_keys.begin(), rr->used_keys.end());
+        // What a CI file of this platform must hold: the keys the outputs
+        // built here use (conda-smithy's rule), not what skipped ones would.
+        auto& needed = needed_on[p];
+        for (const auto& o : rr->outputs)
+            for (const auto& [k, val] : o.used) needed.insert(k);
         renders.push_back(std::move(*rr));
     }
 
@@ -218,7 +224,7 @@ struct Linter {
                     add("unused-key", SourceLoc{file, lines[k]}, Severity::warning,
                         "variant key '" + k + "' is not used by the recipe on " + job->platform,
                         "remove it, or run `splitforge rerender`");
-            for (const auto& k : it->second)
+            for (const auto& k : needed_on[job->platform])
                 if (!job->values(k) && !is_tooling_key(k))
                     add("missing-key", SourceLoc{file}, Severity::error, "key '" + k + "' is used by the recipe but missing from this variant file",
                         "run `splitforge rerender`");
