@@ -1,4 +1,5 @@
 #include "variant/config.hpp"
+#include "variant/limits.hpp"
 
 #include <algorithm>
 #include <set>
@@ -113,7 +114,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
-    auto text = fs::read_file(p);
+    auto text = fs::read_input_file(p);
     if (!text) return unexpected(text.error());
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
@@ -343,7 +344,10 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
         sources.push_back(std::move(cli));
     }
-    return combine(std::move(sources));
+    auto combined = combine(std::move(sources));
+    if (combined)
+        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
+    return combined;
 }
 
 namespace {
