@@ -7,12 +7,15 @@
 namespace sf::render {
 namespace {
 
-bool chars_ok(const std::string& s, bool upper, const char* extra) {
+// conda-build's check_bad_chrs, plus control characters and "..".
+bool chars_ok(const std::string& s, const char* also_bad) {
     if (s.empty() || s.find("..") != std::string::npos) return false;
+    std::string_view bad = "=@#$%^&*:;\"'\\|<>?/ ";
     for (char c : s) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (upper && c >= 'A' && c <= 'Z') ||
-                  std::string_view(extra).find(c) != std::string_view::npos;
-        if (!ok) return false;
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f || bad.find(c) != std::string_view::npos ||
+            std::string_view(also_bad).find(c) != std::string_view::npos)
+            return false;
     }
     return true;
 }
@@ -56,9 +59,13 @@ Result<void> check_build_number(const Meta& build, const std::string& where, con
 
 }  // namespace
 
-bool valid_package_name(const std::string& s) { return chars_ok(s, false, "_.-") && s.front() != '-' && s.front() != '.'; }
-bool valid_version(const std::string& s) { return chars_ok(s, true, "_.+!") && s.front() != '.'; }
-bool valid_build_string(const std::string& s) { return chars_ok(s, true, "_.+"); }
+bool valid_package_name(const std::string& s) {
+    for (char c : s)
+        if (c >= 'A' && c <= 'Z') return false;
+    return chars_ok(s, "!") && s.front() != '-' && s.front() != '.';
+}
+bool valid_version(const std::string& s) { return chars_ok(s, "-"); }
+bool valid_build_string(const std::string& s) { return chars_ok(s, "-!"); }
 
 Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& diag) {
     if (!top.is_object()) return {};
@@ -95,13 +102,13 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
 Result<void> check_output(const RenderedOutput& o, const std::string& file) {
     if (!valid_package_name(o.name))
         return bad(file, "invalid package name '" + o.name + "'",
-                   "use lower case letters, digits, '_', '.' and '-' (no spaces, '/' or '..')");
+                   "use lower case; no spaces, '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
     if (!valid_version(o.version))
         return bad(file, o.name + ": invalid version '" + o.version + "'",
-                   "use letters, digits, '_', '.', '+' and '!' (no spaces, '-', '/' or '..')");
+                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?");
     if (!valid_build_string(o.build_string))
         return bad(file, o.name + ": invalid build string '" + o.build_string + "'",
-                   "use letters, digits, '_', '.' and '+' (no spaces, '-', '/' or '..')");
+                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
     return {};
 }
 

@@ -17,10 +17,12 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
 // One rendered output.
 Result<void> check_output(const RenderedOutput& o, const std::string& file);
 
-// conda's rules, also used by tests: lower case letters, digits, '_', '.', '-'
-// (not leading), no "..".
+// conda-build's rules (check_bad_chrs: none of =@#$%^&*:;"'\|<>?/ or a
+// space; '-' not in versions and build strings, '!' only in versions; names
+// in lower case), plus: no control characters, no "..", a name does not
+// start with '.' or '-'.
 bool valid_package_name(const std::string& s);
-bool valid_version(const std::string& s);       // letters, digits, '_', '.', '+', '!'; no "..", no leading '.'
-bool valid_build_string(const std::string& s);  // letters, digits, '_', '.', '+'; no ".."
+bool valid_version(const std::string& s);
+bool valid_build_string(const std::string& s);
 
 }  // namespace sf::render

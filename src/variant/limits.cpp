@@ -13,7 +13,9 @@ Result<void> check_matrix_size(const CombinedSpec& spec) {
     };
     std::set<std::string> done;
     std::vector<std::string> factors;
-    double total = 1;  // may overflow an integer; only compared with the bound
+    SourceLoc where;  // where the longest list was set
+    double total = 1;
+    std::size_t longest = 0;  // may overflow an integer; only compared with the bound
     for (const auto& [k, v] : spec.lists) {
         if (done.count(k) || spec.specials.is_special(k)) continue;
         std::size_t n = 0;
@@ -28,12 +30,16 @@ Result<void> check_matrix_size(const CombinedSpec& spec) {
             done.insert(k);
         }
         if (n <= 1) continue;
+        if (auto it = spec.origin.find(k); it != spec.origin.end() && (factors.empty() || n > longest)) {
+            where = it->second;
+            longest = n;
+        }
         total *= static_cast<double>(n);
         factors.push_back(label + ": " + std::to_string(n));
     }
     if (total <= static_cast<double>(kMaxVariants)) return {};
     std::string n = total < 1e18 ? std::to_string(static_cast<unsigned long long>(total)) : "more than 10^18";
-    return fail(SourceLoc{}, "the variant matrix has " + n + " combinations (" + str::join(factors, " x ") +
+    return fail(where, "the variant matrix has " + n + " combinations (" + str::join(factors, " x ") +
                                  "), more than the limit of " + std::to_string(kMaxVariants),
                 "use fewer values, or zip_keys to tie keys together");
 }

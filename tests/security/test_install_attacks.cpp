@@ -179,8 +179,8 @@ std::vector<Attack> attacks() {
                      "k", "is not a plain file name"});
     for (auto [label, field, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
              {"a build string with ../", "build", "../../../outside/x"},
-             {"a version with a slash", "version", "1.0/../../x"},
-             {"a build string with a space", "build", "0 1"}})
+             {"a build string with a space", "build", "0 1"},
+             {"a build string with a backslash", "build", "0\\..\\x"}})
         a.push_back({label,
                      [=](const Site&) {
                          Pkg p = pkg("b", {file("f")});
@@ -189,6 +189,13 @@ std::vector<Attack> attacks() {
                          return std::vector<Pkg>{p};
                      },
                      "b", "is not a valid conda " + field});
+    a.push_back({"a version with a slash",
+                 [=](const Site&) {
+                     Pkg p = pkg("b", {file("f")});
+                     p.edit_record = [=](json& r) { r["version"] = "1.0/../../x"; };
+                     return std::vector<Pkg>{p};
+                 },
+                 "b", "invalid version '1.0/../../x'"});
     // --- archive members ---------------------------------------------------------
     auto refused_member = [&](std::string label, std::vector<Member> members, std::string msg) {
         a.push_back({label, [=](const Site&) { return std::vector<Pkg>{pkg("m", members)}; }, "m", msg});

@@ -22,7 +22,7 @@ namespace {
 
 InstallOptions opts(const stdfs::path& channel, const stdfs::path& pkgs) {
     InstallOptions o;
-    o.channels = {channel};
+    if (!channel.empty()) o.channels = {channel};
     o.pkgs_dir = pkgs;
     o.platform = *sf::types::Platform::parse("linux-64");
     return o;
