@@ -1,5 +1,6 @@
 #include "render/validate.hpp"
 
+#include <cctype>
 #include <set>
 
 #include "util/strings.hpp"
@@ -57,6 +58,61 @@ Result<void> check_build_number(const Meta& build, const std::string& where, con
     return {};
 }
 
+bool is_hex(const std::string& s, std::size_t len) {
+    if (s.size() != len) return false;
+    for (char c : s)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+// A path the source stage will write to: relative, no "..".
+bool inside(const std::string& p) {
+    if (p.empty() || p.front() == '/' || p.find('\\') != std::string::npos) return false;
+    for (const auto& part : str::split(p, '/'))
+        if (part == "..") return false;
+    return true;
+}
+
+Result<void> check_sources(const Meta& src, const std::string& where, const std::string& file) {
+    if (src.is_null()) return {};
+    Meta list = src.is_array() ? src : Meta::array({src});
+    for (const auto& s : list) {
+        if (s.is_null()) continue;
+        if (!s.is_object())
+            return bad(file, where + "source: '" + shown(s) + "' is not a source (a mapping with url, path or git_url)",
+                       "write e.g. 'source:' then 'url: ...' and 'sha256: ...'");
+        for (auto [key, len] : {std::pair<const char*, std::size_t>{"sha256", 64}, {"md5", 32}, {"sha1", 40}}) {
+            if (!s.contains(key) || s[key].is_null()) continue;
+            std::string v = shown(s[key]);
+            if (!v.empty() && !is_hex(v, len))
+                return bad(file, where + "source: " + key + " '" + v + "' is not " + std::to_string(len) + " hex digits",
+                           "copy the checksum of the file you trust");
+        }
+        for (const char* key : {"folder", "fn"}) {
+            if (!s.contains(key) || s[key].is_null()) continue;
+            std::string v = shown(s[key]);
+            bool ok = std::string(key) == "fn" ? !v.empty() && v.find('/') == std::string::npos && v != ".." && v != "."
+                                               : inside(v);
+            if (!ok)
+                return bad(file, where + "source: " + key + " '" + v + "' must be a relative path inside the work dir" +
+                                     (std::string(key) == "fn" ? " (a plain file name)" : ""),
+                           "remove '..', '/' at the start and '\\'");
+        }
+        if (s.contains("patches") && !s["patches"].is_null()) {
+            const Meta& patches = s["patches"];
+            if (!patches.is_array() && !patches.is_string())
+                return bad(file, where + "source: patches must be a list of file names, not " + shown(patches),
+                           "write one '- file.patch' per line");
+            if (patches.is_array())
+                for (const auto& p : patches)
+                    if (!p.is_string())
+                        return bad(file, where + "source: patch '" + shown(p) + "' is not a file name",
+                                   "write one '- file.patch' per line");
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 bool valid_package_name(const std::string& s) {
@@ -72,6 +128,8 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
     if (auto ok = check_build_number(top.value("build", Meta(nullptr)), "", file); !ok) return ok;
     if (top.contains("requirements"))
         if (auto ok = check_requirements(top["requirements"], "", file, false); !ok) return ok;
+    if (top.contains("source"))
+        if (auto ok = check_sources(top["source"], "", file); !ok) return ok;
     if (!top.contains("outputs") || top["outputs"].is_null()) return {};
     const Meta& outs = top["outputs"];
     if (!outs.is_array())
