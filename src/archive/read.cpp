@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -229,6 +231,13 @@ std::string random_suffix() {
 
 }  // namespace
 
+std::uint64_t extraction_limit(std::uint64_t archive_size) {
+    std::uint64_t floor = std::uint64_t{256} << 20;
+    std::uint64_t scaled = archive_size > (~std::uint64_t{0} / kMaxExpansionRatio) ? ~std::uint64_t{0}
+                                                                                   : archive_size * kMaxExpansionRatio;
+    return std::max(floor, scaled);
+}
+
 Result<PackageFormat> package_format(const stdfs::path& file) {
     std::string name = file.filename().string();
     if (str::ends_with(name, ".conda")) return PackageFormat::conda;
@@ -365,9 +374,20 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
     } cleanup{tmp};
 
     std::vector<std::pair<stdfs::path, unsigned>> dir_modes;  // applied last
+    std::map<std::string, EntryType> seen;
+    std::uint64_t budget = extraction_limit(stdfs::file_size(pkg, ec)), total = 0;
     auto r = visit_package(pkg, Part::all, [&](struct archive* a, const Entry& e) -> Result<bool> {
         auto rel = safe_member_path(e.path);
         if (!rel) return bad(pkg, "unsafe member: " + rel.error().message);
+        auto [it, fresh] = seen.emplace(*rel, e.type);
+        if (!fresh && !(e.type == EntryType::directory && it->second == EntryType::directory))
+            return bad(pkg, "unsafe member: '" + *rel + "' appears twice in the archive");
+        if (seen.size() > kMaxMembers)
+            return bad(pkg, "more than " + std::to_string(kMaxMembers) + " members; refusing to extract");
+        total += e.size;
+        if (total > budget)
+            return bad(pkg, "would expand to more than " + std::to_string(budget >> 20) +
+                                " MiB (limit: 100 times the archive size, at least 256 MiB); refusing to extract");
         stdfs::path dst = tmp / *rel;
         if (auto ok = make_member_parents(tmp, *rel); !ok) return bad(pkg, ok.error().message);
         switch (e.type) {

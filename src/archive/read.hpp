@@ -59,7 +59,16 @@ Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg);
 
 // Extracts the whole package into `dest`, which must not exist yet. Atomic:
 // on success `dest` appears complete, on failure it does not appear at all.
+// Refused: unsafe names (see safe_member_path), symlinks leading outside,
+// device files and fifos, a name that appears twice, more than kMaxMembers
+// members, or members adding up to more than extraction_limit() bytes (a
+// decompression bomb is refused before anything is written).
 Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest);
+
+inline constexpr std::uint64_t kMaxExpansionRatio = 100;
+inline constexpr std::size_t kMaxMembers = 1'000'000;
+// At most 100 times the archive's size, and never less than 256 MiB.
+std::uint64_t extraction_limit(std::uint64_t archive_size);
 
 // The member-name rule used by extract_package(): relative, no "..", no
 // empty name. Returns the normalized path or an error message.

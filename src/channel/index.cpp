@@ -203,6 +203,8 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
         return fail(SourceLoc{channel.string()}, "channel directory does not exist");
     IndexStats stats;
     fs::FileLock lock(lock_path(channel));
+    // What killed writers left (`package --channel`, an index): swept.
+    fs::sweep_stale_temp_files(channel);
     std::vector<std::string> subdirs{"noarch"};
     for (stdfs::directory_iterator it(channel, ec), end; !ec && it != end; it.increment(ec)) {
         std::string n = it->path().filename().string();
@@ -211,6 +213,7 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
     }
     std::sort(subdirs.begin(), subdirs.end());
     for (const auto& s : subdirs) {
+        fs::sweep_stale_temp_files(channel / s);
         if (auto r = index_locked(channel, s, stats); !r) return unexpected(r.error());
     }
     return stats;

@@ -1,6 +1,10 @@
 #include "engine/engine.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <iostream>
@@ -87,6 +91,21 @@ namespace {
 
 // conda-build's long host prefix: placeholders up to 255 characters, so that
 // binary prefix replacement works for any shorter install prefix.
+// Removes build-<pid>-* directories of builds that are no longer running.
+void sweep_work_area(const stdfs::path& area) {
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(area, ec)) {
+        auto parts = str::split(e.path().filename().string(), '-');
+        if (parts.size() != 3 || parts[0] != "build") continue;
+        char* end = nullptr;
+        long pid = std::strtol(parts[1].c_str(), &end, 10);
+        if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+        std::error_code rec;
+        stdfs::remove_all(e.path(), rec);
+    }
+}
+
 stdfs::path padded_prefix(const stdfs::path& work) {
     std::string p = (work / "host_env").string();
     while (p.size() < 255) p += "_placehold";
@@ -279,7 +298,11 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
 
     std::unique_ptr<fs::TempDir> tmp;
     if (opts.work_dir.empty()) {
-        tmp = std::make_unique<fs::TempDir>("splitforge-build");
+        // The work area lives in the output folder, so what a killed build
+        // left behind is found and swept by the next one.
+        stdfs::path area = ctx.output / ".splitforge-work";
+        sweep_work_area(area);
+        tmp = std::make_unique<fs::TempDir>("build-" + std::to_string(::getpid()), area);
         ctx.work = tmp->path();
     } else {
         ctx.work = stdfs::absolute(opts.work_dir);

@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "process/process.hpp"
+
 namespace sf::engine {
 
 namespace {
@@ -11,7 +13,10 @@ namespace {
 std::atomic<int> g_signal{0};
 struct sigaction g_old_int, g_old_term;
 
-void on_signal(int sig) { g_signal.store(sig); }
+void on_signal(int sig) {
+    g_signal.store(sig);
+    process::forward_signal(sig);  // children run in their own process groups
+}
 }  // namespace
 
 InterruptGuard::InterruptGuard() {

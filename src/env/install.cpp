@@ -62,6 +62,10 @@ Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
         return fail(rec.dist_name() + ": noarch: python packages are not supported by this installer yet",
                     "use a python-specific build of the package");
     for (const auto& e : pkg.paths.paths) {
+        auto rel = archive::safe_member_path(e.path);
+        if (!rel) return fail(rec.dist_name() + ": info/paths.json: " + rel.error().message, "the package is unsafe; do not install it");
+        if (str::starts_with(*rel, "info/")) continue;
+        if (auto ok = detail::check_package_path(rec.dist_name(), *rel); !ok) return ok;
         if (e.prefix_placeholder.empty() || e.file_mode != types::FileMode::binary) continue;
         if (prefix.size() > e.prefix_placeholder.size())
             return fail(rec.dist_name() + ": " + e.path + ": the prefix '" + prefix + "' (" +
@@ -216,6 +220,14 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     auto solution = solve(index, req);
     if (!solution) return Unexpected<Error>{solution.error()};
 
+    for (const auto& c : *solution)
+        if (auto ok = detail::check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
+
+    // Everything from here on sees the prefix alone.
+    detail::PrefixLock lock;
+    if (auto ok = lock.acquire(prefix, opts.on_progress); !ok) return Unexpected<Error>{ok.error()};
+    detail::sweep_cache(pkgs_dir);
+
     auto installed = read_installed(prefix);
     if (!installed) return Unexpected<Error>{installed.error()};
 
@@ -247,8 +259,16 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     if (auto ok = tx.begin(); !ok) return Unexpected<Error>{ok.error()};
     for (const Installed* old : to_remove) {
         progress(opts, "removing " + old->dist);
-        for (const auto& f : old->files)
-            if (auto ok = tx.remove(f); !ok) return Unexpected<Error>{ok.error()};
+        for (const auto& f : old->files) {
+            // Re-checked now: only package paths inside the prefix, never conda-meta/.
+            auto rel = archive::safe_member_path(f);
+            auto ok = rel ? detail::check_package_path(old->dist, *rel) : Result<void>(Unexpected<Error>{rel.error()});
+            if (!ok)
+                return fail(prefix_str + "/" + old->meta_file + ": lists '" + f +
+                                "', not a file a package may own; refusing to remove it",
+                            "the record is damaged; remove the package's conda-meta record by hand");
+            if (auto rm = tx.remove(*rel); !rm) return Unexpected<Error>{rm.error()};
+        }
         if (auto ok = tx.remove(old->meta_file); !ok) return Unexpected<Error>{ok.error()};
         result.removed.push_back(old->dist);
     }

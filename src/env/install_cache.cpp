@@ -2,6 +2,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+
 #include <map>
 #include <random>
 
@@ -98,39 +102,68 @@ Result<void> verify_tree(const stdfs::path& dir, const types::PathsJson& paths, 
 
 }  // namespace
 
+void sweep_cache(const stdfs::path& pkgs_dir) {
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(pkgs_dir, ec)) {
+        std::string name = e.path().filename().string();
+        std::string bare = name.substr(name.find_first_not_of('.') == std::string::npos ? 0 : name.find_first_not_of('.'));
+        if (!str::starts_with(bare, "staging-") && !str::starts_with(bare, "stale-")) continue;
+        auto parts = str::split(bare, '-');  // staging, <sha256>, <pid>, <random>[.extract-...]
+        if (parts.size() < 4) continue;
+        char* end = nullptr;
+        long pid = std::strtol(parts[2].c_str(), &end, 10);
+        if (pid <= 0 || *end != '\0') continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
+        std::error_code rec;
+        stdfs::remove_all(e.path(), rec);
+    }
+}
+
 Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
     CachedPackage out;
     out.candidate = c;
     const auto& rec = c.record;
     std::string what = c.file.string();
     std::error_code ec;
+    if (auto ok = check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
 
-    bool hit = !rec.sha256.empty() && stdfs::exists(pkgs_dir / rec.sha256 / "info/index.json", ec);
-    if (hit) {
-        out.sha256 = rec.sha256;
-        out.md5 = rec.md5;
-        out.size = rec.size.value_or(0);
-    } else {
-        if (!stdfs::is_regular_file(c.file, ec))
-            return fail(what + ": package file not found" +
-                        (c.origin == Origin::channel ? " (listed in the channel's repodata.json)" : ""));
-        auto d = hash::file_digests(c.file);
-        if (!d) return Unexpected<Error>{d.error()};
-        if (!rec.sha256.empty() && d->sha256 != rec.sha256)
-            return fail(what + ": sha256 mismatch: repodata.json says " + rec.sha256 + ", the file has " + d->sha256,
-                        "the channel index is stale or the file is corrupt; re-run `splitforge index`");
-        if (rec.size && *rec.size != d->size)
-            return fail(what + ": size mismatch: repodata.json says " + std::to_string(*rec.size) +
-                        " bytes, the file has " + std::to_string(d->size));
-        if (!rec.md5.empty() && d->md5 != rec.md5)
-            return fail(what + ": md5 mismatch: repodata.json says " + rec.md5 + ", the file has " + d->md5);
-        out.sha256 = d->sha256;
-        out.md5 = d->md5;
-        out.size = d->size;
-    }
+    // The archive is always checked against the repodata; the cache is keyed
+    // by the hash we computed, never by one we were told.
+    if (!stdfs::is_regular_file(c.file, ec))
+        return fail(what + ": package file not found" +
+                    (c.origin == Origin::channel ? " (listed in the channel's repodata.json)" : ""));
+    auto d = hash::file_digests(c.file);
+    if (!d) return Unexpected<Error>{d.error()};
+    if (!rec.sha256.empty() && d->sha256 != rec.sha256)
+        return fail(what + ": sha256 mismatch: repodata.json says " + rec.sha256 + ", the file has " + d->sha256,
+                    "the channel index is stale or the file is corrupt; re-run `splitforge index`");
+    if (rec.size && *rec.size != d->size)
+        return fail(what + ": size mismatch: repodata.json says " + std::to_string(*rec.size) +
+                    " bytes, the file has " + std::to_string(d->size));
+    if (!rec.md5.empty() && d->md5 != rec.md5)
+        return fail(what + ": md5 mismatch: repodata.json says " + rec.md5 + ", the file has " + d->md5);
+    out.sha256 = d->sha256;
+    out.md5 = d->md5;
+    out.size = d->size;
     out.dir = pkgs_dir / out.sha256;
 
-    if (!stdfs::exists(out.dir / "info/index.json", ec)) {
+    // A cache entry must be a real directory whose files still match its
+    // paths.json (a hardlinked file edited in some prefix changes it too);
+    // otherwise it is replaced by a fresh extraction.
+    struct stat st{};
+    if (::lstat(out.dir.c_str(), &st) == 0) {
+        bool good = S_ISDIR(st.st_mode);
+        if (good) {
+            auto paths = read_paths(out.dir, what);
+            good = paths && verify_tree(out.dir, *paths, what);
+        }
+        if (!good) {
+            stdfs::path stale = pkgs_dir / (".stale-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix());
+            if (::rename(out.dir.c_str(), stale.c_str()) == 0) stdfs::remove_all(stale, ec);
+        }
+    }
+
+    if (::lstat(out.dir.c_str(), &st) != 0) {
         stdfs::create_directories(pkgs_dir, ec);
         if (ec) return fail(pkgs_dir.string() + ": cannot create the package cache: " + ec.message());
         stdfs::path staging = pkgs_dir / (".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix());
@@ -144,7 +177,7 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
         }
         // Another process may have put the same package there meanwhile: fine.
         if (::rename(staging.c_str(), out.dir.c_str()) != 0) stdfs::remove_all(staging, ec);
-        if (!stdfs::exists(out.dir / "info/index.json", ec))
+        if (::lstat(out.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
             return fail(out.dir.string() + ": cannot move the extracted package into the cache");
     }
     // The file must be the package the channel says it is (depends may differ:

@@ -2,6 +2,7 @@
 // Pieces of the installer (install.cpp): the package cache and the prefix
 // transaction. Internal to src/env/.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,43 @@ struct CachedPackage {
 // one), then extracts it into <pkgs_dir>/<sha256> unless already there.
 Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir);
 
+// Where `rel` lands inside `prefix`, resolved component by component with
+// lstat(): a symlink already in the prefix is followed only while it stays
+// inside (also the last component when `follow_last`). Returns the path
+// relative to the prefix with no symlink left in it (but the last, when not
+// followed), or an error when it would lead outside.
+Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last);
+
+// A path a package may not install: conda-meta/, names the installer
+// reserves (.splitforge*), control characters. `rel` is a safe_member_path().
+Result<void> check_package_path(const std::string& dist, const std::string& rel);
+
+// A candidate's sha256/md5 are hex of the right length (or empty), and a
+// channel candidate's file name is a plain name, before any of them is used.
+Result<void> check_candidate(const Candidate& c);
+bool is_lower_hex(const std::string& s, std::size_t len);
+
+// Exclusive lock on a prefix for one install (flock on the directory itself,
+// created if missing). Waits for another holder, telling `waiting` once. A
+// prefix it created and that is still empty is removed on release.
+class PrefixLock {
+public:
+    PrefixLock() = default;
+    ~PrefixLock();
+    PrefixLock(const PrefixLock&) = delete;
+    PrefixLock& operator=(const PrefixLock&) = delete;
+    Result<void> acquire(const stdfs::path& prefix, const std::function<void(const std::string&)>& waiting);
+
+private:
+    stdfs::path prefix_;
+    int fd_ = -1;
+    bool created_ = false;
+};
+
+// Removes leftovers of killed installs in the package cache (.staging-* and
+// .stale-* of processes that are gone).
+void sweep_cache(const stdfs::path& pkgs_dir);
+
 // Changes to a prefix that can be undone. Files that get replaced or removed
 // are moved into a trash directory inside the prefix (same file system) and
 // moved back by rollback(). The destructor rolls back unless commit() ran.
@@ -38,7 +76,7 @@ public:
 
     Result<void> begin();                                  // creates the prefix if needed
     Result<void> make_dirs(const std::string& rel);        // rel and its parents
-    Result<void> remove(const std::string& rel);           // moves an existing file aside
+    Result<void> remove(const std::string& rel);           // moves an existing file aside (not a directory)
     enum class Linked { hardlink, copy };
     Result<Linked> link(const stdfs::path& src, const std::string& rel, LinkMode mode);
     Result<void> write(const std::string& rel, const std::string& data, unsigned mode);
@@ -47,7 +85,10 @@ public:
     void rollback();
 
 private:
-    Result<void> prepare(const std::string& rel);  // parents + move aside what is there
+    // Resolves rel's parent inside the prefix, creates it, moves aside what is
+    // at rel; returns the resolved path (relative to the prefix).
+    Result<std::string> prepare(const std::string& rel);
+    Result<void> make_resolved_dirs(const std::string& resolved, const std::string& rel);
     stdfs::path prefix_, trash_;
     bool created_prefix_ = false, done_ = false;
     std::vector<stdfs::path> created_files_, created_dirs_;

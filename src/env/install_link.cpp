@@ -38,7 +38,6 @@ Result<void> Transaction::begin() {
         if (!S_ISDIR(st.st_mode)) return fail(prefix_.string() + ": exists and is not a directory");
         return {};
     }
-    // Create missing parents too; only the prefix itself is undone on failure.
     std::error_code ec;
     stdfs::create_directories(prefix_.parent_path(), ec);
     if (::mkdir(prefix_.c_str(), 0755) != 0) return fail(prefix_.string() + ": cannot create: " + sys_err());
@@ -46,13 +45,13 @@ Result<void> Transaction::begin() {
     return {};
 }
 
-Result<void> Transaction::make_dirs(const std::string& rel) {
+Result<void> Transaction::make_resolved_dirs(const std::string& resolved, const std::string& rel) {
     stdfs::path cur = prefix_;
-    for (const auto& part : str::split(rel, '/')) {
+    for (const auto& part : str::split(resolved, '/')) {
         if (part.empty()) continue;
         cur /= part;
         struct stat st{};
-        if (::stat(cur.c_str(), &st) == 0) {  // follows symlinks: lib64 -> lib is fine
+        if (lexists(cur, &st)) {
             if (!S_ISDIR(st.st_mode))
                 return fail(prefix_.string() + ": cannot create directory '" + rel + "': '" +
                             cur.lexically_relative(prefix_).string() + "' is a file");
@@ -65,8 +64,18 @@ Result<void> Transaction::make_dirs(const std::string& rel) {
     return {};
 }
 
+Result<void> Transaction::make_dirs(const std::string& rel) {
+    // Symlinked directories inside the prefix (lib64 -> lib) are followed.
+    auto resolved = resolve_in_prefix(prefix_, rel, true);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    return make_resolved_dirs(*resolved, rel);
+}
+
 Result<void> Transaction::remove(const std::string& rel) {
-    stdfs::path p = prefix_ / rel;
+    auto resolved = resolve_in_prefix(prefix_, rel, false);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    if (resolved->empty()) return {};
+    stdfs::path p = prefix_ / *resolved;
     struct stat st{};
     if (!lexists(p, &st) || S_ISDIR(st.st_mode)) return {};
     if (trash_.empty()) {
@@ -85,21 +94,25 @@ Result<void> Transaction::remove(const std::string& rel) {
     return {};
 }
 
-Result<void> Transaction::prepare(const std::string& rel) {
-    auto slash = rel.rfind('/');
-    if (slash != std::string::npos) {
-        if (auto ok = make_dirs(rel.substr(0, slash)); !ok) return ok;
-    }
+Result<std::string> Transaction::prepare(const std::string& rel) {
+    auto resolved = resolve_in_prefix(prefix_, rel, false);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    if (resolved->empty()) return fail(prefix_.string() + ": cannot install '" + rel + "': it is the prefix itself");
+    auto slash = resolved->rfind('/');
+    if (slash != std::string::npos)
+        if (auto ok = make_resolved_dirs(resolved->substr(0, slash), rel); !ok) return Unexpected<Error>{ok.error()};
     struct stat st{};
-    stdfs::path p = prefix_ / rel;
+    stdfs::path p = prefix_ / *resolved;
     if (lexists(p, &st) && S_ISDIR(st.st_mode))
         return fail(prefix_.string() + ": cannot install '" + rel + "': a directory is in the way");
-    return remove(rel);
+    if (auto ok = remove(*resolved); !ok) return Unexpected<Error>{ok.error()};
+    return resolved;
 }
 
 Result<Transaction::Linked> Transaction::link(const stdfs::path& src, const std::string& rel, LinkMode mode) {
-    if (auto ok = prepare(rel); !ok) return Unexpected<Error>{ok.error()};
-    stdfs::path dst = prefix_ / rel;
+    auto resolved = prepare(rel);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    stdfs::path dst = prefix_ / *resolved;
     if (mode == LinkMode::hardlink_or_copy && ::link(src.c_str(), dst.c_str()) == 0) {
         created_files_.push_back(dst);
         return Linked::hardlink;
@@ -114,9 +127,10 @@ Result<Transaction::Linked> Transaction::link(const stdfs::path& src, const std:
 }
 
 Result<void> Transaction::write(const std::string& rel, const std::string& data, unsigned mode) {
-    if (auto ok = prepare(rel); !ok) return ok;
-    stdfs::path dst = prefix_ / rel;
-    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    auto resolved = prepare(rel);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    stdfs::path dst = prefix_ / *resolved;
+    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return fail(prefix_.string() + ": cannot create '" + rel + "': " + sys_err());
     created_files_.push_back(dst);
     size_t off = 0;
@@ -136,8 +150,19 @@ Result<void> Transaction::write(const std::string& rel, const std::string& data,
 }
 
 Result<void> Transaction::symlink(const std::string& target, const std::string& rel) {
-    if (auto ok = prepare(rel); !ok) return ok;
-    stdfs::path dst = prefix_ / rel;
+    // Judged by where it lands after the links already in the prefix.
+    auto slash = rel.rfind('/');
+    std::string from_dir = slash == std::string::npos ? std::string{} : rel.substr(0, slash);
+    std::string probe = from_dir.empty() ? target : from_dir + "/" + target;
+    if (!target.empty() && target.front() == '/')
+        probe = str::starts_with(target, prefix_.string() + "/") ? target.substr(prefix_.string().size() + 1) : "..";
+    if (target.empty() || !resolve_in_prefix(prefix_, probe, true))
+        return fail(prefix_.string() + ": symlink '" + rel + "' -> '" + target +
+                        "' would point outside the prefix (through the links already there)",
+                    "the package is unsafe; do not install it");
+    auto resolved = prepare(rel);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    stdfs::path dst = prefix_ / *resolved;
     if (::symlink(target.c_str(), dst.c_str()) != 0)
         return fail(prefix_.string() + ": cannot create symlink '" + rel + "': " + sys_err());
     created_files_.push_back(dst);
@@ -164,7 +189,7 @@ void Transaction::rollback() {
     std::error_code ec;
     if (!trash_.empty()) stdfs::remove_all(trash_, ec);
     for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
-    if (created_prefix_) stdfs::remove_all(prefix_, ec);
+    if (created_prefix_) ::rmdir(prefix_.c_str());
 }
 
 }  // namespace sf::env::detail

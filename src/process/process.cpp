@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -46,6 +49,54 @@ Env minimal_env() {
         if (it != all.end()) env.insert(*it);
     }
     return env;
+}
+
+namespace {
+
+// Process groups of the children running now, for forward_signal().
+std::array<std::atomic<pid_t>, 64> g_groups{};
+
+void register_group(pid_t pg) {
+    for (auto& slot : g_groups) {
+        pid_t expected = 0;
+        if (slot.compare_exchange_strong(expected, pg)) return;
+    }
+}
+void unregister_group(pid_t pg) {
+    for (auto& slot : g_groups) {
+        pid_t expected = pg;
+        if (slot.compare_exchange_strong(expected, 0)) return;
+    }
+}
+
+// Each child leads its own process group, and before exec forks a watchdog
+// that blocks on a pipe only we hold the write end of: when we exit or are
+// killed (kill -9 included) it reads EOF and kills the whole group, so no
+// grandchild of a build script survives us. We close the pipe after the
+// child is reaped, which also ends what the child left running.
+struct GroupWatchdog : bp::extend::handler {
+    int rd = -1;
+    template <class Executor>
+    void on_exec_setup(Executor&) const {
+        ::setpgid(0, 0);
+        if (rd < 0) return;
+        pid_t w = ::fork();
+        if (w != 0) return;  // the child (or a failed fork): go on to exec
+        for (int fd = 0; fd < 4096; ++fd)
+            if (fd != rd) ::close(fd);
+        char c;
+        while (::read(rd, &c, 1) < 0 && errno == EINTR) {
+        }
+        ::kill(-::getpgrp(), SIGKILL);
+        ::_exit(0);
+    }
+};
+
+}  // namespace
+
+void forward_signal(int sig) {
+    for (auto& slot : g_groups)
+        if (pid_t pg = slot.load(); pg > 0) ::kill(-pg, sig);
 }
 
 static bool is_executable_file(const stdfs::path& p) {
@@ -204,20 +255,31 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     // parent after the spawn); we keep the parent-side ends.
     bp::pipe in_p(in->read, -1), out_p(-1, out->write), err_p(-1, err.write);
     int in_w = in->write, out_r = out->read, err_r = err.read;
+    int wd[2] = {-1, -1};
+    if (::pipe2(wd, O_CLOEXEC) != 0) wd[0] = wd[1] = -1;
+    GroupWatchdog watchdog;
+    watchdog.rd = wd[0];
     bp::child child;
     try {
         if (merge == Merge::yes) {
             child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
-                              bp::std_in < in_p, (bp::std_out & bp::std_err) > out_p);
+                              bp::std_in < in_p, (bp::std_out & bp::std_err) > out_p, watchdog);
         } else {
             child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
-                              bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p);
+                              bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p, watchdog);
         }
     } catch (const std::exception& e) {
+        close_fd(wd[0]), close_fd(wd[1]);
         close_fd(in_w), close_fd(out_r), close_fd(err_r);
         return fail("cannot run '" + cmd.argv[0] + "': " + e.what(),
                     cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
     }
+
+    close_fd(wd[0]);
+    // The group exists once the child ran setpgid; doing it here too closes
+    // the race with an early forward_signal().
+    ::setpgid(child.id(), child.id());
+    register_group(child.id());
 
     // Feed stdin (non-blocking, so a child that does not read cannot stall us)
     // while draining its output.
@@ -259,6 +321,8 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
 
     std::error_code ec;
     child.wait(ec);
+    unregister_group(child.id());
+    close_fd(wd[1]);  // the watchdog ends what the child left behind
     if (ec) return fail("waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
     return decode_status(child.native_exit_code());
 }

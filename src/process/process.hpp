@@ -53,6 +53,12 @@ Result<Outcome> capture(const Command& cmd);
 Result<Outcome> stream(const Command& cmd,
                        const std::function<void(const std::string&)>& on_line = {});
 
+// Every child runs in its own process group, which is killed when splitforge
+// exits or dies (a watchdog process per child waits for that). Sends `sig` to
+// the groups of the children running now: for a SIGINT/SIGTERM handler, as
+// the terminal's Ctrl-C reaches only our own group. Async-signal-safe.
+void forward_signal(int sig);
+
 // Applies masks to one line (exposed for tests).
 std::string apply_masks(std::string line, const std::vector<Mask>& masks);
 

@@ -14,31 +14,64 @@ int map_line(int line0, const std::vector<int>& line_map) {
     return line_map.back() + line0 - static_cast<int>(line_map.size()) + 1;
 }
 
-Result<void> check_duplicates(const YAML::Node& node, const std::string& file,
-                              const std::vector<int>& line_map, Diagnostics* diag) {
+// Bounds on what a YAML document may expand to through aliases: a recursive
+// alias (`&e {a: *e}`) would never end, an alias bomb would take gigabytes.
+constexpr std::size_t kMaxYamlNodes = 200'000;
+constexpr std::size_t kMaxYamlDepth = 200;
+
+struct Walk {
+    const std::string& file;
+    const std::vector<int>& line_map;
+    Diagnostics* diag;
+    bool aliases;                 // the text has anchors: look for cycles
+    std::size_t nodes = 0;
+    std::vector<std::size_t> open;  // positions of the collections being walked
+};
+
+Result<void> check_tree(const YAML::Node& node, Walk& w) {
+    if (++w.nodes > kMaxYamlNodes) {
+        return fail(SourceLoc{w.file}, "YAML expands to more than " + std::to_string(kMaxYamlNodes) +
+                                           " nodes (through aliases?)",
+                    "use fewer or smaller aliases");
+    }
+    if (!node.IsMap() && !node.IsSequence()) return {};
+    auto mark = node.Mark();
+    auto pos = static_cast<std::size_t>(mark.pos);
+    if (w.open.size() >= kMaxYamlDepth)
+        return fail(SourceLoc{w.file, map_line(mark.line, w.line_map), mark.column + 1},
+                    "YAML nested more than " + std::to_string(kMaxYamlDepth) + " levels deep", "flatten the structure");
+    if (w.aliases)
+        for (std::size_t p : w.open)
+            if (p == pos)
+                return fail(SourceLoc{w.file, map_line(mark.line, w.line_map), mark.column + 1},
+                            "recursive YAML alias: this node contains itself", "an alias may not refer to its own anchor's node");
+    w.open.push_back(pos);
     if (node.IsMap()) {
         std::map<std::string, int> seen;
         for (auto it = node.begin(); it != node.end(); ++it) {
             YAML::Node key = it->first;
             std::string k = key.IsScalar() ? key.Scalar() : std::string("<complex key>");
-            int line = map_line(key.Mark().line, line_map);
-            auto [pos, inserted] = seen.emplace(k, line);
+            int line = map_line(key.Mark().line, w.line_map);
+            auto [at, inserted] = seen.emplace(k, line);
             if (!inserted) {
-                Error e{SourceLoc{file, line, key.Mark().column + 1},
-                        "duplicate key '" + k + "' (first defined on line " + std::to_string(pos->second) + ")",
+                Error e{SourceLoc{w.file, line, key.Mark().column + 1},
+                        "duplicate key '" + k + "' (first defined on line " + std::to_string(at->second) + ")",
                         "remove one, or give each a selector that excludes the other"};
-                if (!diag || diag->strict()) return unexpected(std::move(e));
+                if (!w.diag || w.diag->strict()) return unexpected(std::move(e));
                 e.message += ": the last one wins, as in conda-build";
                 e.hint = "--strict makes this an error";
-                diag->warn(e, e.loc.str());
-                pos->second = line;
+                w.diag->warn(e, e.loc.str());
+                at->second = line;
             }
-            if (auto r = check_duplicates(it->second, file, line_map, diag); !r) return r;
+            if (!key.IsScalar())
+                if (auto r = check_tree(key, w); !r) return r;
+            if (auto r = check_tree(it->second, w); !r) return r;
         }
-    } else if (node.IsSequence()) {
+    } else {
         for (const auto& child : node)
-            if (auto r = check_duplicates(child, file, line_map, diag); !r) return r;
+            if (auto r = check_tree(child, w); !r) return r;
     }
+    w.open.pop_back();
     return {};
 }
 
@@ -95,7 +128,7 @@ Result<RawRecipe> RawRecipe::load(const std::filesystem::path& dir) {
     if (!std::filesystem::exists(meta, ec))
         return fail(SourceLoc{meta.string()}, "no meta.yaml in recipe directory",
                     "splitforge reads conda-build style recipes (meta.yaml)");
-    auto text = fs::read_file(meta);
+    auto text = fs::read_input_file(meta);
     if (!text) return unexpected(text.error());
     auto raw = from_text(std::move(*text), meta.lexically_normal().string());
     if (!raw) return raw;
@@ -132,7 +165,8 @@ Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file,
         return fail(SourceLoc{file, line, col}, "YAML error: " + e.msg,
                     "check indentation and quoting; Jinja has already been applied to this text");
     }
-    if (auto r = check_duplicates(node, file, line_map, diag); !r) return unexpected(r.error());
+    Walk w{file, line_map, diag, text.find('&') != std::string::npos, 0, {}};
+    if (auto r = check_tree(node, w); !r) return unexpected(r.error());
     return node;
 }
 

@@ -8,6 +8,7 @@
 #include "render/hash.hpp"
 #include "render/meta.hpp"
 #include "render/pins.hpp"
+#include "render/validate.hpp"
 #include "render/yaml_memo.hpp"
 #include "types/pin.hpp"
 #include "types/version.hpp"
@@ -193,6 +194,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     std::string key = "#" + std::to_string(id->second);
     auto meta = render_meta(*sel, key, v, pass->ns);
     if (!meta) return unexpected(meta.error());
+    if (auto ok = check_shape(*meta, raw_.meta_file, diag_); !ok) return unexpected(ok.error());
     pass->vt.raw = &raw_;
     pass->vt.subdir = sel_.platform.name();
     pass->vt.meta = std::move(*meta);
@@ -474,6 +476,8 @@ Result<RenderedRecipe> Renderer::run() {
             }
         }
     }
+    for (const auto& o : outs)
+        if (auto ok = check_output(o, raw_.meta_file); !ok) return unexpected(ok.error());
     order_outputs(outs);
     resolve_pins(outs);
     rr.outputs = std::move(outs);

@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <atomic>
 #include <cerrno>
@@ -20,6 +23,47 @@ Result<std::string> read_file(const stdfs::path& p) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT) return fail(SourceLoc{p.string()}, "cannot read file", "check that it exists and is readable");
+        return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
+    }
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail(SourceLoc{p.string()}, "not a regular file", "recipes and configs must be plain files");
+    }
+    auto too_big = [&] {
+        return fail(SourceLoc{p.string()}, "file is larger than " + std::to_string(max_bytes >> 20) + " MiB",
+                    "recipes and configs are limited to " + std::to_string(max_bytes >> 20) + " MiB");
+    };
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        ::close(fd);
+        return too_big();
+    }
+    std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
+    char buf[1 << 16];
+    while (true) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            ::close(fd);
+            return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(e));
+        }
+        if (n == 0) break;
+        out.append(buf, static_cast<size_t>(n));
+        if (out.size() > max_bytes) {  // grew while we read
+            ::close(fd);
+            return too_big();
+        }
+    }
+    ::close(fd);
+    return out;
 }
 
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
@@ -50,6 +94,30 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
         return fail(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
     }
     return {};
+}
+
+bool process_alive(long pid) {
+    if (pid <= 0) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+}
+
+std::size_t sweep_stale_temp_files(const stdfs::path& dir) {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        auto at = name.rfind(".tmp-");
+        if (at == std::string::npos) continue;
+        std::string tail = name.substr(at + 5);  // <pid>-<n>
+        auto dash = tail.find('-');
+        if (dash == std::string::npos || dash == 0 || dash + 1 >= tail.size()) continue;
+        if (tail.find_first_not_of("0123456789-") != std::string::npos) continue;
+        long pid = std::strtol(tail.substr(0, dash).c_str(), nullptr, 10);
+        if (pid == ::getpid() || process_alive(pid)) continue;
+        if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+        if (::unlink(it->path().c_str()) == 0) ++n;
+    }
+    return n;
 }
 
 TempDir::TempDir(std::string_view prefix, const stdfs::path& parent) {

@@ -15,9 +15,23 @@ namespace stdfs = std::filesystem;
 
 Result<std::string> read_file(const stdfs::path& p);
 
+// For inputs a user points us at (recipes, variant configs): only a regular
+// file (a FIFO or a link to /dev/zero is refused without blocking) of at most
+// `max_bytes`.
+inline constexpr std::uint64_t kMaxInputFile = 10u << 20;  // 10 MiB
+Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes = kMaxInputFile);
+
 // Writes to "<p>.tmp-<pid>-<n>" in the same directory, fsyncs, then renames
 // over p. Readers see the old file or the new one, never half of one.
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data);
+
+// Removes files named "*.tmp-<pid>-<n>" (write_file_atomic's and the archive
+// writer's temp files) directly in `dir` whose process is gone: what a killed
+// writer left. Returns how many went.
+std::size_t sweep_stale_temp_files(const stdfs::path& dir);
+
+// Is process `pid` still running (as far as kill(pid, 0) can tell)?
+bool process_alive(long pid);
 
 // A unique directory under the system temp dir (or `parent`), removed on
 // destruction unless release() was called.

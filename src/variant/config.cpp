@@ -1,4 +1,5 @@
 #include "variant/config.hpp"
+#include "variant/limits.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -112,7 +113,7 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const types:
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
-    auto text = fs::read_file(p);
+    auto text = fs::read_input_file(p);
     if (!text) return unexpected(text.error());
     return read_config_text(*text, file, platform, build_platform, diag, {}, keep);
 }
@@ -220,12 +221,18 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
                     if (auto r = add_group(g); !r) return unexpected(r.error());
                 }
             }
+        } else if (key == "pin_run_as_build" && !v.IsMap()) {
+            return fail(SourceLoc{file, line}, "pin_run_as_build must be a mapping of package names to {min_pin, max_pin}",
+                        "write e.g. 'pin_run_as_build:' then 'python: {min_pin: x.x, max_pin: x.x}'");
         } else if (v.IsMap()) {
             if (key != "pin_run_as_build")
                 return fail(SourceLoc{file, line}, "mapping values are only supported for pin_run_as_build",
                             "give '" + key + "' a list of values");
             for (auto p2 = v.begin(); p2 != v.end(); ++p2) {
                 YAML::Node pin = p2->second;
+                if (!pin.IsMap() || !p2->first.IsScalar())
+                    return fail(SourceLoc{file, line_of(pin)}, "pin_run_as_build: each entry must map a package name to {min_pin, max_pin}",
+                                "write e.g. 'python: {min_pin: x.x, max_pin: x.x}'");
                 std::string mn = pin["min_pin"] ? pin["min_pin"].Scalar() : "";
                 std::string mx = pin["max_pin"] ? pin["max_pin"].Scalar() : "";
                 values.push_back(p2->first.Scalar() + kGroupSep + mn + kGroupSep + mx);
@@ -425,7 +432,10 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
         sources.push_back(std::move(cli));
     }
-    return combine(std::move(sources));
+    auto combined = combine(std::move(sources));
+    if (combined)
+        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
+    return combined;
 }
 
 namespace {

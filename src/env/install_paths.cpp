@@ -1,0 +1,157 @@
+// Where a path inside a prefix really lands, and which paths and records a
+// package may bring at all. Every write, link and removal in the prefix goes
+// through resolve_in_prefix(), so no chain of symlinks (from one package or
+// several) can lead outside it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+
+#include "env/install_detail.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env::detail {
+namespace {
+
+constexpr int kMaxLinkHops = 40;  // as Linux's MAXSYMLINKS
+
+// For messages: control characters as \xNN.
+std::string printable(const std::string& s) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (unsigned char ch : s) {
+        if (ch < 0x20 || ch == 0x7f) out += std::string("\\x") + hex[ch >> 4] + hex[ch & 15];
+        else out += static_cast<char>(ch);
+    }
+    return out;
+}
+
+std::string join_parts(const std::vector<std::string>& parts) { return str::join(parts, "/"); }
+
+void push_front_parts(std::deque<std::string>& todo, const std::string& path) {
+    auto parts = str::split(path, '/');
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_front(*it);
+}
+
+bool only_dots_left(const std::deque<std::string>& todo) {
+    for (const auto& p : todo)
+        if (!p.empty() && p != ".") return false;
+    return true;
+}
+
+}  // namespace
+
+Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last) {
+    std::string prefix_s = prefix.string();
+    std::error_code ec;
+    std::string real_prefix = stdfs::weakly_canonical(prefix, ec).string();
+    auto escapes = [&](const std::string& why) {
+        return fail(prefix_s + ": '" + rel + "' leads outside the prefix (" + why + ")",
+                    "the package is unsafe; do not install it");
+    };
+    std::vector<std::string> done;  // resolved components: real directories (or not yet existing)
+    std::deque<std::string> todo;
+    push_front_parts(todo, rel);
+    int hops = 0;
+    bool missing = false;  // once a component does not exist, nothing below it can be a link
+    while (!todo.empty()) {
+        std::string part = std::move(todo.front());
+        todo.pop_front();
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            if (done.empty()) return escapes("'..' above the prefix");
+            done.pop_back();
+            continue;
+        }
+        done.push_back(part);
+        if (missing) continue;
+        bool last = only_dots_left(todo);
+        std::string cur = prefix_s + "/" + join_parts(done);
+        struct stat st{};
+        if (::lstat(cur.c_str(), &st) != 0) {
+            missing = true;
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode)) {
+            if (!last && !S_ISDIR(st.st_mode))
+                return fail(prefix_s + ": '" + rel + "': '" + join_parts(done) + "' is a file, not a directory");
+            continue;
+        }
+        if (last && !follow_last) continue;
+        if (++hops > kMaxLinkHops) return escapes("too many levels of symbolic links");
+        std::error_code rec;
+        std::string target = stdfs::read_symlink(cur, rec).string();
+        if (rec) return fail(prefix_s + ": cannot read symlink '" + join_parts(done) + "': " + rec.message());
+        done.pop_back();
+        if (!target.empty() && target.front() == '/') {
+            std::string inside;
+            for (const std::string& root : {prefix_s, real_prefix}) {
+                if (target == root) inside = "/";
+                else if (str::starts_with(target, root + "/")) inside = target.substr(root.size());
+                if (!inside.empty()) break;
+            }
+            if (inside.empty()) return escapes("symlink '" + join_parts(done) + "' points to '" + target + "'");
+            done.clear();
+            target = inside.substr(1);
+        }
+        push_front_parts(todo, target);
+    }
+    return join_parts(done);
+}
+
+Result<void> check_package_path(const std::string& dist, const std::string& rel) {
+    std::string first = rel.substr(0, rel.find('/'));
+    if (first == "conda-meta")
+        return fail(dist + ": ships '" + rel + "': packages may not write conda-meta/",
+                    "the package is unsafe; do not install it");
+    if (str::starts_with(first, ".splitforge"))
+        return fail(dist + ": ships '" + rel + "': a name the installer reserves for itself",
+                    "the package is unsafe; do not install it");
+    for (unsigned char ch : rel)
+        if (ch < 0x20 || ch == 0x7f)
+            return fail(dist + ": ships a path with a control character: '" + printable(rel) + "'",
+                        "the package is unsafe; do not install it");
+    return {};
+}
+
+bool is_lower_hex(const std::string& s, std::size_t len) {
+    if (s.size() != len) return false;
+    for (char ch : s)
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+    return true;
+}
+
+Result<void> check_candidate(const Candidate& c) {
+    const auto& rec = c.record;
+    std::string what = c.origin == Origin::channel ? "repodata.json entry '" + rec.fn + "'" : c.file.string();
+    if (!rec.sha256.empty() && !is_lower_hex(rec.sha256, 64))
+        return fail(what + ": sha256 '" + printable(rec.sha256) + "' is not 64 lowercase hex digits",
+                    "the channel index is damaged; re-run `splitforge index`");
+    if (!rec.md5.empty() && !is_lower_hex(rec.md5, 32))
+        return fail(what + ": md5 '" + printable(rec.md5) + "' is not 32 lowercase hex digits",
+                    "the channel index is damaged; re-run `splitforge index`");
+    const std::string version = rec.version.str();
+    const std::pair<const char*, const std::string*> fields[] = {
+        {"name", &rec.name}, {"version", &version}, {"build", &rec.build}};
+    for (const auto& [field, value] : fields) {
+        bool ok = !value->empty() && *value != "." && *value != "..";
+        for (unsigned char ch : *value)
+            if (ch <= 0x20 || ch == 0x7f || ch == '/' || ch == '\\' || (ch == '-' && *field != 'n')) ok = false;
+        if (!ok)
+            return fail(what + ": " + field + " '" + printable(*value) + "' is not a valid conda " + field,
+                        "the channel index is damaged; re-run `splitforge index`");
+    }
+    if (c.origin == Origin::channel) {
+        const std::string& fn = rec.fn;
+        bool plain = !fn.empty() && fn != "." && fn != ".." && fn.find('/') == std::string::npos &&
+                     fn.find('\\') == std::string::npos && fn.find('\0') == std::string::npos;
+        if (!plain || c.file.filename().string() != fn)
+            return fail("repodata.json key '" + printable(fn) + "' is not a plain file name",
+                        "the channel index is damaged; re-run `splitforge index`");
+    }
+    return {};
+}
+
+}  // namespace sf::env::detail

@@ -1,0 +1,173 @@
+#include "render/validate.hpp"
+
+#include <cctype>
+#include <set>
+
+#include "util/strings.hpp"
+
+namespace sf::render {
+namespace {
+
+// conda-build's check_bad_chrs, plus control characters and "..".
+bool chars_ok(const std::string& s, const char* also_bad) {
+    if (s.empty() || s.find("..") != std::string::npos) return false;
+    std::string_view bad = "=@#$%^&*:;\"'\\|<>?/ ";
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f || bad.find(c) != std::string_view::npos ||
+            std::string_view(also_bad).find(c) != std::string_view::npos)
+            return false;
+    }
+    return true;
+}
+
+std::string shown(const Meta& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+Unexpected<Error> bad(const std::string& file, const std::string& what, const std::string& hint) {
+    return fail(SourceLoc{file}, what, hint);
+}
+
+// A requirements section: a mapping of lists of strings.
+Result<void> check_requirements(const Meta& reqs, const std::string& where, const std::string& file, bool list_ok) {
+    if (reqs.is_null()) return {};
+    if (reqs.is_array() && list_ok) return check_requirements(Meta{{"run", reqs}}, where, file, false);
+    if (!reqs.is_object())
+        return bad(file, where + "requirements must be a mapping of build/host/run lists, not " + shown(reqs),
+                   "write e.g. 'requirements:' then 'run:' then '- zlib'");
+    for (const auto& [env, list] : reqs.items()) {
+        if (!list.is_array() && !list.is_object()) continue;  // a scalar: ensure_list makes it one spec
+        if (!list.is_array())
+            return bad(file, where + "requirements/" + env + " must be a list, not " + shown(list), "write one '- spec' per line");
+        for (const auto& item : list)
+            if (item.is_array() || item.is_object())
+                return bad(file, where + "requirements/" + env + ": '" + shown(item) + "' is not a package spec",
+                           "write one '- spec' per line");
+    }
+    return {};
+}
+
+Result<void> check_build_number(const Meta& build, const std::string& where, const std::string& file) {
+    if (!build.is_object() || !build.contains("number")) return {};
+    const Meta& n = build["number"];
+    if (n.is_null()) return {};
+    std::string s = n.is_string() ? std::string(str::trim(n.get<std::string>())) : n.dump();
+    bool digits = !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
+        return bad(file, where + "build/number must be a non-negative integer below 10^9, not '" + s + "'",
+                   "write e.g. 'number: 0'");
+    return {};
+}
+
+bool is_hex(const std::string& s, std::size_t len) {
+    if (s.size() != len) return false;
+    for (char c : s)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+// A path the source stage will write to: relative, no "..".
+bool inside(const std::string& p) {
+    if (p.empty() || p.front() == '/' || p.find('\\') != std::string::npos) return false;
+    for (const auto& part : str::split(p, '/'))
+        if (part == "..") return false;
+    return true;
+}
+
+Result<void> check_sources(const Meta& src, const std::string& where, const std::string& file) {
+    if (src.is_null()) return {};
+    Meta list = src.is_array() ? src : Meta::array({src});
+    for (const auto& s : list) {
+        if (s.is_null()) continue;
+        if (!s.is_object())
+            return bad(file, where + "source: '" + shown(s) + "' is not a source (a mapping with url, path or git_url)",
+                       "write e.g. 'source:' then 'url: ...' and 'sha256: ...'");
+        for (auto [key, len] : {std::pair<const char*, std::size_t>{"sha256", 64}, {"md5", 32}, {"sha1", 40}}) {
+            if (!s.contains(key) || s[key].is_null()) continue;
+            std::string v = shown(s[key]);
+            if (!v.empty() && !is_hex(v, len))
+                return bad(file, where + "source: " + key + " '" + v + "' is not " + std::to_string(len) + " hex digits",
+                           "copy the checksum of the file you trust");
+        }
+        for (const char* key : {"folder", "fn"}) {
+            if (!s.contains(key) || s[key].is_null()) continue;
+            std::string v = shown(s[key]);
+            bool ok = std::string(key) == "fn" ? !v.empty() && v.find('/') == std::string::npos && v != ".." && v != "."
+                                               : inside(v);
+            if (!ok)
+                return bad(file, where + "source: " + key + " '" + v + "' must be a relative path inside the work dir" +
+                                     (std::string(key) == "fn" ? " (a plain file name)" : ""),
+                           "remove '..', '/' at the start and '\\'");
+        }
+        if (s.contains("patches") && !s["patches"].is_null()) {
+            const Meta& patches = s["patches"];
+            if (!patches.is_array() && !patches.is_string())
+                return bad(file, where + "source: patches must be a list of file names, not " + shown(patches),
+                           "write one '- file.patch' per line");
+            if (patches.is_array())
+                for (const auto& p : patches)
+                    if (!p.is_string())
+                        return bad(file, where + "source: patch '" + shown(p) + "' is not a file name",
+                                   "write one '- file.patch' per line");
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+bool valid_package_name(const std::string& s) {
+    for (char c : s)
+        if (c >= 'A' && c <= 'Z') return false;
+    return chars_ok(s, "!") && s.front() != '-' && s.front() != '.';
+}
+bool valid_version(const std::string& s) { return chars_ok(s, "-"); }
+bool valid_build_string(const std::string& s) { return chars_ok(s, "-!"); }
+
+Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& diag) {
+    if (!top.is_object()) return {};
+    if (auto ok = check_build_number(top.value("build", Meta(nullptr)), "", file); !ok) return ok;
+    if (top.contains("requirements"))
+        if (auto ok = check_requirements(top["requirements"], "", file, false); !ok) return ok;
+    if (top.contains("source"))
+        if (auto ok = check_sources(top["source"], "", file); !ok) return ok;
+    if (!top.contains("outputs") || top["outputs"].is_null()) return {};
+    const Meta& outs = top["outputs"];
+    if (!outs.is_array())
+        return bad(file, "outputs must be a list of outputs, not " + std::string(outs.type_name()),
+                   "write each output as '- name: ...'");
+    std::set<std::string> names;
+    for (const auto& o : outs) {
+        if (!o.is_object())
+            return bad(file, "outputs: '" + shown(o) + "' is not an output", "write each output as '- name: ...'");
+        if (!o.contains("name") || !o["name"].is_string()) continue;  // conda-build's own error comes later
+        std::string name = o["name"].get<std::string>();
+        std::string where = "output '" + name + "': ";
+        if (!names.insert(name).second) {
+            // conda-build accepts this (and builds one of them): a warning.
+            Error e{SourceLoc{file}, "outputs: the name '" + name + "' is used twice", "give each output its own name"};
+            if (diag.strict()) return unexpected(std::move(e));
+            e.message += "; only the first is built";
+            e.hint = "--strict makes this an error";
+            diag.warn(e, "duplicate-output:" + name);
+        }
+        if (auto ok = check_build_number(o.value("build", Meta(nullptr)), where, file); !ok) return ok;
+        if (o.contains("requirements"))
+            if (auto ok = check_requirements(o["requirements"], where, file, true); !ok) return ok;
+    }
+    return {};
+}
+
+Result<void> check_output(const RenderedOutput& o, const std::string& file) {
+    if (!valid_package_name(o.name))
+        return bad(file, "invalid package name '" + o.name + "'",
+                   "use lower case; no spaces, '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
+    if (!valid_version(o.version))
+        return bad(file, o.name + ": invalid version '" + o.version + "'",
+                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?");
+    if (!valid_build_string(o.build_string))
+        return bad(file, o.name + ": invalid build string '" + o.build_string + "'",
+                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
+    return {};
+}
+
+}  // namespace sf::render
