@@ -477,7 +477,7 @@ Result<RenderedRecipe> Renderer::run() {
         }
     }
     for (const auto& o : outs)
-        if (auto ok = check_output(o, raw_.meta_file); !ok) return unexpected(ok.error());
+        if (auto ok = check_output(o, raw_.meta_file, !opts_.smithy); !ok) return unexpected(ok.error());
     order_outputs(outs);
     resolve_pins(outs);
     rr.outputs = std::move(outs);

@@ -157,14 +157,14 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
     return {};
 }
 
-Result<void> check_output(const RenderedOutput& o, const std::string& file) {
+Result<void> check_output(const RenderedOutput& o, const std::string& file, bool has_build_string) {
     if (!valid_package_name(o.name))
         return bad(file, "invalid package name '" + o.name + "'",
                    "use lower case; no spaces, '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
     if (!valid_version(o.version))
         return bad(file, o.name + ": invalid version '" + o.version + "'",
                    "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?");
-    if (!valid_build_string(o.build_string))
+    if (has_build_string && !valid_build_string(o.build_string))
         return bad(file, o.name + ": invalid build string '" + o.build_string + "'",
                    "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
     return {};

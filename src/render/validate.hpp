@@ -15,7 +15,8 @@ namespace sf::render {
 // The rendered top-level dict of one variant.
 Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& diag);
 // One rendered output.
-Result<void> check_output(const RenderedOutput& o, const std::string& file);
+// `has_build_string`: false where none was computed (rerender's render).
+Result<void> check_output(const RenderedOutput& o, const std::string& file, bool has_build_string = true);
 
 // conda-build's rules (check_bad_chrs: none of =@#$%^&*:;"'\|<>?/ or a
 // space; '-' not in versions and build strings, '!' only in versions; names
