@@ -395,21 +395,24 @@ TEST_CASE("install warns when two packages ship the same file") {
 }
 
 TEST_CASE("lint on the real pytorch-cpu feedstock with its .ci_support") {
-    auto fs13 = test::data_dir() / "feedstocks/pytorch-cpu-v2.13.0";
-    auto r = sf_run({"lint", (fs13 / "recipe").string(), "--variants-dir", (fs13 / ".ci_support").string(), "--json"});
+    // The rerender cases: the feedstock's recipe and its committed .ci_support.
+    auto cases = test::data_dir() / "feedstock/rerender-pytorch/cases";
+    auto fs13 = cases / "pytorch-cpu-v2.13.0";
+    auto r = sf_run({"lint", (fs13 / "feedstock/recipe").string(), "--variants-dir",
+                     (fs13 / "expected/.ci_support").string(), "--json"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     auto j = json_of(r);
     CHECK(j["findings"].empty());
 
-    auto fs25 = test::data_dir() / "feedstocks/pytorch-cpu-v2.5.1";
-    auto old = sf_run({"lint", (fs25 / "recipe").string(), "--variants-dir", (fs25 / ".ci_support").string(), "--json"});
+    auto fs25 = cases / "pytorch-cpu-v2.5.1";
+    auto old = sf_run({"lint", (fs25 / "feedstock/recipe").string(), "--variants-dir", (fs25 / "expected/.ci_support").string(), "--json"});
     INFO(old.out << old.err);
     // One finding, and a true one (below); no key of a skipped output
     // (with_magma on osx) is asked of the CI files.
     CHECK(old.exit_code == 0);
     CHECK(json_of(old)["findings"].size() == 1);
-    old = sf_run({"lint", (fs25 / "recipe").string(), "--variants-dir", (fs25 / ".ci_support").string()});
+    old = sf_run({"lint", (fs25 / "feedstock/recipe").string(), "--variants-dir", (fs25 / "expected/.ci_support").string()});
     // Every CI file renders (no "builds nothing", no render error for a
     // platform the feedstock does not build).
     CHECK(old.out.find("builds nothing") == std::string::npos);

@@ -1,3 +1,0 @@
-@echo On
-
-call %RECIPE_DIR%\build_common.bat

@@ -1,1 +1,0 @@
-call %RECIPE_DIR%\bld.bat

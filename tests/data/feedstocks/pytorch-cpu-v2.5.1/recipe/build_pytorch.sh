@@ -1,1 +1,0 @@
-source $RECIPE_DIR/build.sh
