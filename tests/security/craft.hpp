@@ -6,6 +6,9 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -162,6 +165,21 @@ inline std::map<std::string, std::string> scan(const stdfs::path& root, const st
         out[rel] = desc;
     }
     return out;
+}
+
+// Starts the binary with `argv` (argv[0] a path), stdout to /dev/null and
+// stderr to `log`; returns its pid (waitpid it).
+inline pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log = "/dev/null") {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!std::freopen(log.c_str(), "w", stderr) || !std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execv(args[0], args.data());
+        ::_exit(127);
+    }
+    return pid;
 }
 
 }  // namespace sf::test::craft

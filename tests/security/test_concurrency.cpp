@@ -17,20 +17,6 @@ using namespace sf::test::craft;
 
 namespace {
 
-pid_t spawn(const std::vector<std::string>& argv, const stdfs::path& log) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        FILE* f = std::freopen(log.c_str(), "w", stderr);
-        (void)f;
-        std::freopen("/dev/null", "w", stdout);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        ::execv(args[0], args.data());
-        ::_exit(127);
-    }
-    return pid;
-}
 
 }  // namespace
 
