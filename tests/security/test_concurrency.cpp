@@ -15,11 +15,6 @@
 
 using namespace sf::test::craft;
 
-namespace {
-
-
-}  // namespace
-
 TEST_CASE("security: 3 concurrent installs into one prefix x 30 rounds leave one consistent record", "[security]") {
     sf::fs::TempDir tmp("sf-sec-race");
     stdfs::path ch = tmp.path() / "channel", pkgs = tmp.path() / "pkgs";
