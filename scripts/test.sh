@@ -18,7 +18,8 @@ exclude=()
 [[ ${SF_TEST_LABELS:-} == fast ]] && exclude=(-LE slow)
 log=$build/ctest.log
 rc=0
-ctest --test-dir "$build" --output-on-failure -j "${CPU_COUNT:-$(nproc)}" "${exclude[@]}" 2>&1 | tee "$log" || rc=$?
+# A hung test fails after 10 minutes instead of eating the CI budget.
+ctest --test-dir "$build" --output-on-failure --timeout 600 -j "${CPU_COUNT:-$(nproc)}" "${exclude[@]}" 2>&1 | tee "$log" || rc=$?
 
 # ctest ends with "The following tests did not run:" and one line per test,
 # e.g. "	242 - e2e:e2e: cpu demo ... (Skipped)".

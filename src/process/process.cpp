@@ -69,28 +69,36 @@ void unregister_group(pid_t pg) {
     }
 }
 
-// Each child leads its own process group, and before exec forks a watchdog
-// that blocks on a pipe only we hold the write end of: when we exit or are
-// killed (kill -9 included) it reads EOF and kills the whole group, so no
-// grandchild of a build script survives us. We close the pipe after the
-// child is reaped, which also ends what the child left running.
-struct GroupWatchdog : bp::extend::handler {
-    int rd = -1;
+// Each child leads its own process group. Beside it we fork a watchdog that
+// joins that group and blocks on a pipe only we hold the write end of: when
+// we exit or are killed (kill -9 included) it reads EOF and kills the whole
+// group, so no grandchild of a build script survives us. We close the pipe
+// after the child is reaped, which also ends what the child left running.
+// The watchdog is our child, not the child's: a program that waits for all
+// its children (script(1), an init) must not wait for it.
+struct NewGroup : bp::extend::handler {
     template <class Executor>
     void on_exec_setup(Executor&) const {
         ::setpgid(0, 0);
-        if (rd < 0) return;
-        pid_t w = ::fork();
-        if (w != 0) return;  // the child (or a failed fork): go on to exec
-        for (int fd = 0; fd < 4096; ++fd)
-            if (fd != rd) ::close(fd);
-        char c;
-        while (::read(rd, &c, 1) < 0 && errno == EINTR) {
-        }
-        ::kill(-::getpgrp(), SIGKILL);
-        ::_exit(0);
     }
 };
+
+// Only async-signal-safe calls after fork(): we may have other threads.
+pid_t start_watchdog(int rd, pid_t group) {
+    pid_t w = ::fork();
+    if (w != 0) return w;  // the parent, or a failed fork (-1)
+    ::setpgid(0, group);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
+    if (rd > 0) ::close_range(0, static_cast<unsigned>(rd) - 1, 0);
+    ::close_range(static_cast<unsigned>(rd) + 1, ~0U, 0);
+    char c;
+    while (::read(rd, &c, 1) < 0 && errno == EINTR) {
+    }
+    ::kill(-group, SIGKILL);  // the watchdog is in the group: this ends it too
+    ::_exit(0);
+}
 
 }  // namespace
 
@@ -257,16 +265,15 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     int in_w = in->write, out_r = out->read, err_r = err.read;
     int wd[2] = {-1, -1};
     if (::pipe2(wd, O_CLOEXEC) != 0) wd[0] = wd[1] = -1;
-    GroupWatchdog watchdog;
-    watchdog.rd = wd[0];
+    NewGroup new_group;
     bp::child child;
     try {
         if (merge == Merge::yes) {
             child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
-                              bp::std_in < in_p, (bp::std_out & bp::std_err) > out_p, watchdog);
+                              bp::std_in < in_p, (bp::std_out & bp::std_err) > out_p, new_group);
         } else {
             child = bp::child(bp::exe = exe->string(), bp::args = args, env, bp::start_dir = cwd.string(),
-                              bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p, watchdog);
+                              bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p, new_group);
         }
     } catch (const std::exception& e) {
         close_fd(wd[0]), close_fd(wd[1]);
@@ -275,11 +282,12 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
                     cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
     }
 
-    close_fd(wd[0]);
     // The group exists once the child ran setpgid; doing it here too closes
-    // the race with an early forward_signal().
+    // the race with an early forward_signal() and with the watchdog's join.
     ::setpgid(child.id(), child.id());
     register_group(child.id());
+    pid_t watchdog = wd[0] >= 0 ? start_watchdog(wd[0], child.id()) : -1;
+    close_fd(wd[0]);
 
     // Feed stdin (non-blocking, so a child that does not read cannot stall us)
     // while draining its output.
@@ -323,6 +331,9 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     child.wait(ec);
     unregister_group(child.id());
     close_fd(wd[1]);  // the watchdog ends what the child left behind
+    if (watchdog > 0)
+        while (::waitpid(watchdog, nullptr, 0) < 0 && errno == EINTR) {
+        }
     if (ec) return fail("waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
     return decode_status(child.native_exit_code());
 }
