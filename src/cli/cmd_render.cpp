@@ -61,7 +61,7 @@ void register_render(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli, "Print JSON (same as --format json)");
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {
-            auto rr = value_or_throw(render::render_dir(checked_recipe_dir(o->recipe), o->variants.selection()));
+            auto rr = value_or_throw(render::render(load_checked_recipe(o->recipe), o->variants.selection()));
             print_warnings(cli.console, rr.warnings);
             if (o->paths) {
                 auto paths = package_paths(rr, o->output_folder);

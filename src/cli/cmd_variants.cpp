@@ -19,7 +19,7 @@ void register_variants(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli);
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {
-            auto raw = value_or_throw(recipe::RawRecipe::load(checked_recipe_dir(o->recipe)));
+            auto raw = load_checked_recipe(o->recipe);
             auto rr = value_or_throw(render::render(raw, o->variants.selection()));
             rr.key_uses = render::key_uses(raw, rr);
             print_warnings(cli.console, rr.warnings);

@@ -1,4 +1,5 @@
 #include "cli/common.hpp"
+#include "recipe/raw_recipe.hpp"
 
 #include <unistd.h>
 
@@ -55,6 +56,12 @@ std::string checked_recipe_dir(const std::string& given) {
     std::string dir = recipe_dir_arg(given);
     if (auto ok = feedstock::validate_splitforge_extra(std::filesystem::path(dir)); !ok) throw Failure(ok.error());
     return dir;
+}
+
+recipe::RawRecipe load_checked_recipe(const std::string& given) {
+    auto raw = value_or_throw(recipe::RawRecipe::load(recipe_dir_arg(given)));
+    if (auto ok = feedstock::validate_splitforge_extra(raw); !ok) throw Failure(ok.error());
+    return raw;
 }
 
 CLI::Option* add_output_folder(CLI::App* sub, std::string& into, const std::string& help, ShortO short_o) {

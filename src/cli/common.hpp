@@ -15,6 +15,10 @@
 
 #include "core/error.hpp"
 
+namespace sf::recipe {
+struct RawRecipe;
+}
+
 namespace sf::cli {
 
 enum class Exit : int { ok = 0, failed = 1, usage = 2 };
@@ -71,6 +75,8 @@ std::string recipe_dir_arg(const std::string& given);
 // recipe_dir_arg(), and its `extra: splitforge:` checked (unknown keys are
 // errors): for the commands that render.
 std::string checked_recipe_dir(const std::string& given);
+// The recipe at `given`, loaded once and with its extra/splitforge checked.
+recipe::RawRecipe load_checked_recipe(const std::string& given);
 
 // --output-folder with its alias --output-dir (and -o where `short_o`).
 enum class ShortO { yes, no };

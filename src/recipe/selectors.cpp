@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <charconv>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -158,18 +160,23 @@ Result<Value> one_arg(const List& args, const char* fn) {
     return args[0];
 }
 
+// Python's int(s) on a stripped string: an optional sign, then digits.
+// Without exceptions: a render converts every variant value this way.
+std::optional<std::int64_t> parse_int(std::string_view t) {
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-')) return std::nullopt;
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+    return n;
+}
+
 Result<Value> py_int(const Value& v) {
     if (v.is_int()) return v;
     if (v.is_bool()) return Value(static_cast<std::int64_t>(v.as_bool()));
     if (v.is_float()) return Value(static_cast<std::int64_t>(v.as_float()));
     if (v.is_string()) {
-        std::string t(str::trim(v.as_string()));
-        size_t used = 0;
-        try {
-            std::int64_t n = std::stoll(t, &used);
-            if (used == t.size()) return Value(n);
-        } catch (...) {
-        }
+        if (auto n = parse_int(str::trim(v.as_string()))) return Value(*n);
         return fail("invalid literal for int(): '" + v.as_string() + "'");
     }
     return fail(std::string("int() argument must be a string or a number, not '") + v.type_name() + "'");
@@ -288,8 +295,7 @@ jinja::Value os_module(const jinja::Value& env) {
     return jinja::Dict{{"environ", env}, {"sep", "/"}, {"name", "posix"}, {"path", path}};
 }
 
-jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
-                                  const VariantValues& variant) {
+jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir) {
     jinja::Context ctx;
     auto& d = ctx.globals;
     auto starts = [&](std::string_view p) { return str::starts_with(subdir, p); };
@@ -319,6 +325,20 @@ jinja::Context selector_namespace(const std::string& subdir, const std::string& 
     }
     d["build_platform"] = build_subdir;
 
+    // Python's eval() sees os, os.environ and the builtins; conda-build also
+    // makes each environment variable a name (after the flags here).
+    jinja::Value env = environment_dict();
+    d["environ"] = env;
+    d["os"] = os_module(env);
+    for (const auto& [name, fn] : python_builtins()) d[name] = fn;
+    for (const auto& [k, v] : env.as_dict()) d.try_emplace(k, v);
+
+    return ctx;
+}
+
+jinja::Context selector_namespace(jinja::Context base, const VariantValues& variant) {
+    jinja::Context ctx = std::move(base);
+    auto& d = ctx.globals;
     auto get = [&](const std::string& k, const std::string& def) {
         auto it = variant.find(k);
         return it == variant.end() ? def : it->second;
@@ -348,33 +368,22 @@ jinja::Context selector_namespace(const std::string& subdir, const std::string& 
     d["lua"] = lua;
     d["luajit"] = !lua.empty() && lua[0] == '2';
 
-    // Python's eval() sees os, os.environ and the builtins; conda-build also
-    // makes each environment variable a name (after the flags here).
-    jinja::Value env = environment_dict();
-    d["environ"] = env;
-    d["os"] = os_module(env);
-    for (const auto& [name, fn] : python_builtins()) d[name] = fn;
-    for (const auto& [k, v] : env.as_dict()) d.try_emplace(k, v);
-
     // Variant keys, converted as conda-build does; they never shadow the flags.
     for (const auto& [k, v] : variant) {
         if (d.count(k)) continue;
-        std::int64_t n = 0;
-        size_t used = 0;
-        bool is_int = false;
-        try {
-            n = std::stoll(std::string(str::trim(v)), &used);
-            is_int = used == str::trim(v).size() && !str::trim(v).empty();
-        } catch (...) {
-        }
-        if (is_int)
-            d[k] = n;
+        if (auto n = parse_int(str::trim(v)))
+            d[k] = *n;
         else if (str::lower(v) == "true" || str::lower(v) == "false")
             d[k] = str::lower(v) == "true";
         else
             d[k] = v;
     }
     return ctx;
+}
+
+jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
+                                  const VariantValues& variant) {
+    return selector_namespace(selector_base(subdir, build_subdir), variant);
 }
 
 }  // namespace sf::recipe

@@ -59,6 +59,9 @@ jinja::Value os_module(const jinja::Value& env);
 // booleans converted as conda-build does: "312" -> 312, "true" -> True).
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
                                   const VariantValues& variant);
-
+// The same in two steps, for callers with many variants: the part that does
+// not depend on the variant (flags, environment, builtins), then the rest.
+jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir);
+jinja::Context selector_namespace(jinja::Context base, const VariantValues& variant);
 
 }  // namespace sf::recipe

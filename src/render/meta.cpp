@@ -398,10 +398,16 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
         } else {
             auto text_for = [&](bool apply) {
                 if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
-                std::string all = vt.recipe_text(nullptr, apply);
-                std::string outs = std::string(str::trim(vt.outputs_text(apply)));
-                if (!outs.empty()) all = str::replace_all(all, outs, "");
-                return all + vt.single_output_text(om.name, apply);
+                // The recipe without its outputs section, once per selection.
+                std::string key = std::string("\x1eno-outputs\x1f") + (apply ? vt.outcome_key : "raw");
+                auto it = vt.cache->memo.find(key);
+                if (it == vt.cache->memo.end()) {
+                    std::string all = vt.recipe_text(nullptr, apply);
+                    std::string outs = std::string(str::trim(vt.outputs_text(apply)));
+                    if (!outs.empty()) all = str::replace_all(all, outs, "");
+                    it = vt.cache->memo.emplace(std::move(key), std::move(all)).first;
+                }
+                return it->second + vt.single_output_text(om.name, apply);
             };
             raw_text = text_for(false);
             sel_text = text_for(true);

@@ -132,6 +132,7 @@ private:
     Diagnostics diag_{sel_.strict};
     variant::CombinedSpec spec_;
     variant::UsedVarScanner* scanner_ = nullptr;
+    std::optional<jinja::Context> ns_base_;  // the environment is read once per render
     std::vector<std::pair<variant::Variant, std::unique_ptr<Pass>>> passes_;
     RenderCache& cache_;
     TextCache& texts_;
@@ -183,7 +184,8 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     for (const auto& [pv, p] : passes_)
         if (pv == v) return p.get();
     auto pass = std::make_unique<Pass>();
-    pass->ns = recipe::selector_namespace(sel_.platform.name(), sel_.build_platform.name(), v.as_map());
+    if (!ns_base_) ns_base_ = recipe::selector_base(sel_.platform.name(), sel_.build_platform.name());
+    pass->ns = recipe::selector_namespace(*ns_base_, v.as_map());
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes, &diag_);
     if (!sel) return unexpected(sel.error());

@@ -6,7 +6,9 @@
 // falls back to parsing the whole text, which also gives the exact error.
 #include <map>
 #include <string>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "core/error.hpp"
 #include "render/meta.hpp"
@@ -21,6 +23,9 @@ public:
 
 private:
     std::optional<Meta> parse_chunk(const std::string& chunk, const std::string& file);
+    std::optional<Meta> parse_mapping(const std::vector<std::string>& lines, size_t a, size_t b, size_t indent,
+                                      const std::string& file);
+    std::optional<Meta> parse_items(const std::vector<std::string>& lines, size_t a, size_t b, const std::string& file);
     std::unordered_map<std::string, std::optional<Meta>> chunks_;
 };
 

@@ -1,31 +1,40 @@
 #include "util/hash.hpp"
 
-#include <openssl/evp.h>
+// OpenSSL's one-algorithm contexts, not EVP: EVP's first use starts the
+// provider machinery (about 1.5 ms per process), and a render hashes only a
+// few hundred bytes. These functions are deprecated in OpenSSL 3 but kept.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/md5.h>
+#include <openssl/sha.h>
 
 #include <fstream>
 #include <memory>
+#include <variant>
 #include <vector>
 
 namespace sf::hash {
 namespace {
 
-const EVP_MD* md_for(Algo a) {
-    switch (a) {
-        case Algo::md5: return EVP_md5();
-        case Algo::sha1: return EVP_sha1();
-        case Algo::sha256: return EVP_sha256();
+class Ctx {
+public:
+    explicit Ctx(Algo a) {
+        switch (a) {
+            case Algo::md5: MD5_Init(&c_.emplace<MD5_CTX>()); break;
+            case Algo::sha1: SHA1_Init(&c_.emplace<SHA_CTX>()); break;
+            case Algo::sha256: SHA256_Init(&c_.emplace<SHA256_CTX>()); break;
+        }
     }
-    return EVP_sha256();
-}
-
-struct Ctx {
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> p{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
-    explicit Ctx(Algo a) { EVP_DigestInit_ex(p.get(), md_for(a), nullptr); }
-    void update(const void* d, size_t n) { EVP_DigestUpdate(p.get(), d, n); }
+    void update(const void* d, size_t n) {
+        if (auto* m = std::get_if<MD5_CTX>(&c_)) MD5_Update(m, d, n);
+        else if (auto* s1 = std::get_if<SHA_CTX>(&c_)) SHA1_Update(s1, d, n);
+        else SHA256_Update(&std::get<SHA256_CTX>(c_), d, n);
+    }
     std::string hex() {
-        unsigned char buf[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        EVP_DigestFinal_ex(p.get(), buf, &n);
+        unsigned char buf[SHA256_DIGEST_LENGTH];
+        unsigned n = 0;
+        if (auto* m = std::get_if<MD5_CTX>(&c_)) MD5_Final(buf, m), n = MD5_DIGEST_LENGTH;
+        else if (auto* s1 = std::get_if<SHA_CTX>(&c_)) SHA1_Final(buf, s1), n = SHA_DIGEST_LENGTH;
+        else SHA256_Final(buf, &std::get<SHA256_CTX>(c_)), n = SHA256_DIGEST_LENGTH;
         static const char* digits = "0123456789abcdef";
         std::string out(n * 2, '0');
         for (unsigned i = 0; i < n; ++i) {
@@ -34,6 +43,9 @@ struct Ctx {
         }
         return out;
     }
+
+private:
+    std::variant<MD5_CTX, SHA_CTX, SHA256_CTX> c_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// Digests through OpenSSL's EVP API, as lowercase hex.
+// Digests through OpenSSL, as lowercase hex.
 #include <filesystem>
 #include <string>
 #include <string_view>
