@@ -155,9 +155,89 @@ const PyRegex& TextCache::regex(const std::string& pattern, unsigned flags) {
     return it->second;
 }
 
+namespace {
+
+// A line-anchored piece of a section pattern: `^lit`, `^\s*lit`, or
+// `^\s*-\s+name:`.
+struct Anchor {
+    bool ws = false;    // `\s*` after `^` (it may span blank lines)
+    bool dash = false;  // `-\s+` before the literal
+    std::string_view lit;
+};
+struct SectionPattern {
+    std::string_view regex;  // what this matcher computes, as Python wrote it
+    Anchor start;
+    std::vector<Anchor> stops;  // `\Z` is always a stop
+};
+
+bool is_re_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+size_t anchor_end(std::string_view t, size_t p, const Anchor& a) {
+    if (a.ws)
+        while (p < t.size() && is_re_space(t[p])) ++p;
+    if (a.dash) {
+        if (p >= t.size() || t[p] != '-') return std::string_view::npos;
+        size_t q = ++p;
+        while (p < t.size() && is_re_space(t[p])) ++p;
+        if (p == q) return std::string_view::npos;
+    }
+    return t.compare(p, a.lit.size(), a.lit) == 0 ? p + a.lit.size() : std::string_view::npos;
+}
+
+// conda-build's section regexes (multiline, dotall): `(START.*?)(?=STOP|...|\Z)`.
+const std::vector<SectionPattern>& section_patterns() {
+    static const std::vector<SectionPattern> patterns = {
+        {R"((^outputs:.*?)(?=^test:|^extra:|^about:|\Z))",
+         {false, false, "outputs:"},
+         {{false, false, "test:"}, {false, false, "extra:"}, {false, false, "about:"}}},
+        {R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))",
+         {false, false, "requirements:"},
+         {{false, false, "test:"}, {false, false, "extra:"}, {false, false, "about:"}, {false, false, "outputs:"}}},
+        {R"((^\s*requirements:.*?)(?=^\s*test:|^\s*extra:|^\s*about:|^\s*-\s+name:|^outputs:|\Z))",
+         {true, false, "requirements:"},
+         {{true, false, "test:"}, {true, false, "extra:"}, {true, false, "about:"}, {true, true, "name:"},
+          {false, false, "outputs:"}}},
+        {R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))",
+         {false, false, ""},
+         {{false, false, "requirements:"}, {false, false, "test:"}, {false, false, "extra:"}, {false, false, "about:"},
+          {false, false, "outputs:"}}},
+    };
+    return patterns;
+}
+
+// The first group, or nullopt when START never matches.
+std::optional<std::string> match_section(std::string_view t, const SectionPattern& sp) {
+    size_t from = std::string_view::npos, body = 0;
+    for (size_t p = 0; p <= t.size(); p = t.find('\n', p) + 1) {
+        if ((body = anchor_end(t, p, sp.start)) != std::string_view::npos) {
+            from = p;
+            break;
+        }
+        if (t.find('\n', p) == std::string_view::npos) break;
+    }
+    if (from == std::string_view::npos) return std::nullopt;
+    size_t q = body;
+    if (q > 0 && t[q - 1] != '\n') q = t.find('\n', q) == std::string_view::npos ? t.size() : t.find('\n', q) + 1;
+    for (; q < t.size(); q = t.find('\n', q) == std::string_view::npos ? t.size() : t.find('\n', q) + 1) {
+        bool stop = false;
+        for (const auto& a : sp.stops) stop = stop || anchor_end(t, q, a) != std::string_view::npos;
+        if (stop) break;
+    }
+    return std::string(t.substr(from, std::min(q, t.size()) - from));
+}
+
+}  // namespace
+
+std::optional<std::string> section_fast_path(std::string_view pattern, std::string_view text) {
+    for (const auto& sp : section_patterns())
+        if (sp.regex == pattern) return match_section(text, sp).value_or("");
+    return std::nullopt;
+}
+
 const std::string& TextCache::extract(const char* pattern, const std::string& text) {
     std::string key = std::string(pattern) + '\x1f' + text;
     if (auto it = extracts_.find(key); it != extracts_.end()) return it->second;
+    if (auto fast = section_fast_path(pattern, text)) return extracts_.emplace(std::move(key), std::move(*fast)).first->second;
     auto m = regex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
     return extracts_.emplace(std::move(key), m && m->group(1) ? *m->group(1) : std::string()).first->second;
 }

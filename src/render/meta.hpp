@@ -3,8 +3,10 @@
 // metadata is derived from the top level, which variant keys it uses (the
 // text-scanning rules of metadata.py), its hash and its build string.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +30,10 @@ int build_number(const Meta& meta);
 // conda-build's insert_variant_versions: a bare name in build/host (or in
 // run when build/host has it bare) that is a variant key gets "<value>.*".
 void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env);
+
+// The first group of one of conda-build's section regexes (multiline,
+// dotall), computed without a regex; nullopt for any other pattern.
+std::optional<std::string> section_fast_path(std::string_view pattern, std::string_view text);
 
 // Text extractions are pure functions of the recipe text and of which
 // selectors hold, so they are memoized across variants here.
