@@ -12,12 +12,6 @@
 namespace sf::render {
 namespace {
 
-const PyRegex& output_re() {
-    static const PyRegex re(R"(^\ +-\ +(?:name|type):.+?(?=^\w|\Z|^\ +-\ +(?:name|type)))",
-                            PyRegex::multiline | PyRegex::dotall);
-    return re;
-}
-
 std::string rstrip(std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
     return s;
@@ -226,7 +220,76 @@ std::optional<std::string> match_section(std::string_view t, const SectionPatter
     return std::string(t.substr(from, std::min(q, t.size()) - from));
 }
 
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool line_start(std::string_view t, size_t p) { return p == 0 || (p <= t.size() && t[p - 1] == '\n'); }
+size_t next_line(std::string_view t, size_t p) {
+    size_t nl = t.find('\n', p);
+    return nl == std::string_view::npos ? t.size() : nl + 1;
+}
+
+// `^\ +-\ +(?:name|type)` at p, with the colon when `colon`: the end of it, or npos.
+size_t item_head_end(std::string_view t, size_t p, bool colon = true) {
+    size_t i = p;
+    while (i < t.size() && t[i] == ' ') ++i;
+    if (i == p || i >= t.size() || t[i] != '-') return std::string_view::npos;
+    size_t j = ++i;
+    while (i < t.size() && t[i] == ' ') ++i;
+    if (i == j) return std::string_view::npos;
+    for (std::string_view w : {"name:", "type:"}) {
+        if (!colon) w.remove_suffix(1);
+        if (t.compare(i, w.size(), w) == 0) return i + w.size();
+    }
+    return std::string_view::npos;
+}
+
 }  // namespace
+
+// output_re's findall: `^\ +-\ +(?:name|type):.+?(?=^\w|\Z|^\ +-\ +(?:name|type))`
+// (the stop needs no colon: `- type %X%` in a script ends an output's text).
+std::vector<std::string> output_blocks(std::string_view t) {
+    std::vector<std::string> out;
+    size_t p = 0;
+    while (p < t.size()) {
+        if (!line_start(t, p)) p = next_line(t, p);
+        size_t body = p < t.size() ? item_head_end(t, p) : std::string_view::npos;
+        if (body == std::string_view::npos || body >= t.size()) {  // `.+?` needs a character
+            p = next_line(t, p);
+            continue;
+        }
+        size_t q = body + 1;
+        while (q < t.size()) {
+            if (line_start(t, q) && (is_word(t[q]) || item_head_end(t, q, false) != std::string_view::npos)) break;
+            q = line_start(t, q) ? next_line(t, q) : next_line(t, q);
+        }
+        q = std::min(q, t.size());
+        out.emplace_back(t.substr(p, q - p));
+        p = q;
+    }
+    return out;
+}
+
+// `requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type))`'s whole match, or "".
+std::string requirements_block(std::string_view t) {
+    for (size_t at = t.find("requirements:"); at != std::string_view::npos; at = t.find("requirements:", at + 1)) {
+        size_t body = at + 13;
+        if (body >= t.size()) continue;
+        size_t q = body + 1;
+        for (; q < t.size(); ++q) {
+            if (!line_start(t, q)) {
+                q = next_line(t, q) - 1;  // the loop's ++q lands on the next line start
+                continue;
+            }
+            if (is_word(t[q])) break;
+            size_t i = q;
+            while (i < t.size() && is_re_space(t[i])) ++i;
+            if (i > q && i + 1 < t.size() && t[i] == '-' && is_re_space(t[i + 1]) &&
+                (t.compare(i + 2, 4, "name") == 0 || t.compare(i + 2, 4, "type") == 0))
+                break;
+        }
+        return std::string(t.substr(at, std::min(q, t.size()) - at));
+    }
+    return "";
+}
 
 std::optional<std::string> section_fast_path(std::string_view pattern, std::string_view text) {
     for (const auto& sp : section_patterns())
@@ -280,7 +343,7 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
     };
     if (auto m = cache->memo.find(key_of(idx)); m != cache->memo.end()) return m->second;
     // Split the outputs section once per selection; every output's text is memoized.
-    auto matches = output_re().findall(outputs_text(apply_selectors));
+    auto matches = output_blocks(outputs_text(apply_selectors));
     for (size_t i = 0; i < matches.size(); ++i) cache->memo.emplace(key_of(i), matches[i]);
     return idx < matches.size() ? matches[idx] : "";
 }
@@ -491,10 +554,7 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
             };
             raw_text = text_for(false);
             sel_text = text_for(true);
-            static const PyRegex reqs_re(R"(requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type)))",
-                                         PyRegex::multiline | PyRegex::dotall);
-            auto m = reqs_re.search(sel_text);
-            reqs_text = m ? m->str() : "";
+            reqs_text = requirements_block(sel_text);
         }
         scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
         for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);

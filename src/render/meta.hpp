@@ -34,6 +34,10 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
 // The first group of one of conda-build's section regexes (multiline,
 // dotall), computed without a regex; nullopt for any other pattern.
 std::optional<std::string> section_fast_path(std::string_view pattern, std::string_view text);
+// conda-build's output_re findall (one text per output item) and its
+// requirements regex in get_used_vars, without a regex.
+std::vector<std::string> output_blocks(std::string_view text);
+std::string requirements_block(std::string_view text);
 
 // Text extractions are pure functions of the recipe text and of which
 // selectors hold, so they are memoized across variants here.

@@ -28,12 +28,26 @@ std::string by_regex(const char* pattern, const std::string& text) {
 }
 
 void check_all(const std::string& text, const std::string& what) {
+    INFO(what);
     for (const char* p : kPatterns) {
         auto fast = render::section_fast_path(p, text);
-        INFO(what << "\n" << p);
+        INFO(p);
         REQUIRE(fast);
         CHECK(*fast == by_regex(p, text));
     }
+    static const PyRegex output_re(R"(^\ +-\ +(?:name|type):.+?(?=^\w|\Z|^\ +-\ +(?:name|type)))",
+                                   PyRegex::multiline | PyRegex::dotall);
+    auto fast_blocks = render::output_blocks(text);
+    auto re_blocks = output_re.findall(text);
+    if (fast_blocks != re_blocks) {
+        for (auto& b : fast_blocks) UNSCOPED_INFO("fast " << b.size() << " [" << b.substr(0, 20) << "]");
+        for (auto& b : re_blocks) UNSCOPED_INFO("re " << b.size() << " [" << b.substr(0, 20) << "]");
+    }
+    CHECK(fast_blocks == re_blocks);
+    static const PyRegex reqs_re(R"(requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type)))",
+                                 PyRegex::multiline | PyRegex::dotall);
+    auto m = reqs_re.search(text);
+    CHECK(render::requirements_block(text) == (m ? m->str() : std::string()));
 }
 
 }  // namespace
@@ -43,7 +57,10 @@ TEST_CASE("section fast path: equals the regex on edge cases") {
                           "package:\n  name: a\nrequirements:\n  host: [b]\n\nabout:\n  x: 1\n",
                           "outputs:\n  - name: a\n    requirements:\n      - b\n  -   name: c\n    test:\n",
                           "requirements:\n  - a\n  -\tname: b\n", "requirements:\n  -name: x\n  - name:\n",
-                          "xoutputs:\noutputs: a\n test:\ntest:", "requirements:requirements:\n\ntest:"})
+                          "xoutputs:\noutputs: a\n test:\ntest:", "requirements:requirements:\n\ntest:",
+                          "outputs:\n  - name: a\n  - name: b", "  - name:", "  - name:x\n", "  - type: a\nx\n  - name: b\n",
+                          "a requirements:", "requirements:\n\n   - name\n", "requirements: x\n \n -\ttype: y\n",
+                          "requirements:\n  - a\n\n  -  name: b\nc"})
         check_all(t, t);
     CHECK(!render::section_fast_path("(^foo:.*?)(?=\\Z)", "foo:"));
 }
