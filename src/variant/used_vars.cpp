@@ -50,30 +50,39 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
         auto parts = str::split(key, '_');
         for (size_t i = 0; i < parts.size(); ++i) v_req += (i ? "[-_]" : "") + re_escape(parts[i]);
     }
-    std::vector<std::string> full;
+    // The alternatives of conda-build's one big regex, each with the
+    // literals it cannot match without: a line is tried only against the
+    // alternatives whose literals it has (the same answer, far fewer regexes).
+    auto alt = [&](std::string re, std::vector<std::string> needs, bool list_item = false) {
+        Alternative a;
+        a.re.source = std::move(re);
+        a.needs = std::move(needs);
+        a.list_item = list_item;
+        p.full.push_back(std::move(a));
+    };
     if (auto m = compiler_key_of(key)) {
         p.compiler_lang = m->first;
         // used by compiler('<lang>') or stdlib('<lang>'), whichever the key names
-        full.push_back(R"(\{\s*)" + m->second + R"(\([\'\"])" + re_escape(p.compiler_lang) +
-                       R"([\"\'][^\{]*?\})");
+        alt(R"(\{\s*)" + m->second + R"(\([\'\"])" + re_escape(p.compiler_lang) + R"([\"\'][^\{]*?\})",
+            {"{", "}", m->second + "("});
     }
     bool now = rules_ == ScanRules::conda_build_26_7;
     if (now && str::starts_with(key, "cdt_")) {
         p.cdt = true;
-        full.push_back(R"(\{\s*cdt\()");
+        alt(R"(\{\s*cdt\()", {"{", "cdt("});
     }
     std::string variant_re = R"(\{\s*(?:pin_[a-z]+\(\s*?['\"])?)" + v +
                              (now ? R"((?:[^_0-9a-zA-Z].*?)?\}\})" : R"([^_0-9a-zA-Z].*?\}\})");
     std::string selector_re = R"(^[^#\[]*?\#?\s\[[^\]]*?(?<![_\w\d]))" + v + R"([=\s<>!\]])";
     std::string conditional_re = R"((?:^|[^\{])\{%\s*(?:el)?if\s*.*)" + v + R"(\s*(?:[^%]*?)?%\})";
     std::string requirement_re = R"(^\s+\-\s+)" + v_req + R"(\s*(?:\s[\[#]|$))";
-    full.push_back(variant_re);
-    full.push_back(requirement_re);
-    full.push_back(conditional_re);
-    full.push_back(R"((?:^|[^\{])\{%\s*for\s*.*\s*in\s*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
-    full.push_back(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + std::string(now ? R"((?<![a-zA-Z_0-9]))" : "") + v +
-                   R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})");
-    p.full.source = str::join(full, "|");
+    alt(variant_re, {"{", "}}"});
+    alt(requirement_re, {}, true);
+    alt(conditional_re, {"{%", "if", "%}"});
+    alt(R"((?:^|[^\{])\{%\s*for\s*.*\s*in\s*)" + v + R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})", {"{%", "for", "%}"});
+    alt(R"((?:^|[^\{])\{%\s*set\s*.*\s*=\s*.*)" + std::string(now ? R"((?<![a-zA-Z_0-9]))" : "") + v +
+            R"((?![a-zA-Z_0-9])(?:[^%]*?)?%\})",
+        {"{%", "set", "=", "%}"});
     p.selectors.source = selector_re;
     p.shell = {R"((^[^$]*?\$\{?\s*)" + v + R"(\s*[\s|\}]))", PyRegex::multiline | PyRegex::dotall, nullptr};
     p.batch = {R"(\%)" + v + R"(\%)", PyRegex::multiline | PyRegex::dotall, nullptr};
@@ -93,7 +102,21 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
         if (dashless.find(key) == std::string::npos) return false;
     }
     if (!could_match(line, scan)) return false;
-    return (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(line);
+    return scan == Scan::full ? full_matches(p, line) : p.selectors->matches_anywhere(line);
+}
+
+bool UsedVarScanner::full_matches(const Patterns& p, std::string_view line) {
+    for (const auto& a : p.full) {
+        if (a.list_item) {
+            size_t i = 0;
+            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+            if (i == 0 || i >= line.size() || line[i] != '-') continue;
+        }
+        bool has_all = true;
+        for (const auto& n : a.needs) has_all = has_all && line.find(n) != std::string_view::npos;
+        if (has_all && a.re->matches_anywhere(line)) return true;
+    }
+    return false;
 }
 
 bool UsedVarScanner::could_match(std::string_view line, Scan scan) {
@@ -151,7 +174,8 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
             // lines: each (key, line) pair is matched once per scanner.
             std::string memo_key = key + '\x1f' + lines[l];
             auto [it, fresh] = line_memo_[scan == Scan::full ? 1 : 0].try_emplace(std::move(memo_key), false);
-            if (fresh) it->second = (scan == Scan::full ? *p.full : *p.selectors).matches_anywhere(lines[l]);
+            if (fresh)
+                it->second = scan == Scan::full ? full_matches(p, lines[l]) : p.selectors->matches_anywhere(lines[l]);
             if (it->second) {
                 used.insert(key);
                 break;

@@ -51,14 +51,21 @@ private:
         }
         const PyRegex* operator->() const { return &**this; }
     };
+    struct Alternative {
+        LazyRegex re;
+        std::vector<std::string> needs;  // literals every match contains
+        bool list_item = false;          // the match starts a "  - " line
+    };
     struct Patterns {
-        LazyRegex full, selectors, shell, batch;
+        std::vector<Alternative> full;  // Scan::full: any alternative matches
+        LazyRegex selectors, shell, batch;
         std::string compiler_lang;  // non-empty for <lang>_compiler(_version) keys
         bool cdt = false;           // a cdt_* key under conda-build 26.7 rules
     };
     const Patterns& patterns(const std::string& key) const;
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
     static bool could_match(std::string_view line, Scan scan);
+    static bool full_matches(const Patterns& p, std::string_view line);
 
     std::vector<std::string> keys_;
     ScanRules rules_;
