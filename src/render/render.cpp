@@ -427,7 +427,7 @@ Result<RenderedRecipe> Renderer::run() {
             } catch (...) {
             }
             age = std::clamp(age, 0L, static_cast<long>(pythons.size()) - 1);
-            variants = variant::filter_by(variants, "python", {pythons[pythons.size() - 1 - static_cast<size_t>(age)]});
+            variants = variant::filter_by(std::move(variants), "python", {pythons[pythons.size() - 1 - static_cast<size_t>(age)]});
             p0 = pass_for(variants.front());
             if (!p0) return unexpected(p0.error());
         }
@@ -447,7 +447,7 @@ Result<RenderedRecipe> Renderer::run() {
         if (!pt) return unexpected(pt.error());
         if (meta_truthy(sub((*pt)->vt.meta, "build").value("skip", Meta(nullptr)))) continue;
         std::vector<variant::Variant> mv = variants;
-        for (const auto& k : loop_top) mv = variant::filter_by(mv, k, {tv.value_or(k, "")});
+        for (const auto& k : loop_top) mv = variant::filter_by(std::move(mv), k, {tv.value_or(k, "")});
         auto used_global = used_vars((*pt)->vt, top_om((*pt)->vt), tv, spec_.specials, *scanner_, {true});
         all_used.insert(used_global.begin(), used_global.end());
         auto loop2 = variant::reduce(mv, spec_.specials, variant::loop_vars(mv, spec_.specials, as_vec(used_global)));

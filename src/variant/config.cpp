@@ -470,31 +470,36 @@ std::vector<Variant> product(const std::vector<std::pair<std::string, std::vecto
         if (a.rows.empty()) continue;  // empty lists are dropped
         axes.push_back(std::move(a));
     }
-    std::vector<Variant> out(1);
-    for (const auto& a : axes) {
-        std::vector<Variant> next;
-        next.reserve(out.size() * a.rows.size());
-        for (const auto& base : out)
-            for (const auto& row : a.rows) {
-                Variant v = base;
-                for (size_t i = 0; i < a.keys.size(); ++i) v.values.emplace_back(a.keys[i], row[i]);
-                next.push_back(std::move(v));
-            }
-        out = std::move(next);
+    // Each variant is built once, its axes read as the digits of its index
+    // (the last axis varies fastest); matrix sizes are capped before this.
+    size_t total = 1, width = 0;
+    for (const auto& a : axes) total *= a.rows.size(), width += a.keys.size();
+    std::vector<Variant> out(total);
+    for (size_t n = 0; n < total; ++n) {
+        Variant& v = out[n];
+        v.values.reserve(width);
+        size_t stride = total;
+        for (const auto& a : axes) {
+            stride /= a.rows.size();
+            const auto& row = a.rows[(n / stride) % a.rows.size()];
+            for (size_t i = 0; i < a.keys.size(); ++i) v.values.emplace_back(a.keys[i], row[i]);
+        }
     }
     return out;
 }
 
 }  // namespace
 
-std::vector<Variant> filter_by(const std::vector<Variant>& variants, const std::string& key,
+std::vector<Variant> filter_by(std::vector<Variant> variants, const std::string& key,
                                const std::vector<std::string>& values) {
-    std::vector<Variant> out;
-    for (const auto& v : variants) {
+    auto keep = [&](const Variant& v) {
         const std::string* x = v.get(key);
-        if (x && std::find(values.begin(), values.end(), *x) != values.end()) out.push_back(v);
-    }
-    return out.empty() ? variants : out;
+        return x && std::find(values.begin(), values.end(), *x) != values.end();
+    };
+    if (std::none_of(variants.begin(), variants.end(), keep)) return variants;
+    variants.erase(std::remove_if(variants.begin(), variants.end(), [&](const Variant& v) { return !keep(v); }),
+                   variants.end());
+    return variants;
 }
 
 std::vector<Variant> explode(const CombinedSpec& spec) {
@@ -510,7 +515,7 @@ std::vector<Variant> explode(const CombinedSpec& spec) {
                 const std::string* x = v.get(k);
                 return !x || std::find(vs.begin(), vs.end(), *x) == vs.end();
             });
-            if (narrows) variants = filter_by(variants, k, vs);
+            if (narrows) variants = filter_by(std::move(variants), k, vs);
         }
     }
     return variants;

@@ -106,7 +106,7 @@ std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials
                             const std::vector<std::string>& used);
 
 // Variants whose `key` is one of `values`; when none match, all of them.
-std::vector<Variant> filter_by(const std::vector<Variant>& variants, const std::string& key,
+std::vector<Variant> filter_by(std::vector<Variant> variants, const std::string& key,
                                const std::vector<std::string>& values);
 
 }  // namespace sf::variant
