@@ -46,7 +46,7 @@ nlohmann::json plan_json(const plan::BuildPlan& p) {
             {"skipped", skipped}};
 }
 
-engine::BuildOptions build_options(const BuildArgs& a) {
+engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     engine::BuildOptions o;
     o.recipe_dir = checked_recipe_dir(a.recipe);
     o.selection = a.variants.selection();
@@ -62,6 +62,7 @@ engine::BuildOptions build_options(const BuildArgs& a) {
     o.provider_tool = a.provider_tool;
     o.skip_unavailable = a.skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
+    o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
     o.zstd_level = a.level;
     return o;
 }
@@ -103,7 +104,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
-            auto o = build_options(*a);
+            auto o = build_options(*a, cli.console);
             // What the user gave is checked here (exit 2); what fails after is the build (exit 1).
             auto prepared = value_or_throw(engine::prepare_build(o));
             const auto& p = prepared.plan;

@@ -75,6 +75,10 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
 }
 
 void Ctx::progress(const std::string& line) const {
+    if (opts.progress == Progress::show) notice(line);
+}
+
+void Ctx::notice(const std::string& line) const {
     if (opts.on_progress)
         opts.on_progress(line);
     else
@@ -177,6 +181,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     stdfs::path base = ctx.work / ("staging-" + b.label);
     stdfs::remove_all(base, ec);
     st.src_dir = base / "work";
+    st.source_name = p.name + "-" + p.version;
     st.staged = base / "staged";
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
@@ -289,7 +294,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
-    for (const auto& w : p.warnings) ctx.progress("warning: " + w.str());
+    for (const auto& w : p.warnings) ctx.notice("warning: " + w.str());
     std::error_code ec;
     ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
     stdfs::create_directories(ctx.output / p.platform.name(), ec);
@@ -352,7 +357,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
         r.test = "-";
         r.detail = sk.reason;
         ctx.report.outputs.push_back(r);
-        ctx.progress("==> skipped " + sk.what + ": " + sk.reason);
+        ctx.notice("==> skipped " + sk.what + ": " + sk.reason);
     }
 
     // The system provider's Pythons become packages of the channel, so that
@@ -410,7 +415,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
                 ctx.report.outputs.push_back(r);
                 ++done;
             }
-            ctx.progress("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
+            ctx.notice("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
             ctx.report.stagings.push_back(timing);
             continue;
         }
@@ -442,8 +447,8 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
                 f.test = "-";
                 f.detail = r.error().str();
                 ctx.report.outputs.push_back(f);
-                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
-                             variant + "  FAILED, going on (--keep-going): " + f.detail);
+                ctx.notice("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
+                           variant + "  FAILED, going on (--keep-going): " + f.detail);
                 continue;
             }
             r->variant = variant;

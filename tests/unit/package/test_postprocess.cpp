@@ -206,3 +206,66 @@ TEST_CASE("read_elf on non-ELF and truncated files") {
     test::put(tmp.path() / "trunc", std::string("\x7f" "ELF\2\1\1", 7) + std::string(20, '\0'));
     CHECK_FALSE(read_elf(tmp.path() / "trunc"));
 }
+
+TEST_CASE("two links in different dirs differ only in the build-id after patchelf; rehashing makes them equal") {
+    // What the demo's libraries went through: the build tree's absolute
+    // RPATH reached the linker's build-id, then the RPATH was rewritten.
+    INFO("needs g++ and patchelf on PATH (bash scripts/deps.sh installs them)");
+    REQUIRE(have("g++"));
+    REQUIRE(have("patchelf"));
+    fs::TempDir tmp("sf-buildid");
+    test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
+    std::vector<std::string> sos;
+    for (std::string dir : {"build-AAAA", "build-BBBB"}) {
+        const stdfs::path prefix = tmp.path() / dir;
+        stdfs::create_directories(prefix / "lib");
+        const std::string so = (prefix / "lib/libanswer.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
+                 "-Wl,-rpath," + prefix.string() + "/lib"});
+        PostprocessOptions o;
+        o.prefix = prefix.string();
+        o.env = process::current_env();
+        REQUIRE(postprocess(prefix, o));
+        sos.push_back(so);
+    }
+    REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN");
+    auto id = find_build_id(sos[0]);
+    REQUIRE(id);
+    REQUIRE(*id);
+    CHECK((*id)->size == 20);
+    std::string a = test::slurp(sos[0]), b = test::slurp(sos[1]);
+    REQUIRE(a.size() == b.size());
+    CHECK(a != b);
+    CHECK(a.substr(0, (*id)->offset) == b.substr(0, (*id)->offset));
+    CHECK(a.substr((*id)->offset + 20) == b.substr((*id)->offset + 20));
+
+    for (const auto& so : sos) CHECK(rehash_build_id(so).value_or(false));
+    CHECK(test::slurp(sos[0]) == test::slurp(sos[1]));
+    CHECK(test::slurp(sos[0]) != a);  // a new id, not the old one
+    auto again = test::slurp(sos[0]);
+    CHECK(rehash_build_id(sos[0]).value_or(false));
+    CHECK(test::slurp(sos[0]) == again);  // a function of the bytes: stable
+
+    SECTION("postprocess does it with BuildIdFix::rehash") {
+        const stdfs::path prefix = tmp.path() / "build-CCCC";
+        stdfs::create_directories(prefix / "lib");
+        const std::string so = (prefix / "lib/libanswer.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
+                 "-Wl,-rpath," + prefix.string() + "/lib"});
+        PostprocessOptions o;
+        o.prefix = prefix.string();
+        o.env = process::current_env();
+        o.build_id = BuildIdFix::rehash;
+        auto r = postprocess(prefix, o);
+        REQUIRE(r);
+        CHECK(r->build_ids_rehashed == std::vector<std::string>{"lib/libanswer.so"});
+        CHECK(test::slurp(so) == test::slurp(sos[0]));
+    }
+    SECTION("no build-id, or not ELF: nothing to do") {
+        const std::string none = (tmp.path() / "libnone.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", none, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=none"});
+        CHECK(rehash_build_id(none).value_or(true) == false);
+        test::put(tmp.path() / "x.txt", "text\n");
+        CHECK(rehash_build_id(tmp.path() / "x.txt").value_or(true) == false);
+    }
+}
