@@ -17,6 +17,7 @@
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
+#include "engine/work_dir.hpp"
 #include "render/render.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
@@ -95,21 +96,6 @@ namespace {
 
 // conda-build's long host prefix: placeholders up to 255 characters, so that
 // binary prefix replacement works for any shorter install prefix.
-// Removes build-<pid>-* directories of builds that are no longer running.
-void sweep_work_area(const stdfs::path& area) {
-    std::error_code ec;
-    for (const auto& e : stdfs::directory_iterator(area, ec)) {
-        auto parts = str::split(e.path().filename().string(), '-');
-        if (parts.size() != 3 || parts[0] != "build") continue;
-        char* end = nullptr;
-        long pid = std::strtol(parts[1].c_str(), &end, 10);
-        if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
-        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-        std::error_code rec;
-        stdfs::remove_all(e.path(), rec);
-    }
-}
-
 stdfs::path padded_prefix(const stdfs::path& work) {
     std::string p = (work / "host_env").string();
     while (p.size() < 255) p += "_placehold";
@@ -301,19 +287,24 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
 
-    std::unique_ptr<fs::TempDir> tmp;
+    std::optional<WorkDir> work;
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
         stdfs::path area = ctx.output / ".splitforge-work";
         sweep_work_area(area);
-        tmp = std::make_unique<fs::TempDir>("build-" + std::to_string(::getpid()), area);
-        ctx.work = tmp->path();
+        auto claimed = WorkDir::claim(area, p.name, opts.recipe_dir, opts.selection);
+        if (!claimed) return unexpected(claimed.error());
+        work.emplace(std::move(*claimed));
+        ctx.work = work->path();
+        if (work->kind() == WorkKind::unique)
+            ctx.notice("note: another build of " + p.name + " is using its work dir in " + area.string() +
+                       "; this one works in " + ctx.work.filename().string() + " (its binaries may differ in paths)");
     } else {
         ctx.work = stdfs::absolute(opts.work_dir);
         stdfs::create_directories(ctx.work, ec);
     }
-    if (opts.keep == KeepBuild::yes && tmp) ctx.work = tmp->release();
+    if (opts.keep == KeepBuild::yes && work) ctx.work = work->keep();
     ctx.host_prefix = padded_prefix(ctx.work);
     ctx.build_prefix = ctx.work / "build_env";
     ctx.test_prefix = ctx.work / "test_env";

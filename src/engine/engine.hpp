@@ -35,7 +35,7 @@ struct BuildOptions {
     std::filesystem::path output_folder;                        // the local channel
     std::vector<std::string> channels;                          // -c (local dirs; names for external)
     std::vector<std::filesystem::path> system_maps;             // --system-map
-    std::filesystem::path work_dir;                             // empty: a temp dir
+    std::filesystem::path work_dir;                             // empty: <output>/.splitforge-work/<name>-<hash>
     SkipExisting skip_existing = SkipExisting::yes;
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;

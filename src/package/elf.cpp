@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -15,7 +16,7 @@ namespace sf::package {
 
 namespace {
 
-constexpr std::uint32_t kShtDynamic = 6, kShtNote = 7, kNtGnuBuildId = 3;
+constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kNtGnuBuildId = 3, kSttFile = 4;
 constexpr std::int64_t kDtNull = 0, kDtRpath = 15, kDtRunpath = 29;
 
 class File {
@@ -179,6 +180,54 @@ Result<std::optional<BuildIdNote>> find_build_id(const std::filesystem::path& p)
         }
     }
     return std::optional<BuildIdNote>();
+}
+
+Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p) {
+    File f(p);
+    if (!f.ok()) return fail(SourceLoc{p.string()}, std::string("cannot open: ") + std::strerror(errno));
+    auto headers = read_headers(f, p);
+    if (!headers) return unexpected(headers.error());
+    if (!*headers) return 0;
+    const Headers& h = **headers;
+    auto bad = [&](const char* what) {
+        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
+    };
+    std::vector<std::uint64_t> at;  // file offsets of the pid digits to zero
+    for (std::size_t i = 0; i < h.shnum; ++i) {
+        Section sym = h.section(i);
+        if (sym.type != kShtSymtab) continue;
+        if (sym.link >= h.shnum) return bad("bad .symtab string table link");
+        Section str = h.section(sym.link);
+        const std::size_t ent = h.d.is64 ? 24 : 16;
+        std::vector<unsigned char> data(sym.size);
+        if (!f.read(sym.offset, data.data(), data.size())) return bad("truncated .symtab");
+        for (std::size_t o = 0; o + ent <= data.size(); o += ent) {
+            const unsigned info = data[o + (h.d.is64 ? 4 : 12)];
+            if ((info & 0xf) != kSttFile) continue;
+            const std::uint64_t name = h.d.get(data.data() + o, 4);
+            char buf[24] = {};  // "tmpxft_" + 8 hex + "_" + 8 hex
+            if (name + sizeof buf > str.size || !f.read(str.offset + name, buf, sizeof buf)) continue;
+            auto hex = [&](int from) {
+                for (int k = from; k < from + 8; ++k)
+                    if (!std::isxdigit(static_cast<unsigned char>(buf[k]))) return false;
+                return true;
+            };
+            if (std::memcmp(buf, "tmpxft_", 7) == 0 && hex(7) && buf[15] == '_' && hex(16) &&
+                std::memcmp(buf + 7, "00000000", 8) != 0)
+                at.push_back(str.offset + name + 7);
+        }
+    }
+    if (at.empty()) return 0;
+    int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open for writing: ") + std::strerror(errno));
+    for (auto off : at)
+        if (::pwrite(fd, "00000000", 8, static_cast<off_t>(off)) != 8) {
+            int err = errno;
+            ::close(fd);
+            return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(err));
+        }
+    ::close(fd);
+    return static_cast<int>(at.size());
 }
 
 Result<bool> rehash_build_id(const std::filesystem::path& p) {

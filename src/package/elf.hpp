@@ -38,4 +38,10 @@ Result<std::optional<BuildIdNote>> find_build_id(const std::filesystem::path& p)
 // the id alone would name the random work dir. false: no build-id to update.
 Result<bool> rehash_build_id(const std::filesystem::path& p);
 
+// nvcc compiles each .cu through a temp file named tmpxft_<pid>_<n>-..., and
+// the host compiler records that name in an STT_FILE symbol of .symtab: the
+// one difference between two CUDA builds in the same dir. Zeroes the pid in
+// such names, in place (same length). Returns how many it changed.
+Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p);
+
 }  // namespace sf::package

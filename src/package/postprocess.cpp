@@ -207,6 +207,7 @@ Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessO
     for (const auto& e : *entries) {
         if (opts.build_id == BuildIdFix::keep) break;
         if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
+        if (auto n = normalize_nvcc_temp_names(e.abs); !n) return unexpected(n.error());
         auto done = rehash_build_id(e.abs);
         if (!done) return unexpected(done.error());
         if (*done) report.build_ids_rehashed.push_back(e.rel);

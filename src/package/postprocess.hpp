@@ -28,7 +28,8 @@ struct PrefixFile {
 enum class BinaryPrefix { detect, ignore };  // detect_binary_files_with_prefix
 enum class RpathFix { rewrite, keep };
 // rehash: recompute ELF build-ids from the final bytes (rehash_build_id), so
-// that they do not depend on the build's paths; what the engine builds.
+// that they do not depend on the build's paths, after zeroing the pid in
+// nvcc's temp file names (normalize_nvcc_temp_names); what the engine builds.
 enum class BuildIdFix { keep, rehash };
 
 struct PostprocessOptions {

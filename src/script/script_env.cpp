@@ -50,8 +50,11 @@ process::Env script_env(const ScriptContext& c) {
     e["SHLIB_EXT"] = ".so";
     e["target_platform"] = c.target_platform.name();
     e["build_platform"] = c.build_platform.name();
+    // CMAKE_BUILD_RPATH_USE_ORIGIN: the build tree's RPATHs name its own
+    // libraries by $ORIGIN, not by the work dir's path (CMake's knob for
+    // reproducible builds: the linker's build-id and .dynstr see them).
     e["CMAKE_ARGS"] = "-DCMAKE_INSTALL_PREFIX=" + c.prefix.string() + " -DCMAKE_PREFIX_PATH=" + c.prefix.string() +
-                      " -DCMAKE_INSTALL_LIBDIR=lib";
+                      " -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON";
     e["SPLITFORGE"] = c.splitforge.string();
     // Compilers read these (CMake and autotools at configure time); a value
     // the variant already gives keeps its flags after ours.

@@ -276,3 +276,33 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
         CHECK_FALSE(rehashed(tmp.path() / "x.txt"));
     }
 }
+
+TEST_CASE("nvcc's temp file names lose their pid: two compiles through different temp names become equal") {
+    // nvcc hands the host compiler /tmp/tmpxft_<pid>_<n>-<k>_<name>.cudafe1.cpp,
+    // whose name lands in an STT_FILE symbol. g++ on such files shows the same.
+    INFO("needs g++ and readelf on PATH (bash scripts/deps.sh installs them)");
+    REQUIRE(have("g++"));
+    fs::TempDir tmp("sf-nvcc-names");
+    std::vector<std::string> sos;
+    for (std::string pid : {"00006920", "000072e8"}) {
+        const auto src = tmp.path() / ("tmpxft_" + pid + "_00000000-6_Kernels.cudafe1.cpp");
+        test::put(src, "extern \"C\" int answer() { return 42; }\n");
+        const std::string so = (tmp.path() / ("lib" + pid + ".so")).string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, src.string(), "-Wl,--build-id=sha1"});
+        sos.push_back(so);
+    }
+    CHECK(test::slurp(sos[0]) != test::slurp(sos[1]));
+    for (const auto& so : sos) {
+        auto n = normalize_nvcc_temp_names(so);
+        REQUIRE(n);
+        CHECK(*n == 1);
+        CHECK(rehashed(so));
+    }
+    CHECK(test::slurp(sos[0]) == test::slurp(sos[1]));
+    if (have("readelf"))
+        CHECK(run_out({"readelf", "-s", "-W", sos[0]}).find("tmpxft_00000000_00000000-6_Kernels.cudafe1.cpp") !=
+              std::string::npos);
+    auto again = normalize_nvcc_temp_names(sos[0]);
+    REQUIRE(again);
+    CHECK(*again == 0);
+}
