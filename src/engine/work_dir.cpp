@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 

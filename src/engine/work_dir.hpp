@@ -11,8 +11,12 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "util/fs.hpp"
 #include "variant/selection.hpp"
+
+namespace sf::fs {
+class LockFile;
+class TempDir;
+}  // namespace sf::fs
 
 namespace sf::engine {
 
