@@ -157,7 +157,10 @@ for c in "${configs[@]}"; do
     tmp_log=$artifacts/.$c-log.txt.tmp
     start=$(date +%s)
     set +e
-    "$sf" build "$recipe" -m "$variants/$c.yaml" --output-folder "$artifacts/channel" --skip-existing 2>&1 | tee "$tmp_log"
+    # stderr reaches tee, not the terminal: ask for the progress lines when ours is one.
+    progress=(); [[ -t 2 ]] && progress=(--progress always)
+    "$sf" build "$recipe" -m "$variants/$c.yaml" --output-folder "$artifacts/channel" --skip-existing \
+        ${progress[@]+"${progress[@]}"} 2>&1 | tee "$tmp_log"
     rc=${PIPESTATUS[0]}
     set -e
     mv -f "$tmp_log" "$log"

@@ -101,6 +101,9 @@ int main(int argc, char** argv) {
     Cli cli;
     app.add_option("--color", cli.console.color_opt, "Colour on stderr: auto (a terminal, unless NO_COLOR), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
+    app.add_option("--progress", cli.console.progress_opt,
+                   "Progress lines on stderr: auto (on a terminal), always (e.g. CI logs), never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
     register_render(app, cli);
     register_variants(app, cli);
     register_build(app, cli);

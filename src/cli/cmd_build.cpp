@@ -46,7 +46,7 @@ nlohmann::json plan_json(const plan::BuildPlan& p) {
             {"skipped", skipped}};
 }
 
-engine::BuildOptions build_options(const BuildArgs& a) {
+engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     engine::BuildOptions o;
     o.recipe_dir = checked_recipe_dir(a.recipe);
     o.selection = a.variants.selection();
@@ -62,6 +62,7 @@ engine::BuildOptions build_options(const BuildArgs& a) {
     o.provider_tool = a.provider_tool;
     o.skip_unavailable = a.skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
+    o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
     o.zstd_level = a.level;
     return o;
 }
@@ -82,14 +83,15 @@ void register_build(CLI::App& app, Cli& cli) {
                   "After a failed output, go on with the outputs and variants that do not need it; exit 1 at the end");
     sub->add_flag("--no-test", a->no_test, "Do not run the outputs' tests");
     sub->add_flag("--keep-build,--dirty", a->keep,
-                  "Keep the work dir (sources, build tree, prefixes, build_env_setup.sh), also after a failure");
+                  "Keep the work dir (sources, build tree, prefixes, build_env_setup.sh), also after a failure; "
+                  "the next build of the recipe into the same output folder replaces it");
     sub->add_option("--env-provider", a->provider,
                     "system (default, offline), or micromamba|mamba|conda (needs channel access)");
     sub->add_option("--env-provider-exe", a->provider_tool, "The external provider's executable");
     sub->add_flag("--skip-unavailable", a->skip_unavailable,
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
-    sub->add_option("--work-dir", a->work_dir, "Work dir (default: a fresh temp dir)");
+    sub->add_option("--work-dir", a->work_dir, "Work dir (default: <output>/.splitforge-work/<name>-<hash>, the same path each build)");
     sub->add_option("--compression-level", a->level, "zstd level of the .conda packages (default 19)")
         ->check(CLI::Range(1, 22));
     // The old spelling, still read (with a note).
@@ -103,7 +105,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
-            auto o = build_options(*a);
+            auto o = build_options(*a, cli.console);
             // What the user gave is checked here (exit 2); what fails after is the build (exit 1).
             auto prepared = value_or_throw(engine::prepare_build(o));
             const auto& p = prepared.plan;

@@ -31,6 +31,7 @@ void register_test(CLI::App& app, Cli& cli) {
                 for (const auto& c : o->channels) to.channels.emplace_back(c);
                 to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
                 to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
+                to.progress = cli.console.progress ? engine::Progress::show : engine::Progress::hide;
                 auto r = value_or_throw(engine::test_package_file(to));
                 results.push_back({{"package", pkg},
                                    {"dist", r.dist},

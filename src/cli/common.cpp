@@ -19,6 +19,7 @@ void Console::resolve() {
         color = false;
     else
         color = ::isatty(STDERR_FILENO) == 1 && std::getenv("TERM") && std::string(std::getenv("TERM")) != "dumb";
+    progress = progress_opt == "always" || (progress_opt == "auto" && ::isatty(STDERR_FILENO) == 1);
 }
 
 namespace {

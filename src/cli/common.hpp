@@ -44,11 +44,15 @@ enum class ColorMode { auto_, always, never };
 
 // Where output goes. With --json, stdout holds exactly one JSON document and
 // everything else (progress, warnings, errors) goes to stderr. Colour only on
-// a terminal (or --color=always), never with NO_COLOR set.
+// a terminal (or --color=always), never with NO_COLOR set. Progress lines
+// only on a terminal (or --progress=always); warnings, errors and summaries
+// always.
 struct Console {
     bool json = false;
     std::string color_opt = "auto";
-    bool color = false;  // resolved by resolve()
+    std::string progress_opt = "auto";
+    bool color = false;     // resolved by resolve()
+    bool progress = false;  // resolved by resolve()
 
     void resolve();
     void warning(const std::string& text) const;  // "splitforge: warning: text"

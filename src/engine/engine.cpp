@@ -17,6 +17,7 @@
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
+#include "engine/work_dir.hpp"
 #include "render/render.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
@@ -75,6 +76,10 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
 }
 
 void Ctx::progress(const std::string& line) const {
+    if (opts.progress == Progress::show) notice(line);
+}
+
+void Ctx::notice(const std::string& line) const {
     if (opts.on_progress)
         opts.on_progress(line);
     else
@@ -91,21 +96,6 @@ namespace {
 
 // conda-build's long host prefix: placeholders up to 255 characters, so that
 // binary prefix replacement works for any shorter install prefix.
-// Removes build-<pid>-* directories of builds that are no longer running.
-void sweep_work_area(const stdfs::path& area) {
-    std::error_code ec;
-    for (const auto& e : stdfs::directory_iterator(area, ec)) {
-        auto parts = str::split(e.path().filename().string(), '-');
-        if (parts.size() != 3 || parts[0] != "build") continue;
-        char* end = nullptr;
-        long pid = std::strtol(parts[1].c_str(), &end, 10);
-        if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
-        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-        std::error_code rec;
-        stdfs::remove_all(e.path(), rec);
-    }
-}
-
 stdfs::path padded_prefix(const stdfs::path& work) {
     std::string p = (work / "host_env").string();
     while (p.size() < 255) p += "_placehold";
@@ -177,6 +167,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     stdfs::path base = ctx.work / ("staging-" + b.label);
     stdfs::remove_all(base, ec);
     st.src_dir = base / "work";
+    st.source_name = p.name + "-" + p.version;
     st.staged = base / "staged";
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
@@ -289,26 +280,31 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     const plan::BuildPlan& p = s->plan;
 
     Ctx ctx(opts);
-    for (const auto& w : p.warnings) ctx.progress("warning: " + w.str());
+    for (const auto& w : p.warnings) ctx.notice("warning: " + w.str());
     std::error_code ec;
     ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
     stdfs::create_directories(ctx.output / p.platform.name(), ec);
     if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
 
-    std::unique_ptr<fs::TempDir> tmp;
+    std::optional<WorkDir> work;
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
         stdfs::path area = ctx.output / ".splitforge-work";
         sweep_work_area(area);
-        tmp = std::make_unique<fs::TempDir>("build-" + std::to_string(::getpid()), area);
-        ctx.work = tmp->path();
+        auto claimed = WorkDir::claim(area, p.name, opts.recipe_dir, opts.selection);
+        if (!claimed) return unexpected(claimed.error());
+        work.emplace(std::move(*claimed));
+        ctx.work = work->path();
+        if (work->kind() == WorkKind::unique)
+            ctx.notice("note: another build of " + p.name + " is using its work dir in " + area.string() +
+                       "; this one works in " + ctx.work.filename().string() + " (its binaries may differ in paths)");
     } else {
         ctx.work = stdfs::absolute(opts.work_dir);
         stdfs::create_directories(ctx.work, ec);
     }
-    if (opts.keep == KeepBuild::yes && tmp) ctx.work = tmp->release();
+    if (opts.keep == KeepBuild::yes && work) ctx.work = work->keep();
     ctx.host_prefix = padded_prefix(ctx.work);
     ctx.build_prefix = ctx.work / "build_env";
     ctx.test_prefix = ctx.work / "test_env";
@@ -352,7 +348,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
         r.test = "-";
         r.detail = sk.reason;
         ctx.report.outputs.push_back(r);
-        ctx.progress("==> skipped " + sk.what + ": " + sk.reason);
+        ctx.notice("==> skipped " + sk.what + ": " + sk.reason);
     }
 
     // The system provider's Pythons become packages of the channel, so that
@@ -410,7 +406,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
                 ctx.report.outputs.push_back(r);
                 ++done;
             }
-            ctx.progress("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
+            ctx.notice("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
             ctx.report.stagings.push_back(timing);
             continue;
         }
@@ -442,8 +438,8 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
                 f.test = "-";
                 f.detail = r.error().str();
                 ctx.report.outputs.push_back(f);
-                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
-                             variant + "  FAILED, going on (--keep-going): " + f.detail);
+                ctx.notice("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
+                           variant + "  FAILED, going on (--keep-going): " + f.detail);
                 continue;
             }
             r->variant = variant;

@@ -23,8 +23,11 @@ namespace sf::engine {
 enum class SkipExisting { yes, no };
 enum class TestMode { run, skip };
 enum class KeepBuild { no, yes };
-enum class Verbosity { stream, quiet };
-enum class KeepGoing { no, yes };  // after a failed output, build what does not need it  // stream script output to stderr, or only log it
+enum class Verbosity { stream, quiet };  // stream script output to stderr, or only log it
+enum class KeepGoing { no, yes };        // after a failed output, build what does not need it
+// Progress lines ("==> source", "[2/5] ... built") on stderr, or none (the CLI
+// shows them on a terminal only). Warnings, failures and the summary always.
+enum class Progress { show, hide };
 
 struct BuildOptions {
     std::filesystem::path recipe_dir;
@@ -32,7 +35,7 @@ struct BuildOptions {
     std::filesystem::path output_folder;                        // the local channel
     std::vector<std::string> channels;                          // -c (local dirs; names for external)
     std::vector<std::filesystem::path> system_maps;             // --system-map
-    std::filesystem::path work_dir;                             // empty: a temp dir
+    std::filesystem::path work_dir;                             // empty: <output>/.splitforge-work/<name>-<hash>
     SkipExisting skip_existing = SkipExisting::yes;
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;
@@ -41,10 +44,11 @@ struct BuildOptions {
     std::string provider_tool;                                  // external tool path (tests: a fake)
     plan::SkipUnavailable skip_unavailable = plan::SkipUnavailable::no;
     Verbosity verbosity = Verbosity::stream;
+    Progress progress = Progress::show;
     int cpu_count = 0;                                          // 0: $CPU_COUNT or the machine's
     int zstd_level = 19;
     std::filesystem::path splitforge;                           // our binary; empty: /proc/self/exe
-    std::function<void(const std::string&)> on_progress;        // progress lines; default: stderr
+    std::function<void(const std::string&)> on_progress;        // progress and notices; default: stderr
 };
 
 enum class Status { built, skipped_existing, skipped_unavailable, failed };
@@ -105,6 +109,7 @@ struct TestFileOptions {
     std::filesystem::path package;
     std::vector<std::filesystem::path> channels;
     Verbosity verbosity = Verbosity::stream;
+    Progress progress = Progress::show;
     KeepBuild keep = KeepBuild::no;
 };
 struct TestFileReport {

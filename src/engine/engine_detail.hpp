@@ -42,7 +42,8 @@ struct Ctx {
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
 
-    void progress(const std::string& line) const;
+    void progress(const std::string& line) const;  // only with Progress::show
+    void notice(const std::string& line) const;    // always: warnings, skips, failures
     void on_line(const std::string& line) const;  // script output
 };
 
@@ -51,6 +52,7 @@ struct Staging {
     const plan::StagingBuild* build = nullptr;
     stdfs::path recipe_dir;  // absolute
     stdfs::path src_dir;
+    std::string source_name;  // name-version of the recipe (prefix maps)
     stdfs::path staged;  // copy of the top-level build.sh's new files
     std::vector<std::string> staged_files;
     std::map<std::string, std::string> keys;  // variant keys for the staging script

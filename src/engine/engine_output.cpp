@@ -93,6 +93,7 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     c.prefix = ctx.host_prefix;
     c.build_prefix = ctx.build_prefix;
     c.src_dir = st.src_dir;
+    c.source_name = st.source_name;
     c.recipe_dir = st.recipe_dir;
     if (henv.python) {
         c.py_ver = henv.python->minor;
@@ -182,6 +183,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     mo.postprocess.emplace();
     mo.postprocess->prefix = ctx.host_prefix.string();
     mo.postprocess->env = ctx.base_env;
+    mo.postprocess->build_id = package::BuildIdFix::rehash;  // reproducible: ids from the final bytes
     mo.write.zstd_level = ctx.opts.zstd_level;
     mo.write.threads = ctx.cpu_count;
     auto made = package::make_package(payload, package_meta(ctx, o, depends, constrains), ctx.pkgs_out, mo);

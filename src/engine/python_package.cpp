@@ -1,5 +1,9 @@
 #include "engine/python_package.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <system_error>
 
 #include "channel/index.hpp"
@@ -71,6 +75,15 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     m.license = "Python-2.0";
     m.summary = "The host's Python " + py.version + " (" + pfx + "), exported by splitforge's system provider";
     m.home = "https://www.python.org";
+    // Reproducible: the interpreter's newest file, not the clock (SOURCE_DATE_EPOCH still wins).
+    if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde) {
+        std::int64_t newest = 0;
+        for (const auto& f : files) {
+            struct stat st {};
+            if (::lstat((py.prefix / f).c_str(), &st) == 0) newest = std::max<std::int64_t>(newest, st.st_mtime);
+        }
+        if (newest > 0) m.timestamp = newest * 1000;
+    }
     package::MakeOptions mo;
     mo.postprocess.emplace();
     mo.postprocess->prefix = pfx;

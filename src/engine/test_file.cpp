@@ -68,7 +68,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     };
     auto provider = env::make_provider(env::ProviderKind::system, pc);
     stdfs::path prefix = work / "test_env";
-    std::cerr << "==> " << rep.dist << ": creating the test prefix\n";
+    if (o.progress == Progress::show) std::cerr << "==> " << rep.dist << ": creating the test prefix\n";
     auto prepared = provider->create(env::EnvSpec{prefix, env::EnvRole::test, requires_, {o.package}, ""});
     if (!prepared) {
         rep.result = "failed";
@@ -94,7 +94,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (auto t = detail::env_get(pc.env, "TMPDIR"); !t.empty()) cmd.env["TMPDIR"] = t;
     cmd.masks = {{prefix.string(), "$PREFIX"}};
     cmd.log = work / "test.log";
-    std::cerr << "==> " << rep.dist << ": running info/test/run_test.sh\n";
+    if (o.progress == Progress::show) std::cerr << "==> " << rep.dist << ": running info/test/run_test.sh\n";
     auto r = process::stream(cmd, pc.on_line);
     if (!r) return unexpected(r.error());
     if (r->exit_code != 0) {

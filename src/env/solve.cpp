@@ -32,9 +32,13 @@ void parse_specs(Candidate& c) {
 // build number; among builds that tie there, the one whose dependencies can
 // reach the highest versions (the names every tied build depends on, taken
 // alphabetically), then the newest timestamp. The build string is never a
-// key: "py39" must not beat "py313" by its text.
+// key: "py39" must not beat "py313" by its text. Candidates that tie on all
+// of these share a `tier`; the solver orders each tier by how few packages a
+// candidate adds to the solution (Solver::fewest_first), then .conda before
+// .tar.bz2 and the earlier channel.
 struct Ranker {
     const std::map<std::string, std::vector<const Candidate*>>& by_name;
+    std::map<const Candidate*, int>& tier;
     struct Best {
         bool has = false, tracked = false;
         const types::Version* version = nullptr;
@@ -75,7 +79,20 @@ struct Ranker {
         }
         return out;
     }
-    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last) {
+    // <0: a first, on the shared dependencies' best versions, then the timestamp.
+    int compare_in_group(const std::vector<std::string>& shared, const Candidate* a, const Candidate* b) {
+        for (const auto& n : shared) {
+            Best x = best_for(a, n), y = best_for(b, n);
+            if (x.has != y.has) return x.has ? -1 : 1;
+            if (!x.has) continue;
+            if (int c = compare_best(x, y); c != 0) return c;
+        }
+        auto ta = a->record.timestamp.value_or(0), tb = b->record.timestamp.value_or(0);
+        if (ta != tb) return ta > tb ? -1 : 1;
+        return 0;
+    }
+    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last,
+                    int& next_tier) {
         std::map<std::string, size_t> count;  // dependency name -> how many of the group name it
         for (auto it = first; it != last; ++it) {
             std::set<std::string> names;
@@ -86,25 +103,27 @@ struct Ranker {
         for (const auto& [n, k] : count)
             if (k == static_cast<size_t>(last - first)) shared.push_back(n);
         std::stable_sort(first, last, [&](const Candidate* a, const Candidate* b) {
-            for (const auto& n : shared) {
-                Best x = best_for(a, n), y = best_for(b, n);
-                if (x.has != y.has) return x.has;
-                if (!x.has) continue;
-                if (int c = compare_best(x, y); c != 0) return c < 0;
-            }
-            auto ta = a->record.timestamp.value_or(0), tb = b->record.timestamp.value_or(0);
-            if (ta != tb) return ta > tb;
+            if (int c = compare_in_group(shared, a, b); c != 0) return c < 0;
             bool ac = str::ends_with(a->record.fn, ".conda"), bc = str::ends_with(b->record.fn, ".conda");
             if (ac != bc) return ac;
             return a->channel_index < b->channel_index;
         });
+        for (auto it = first; it != last; ++it) {
+            if (it != first && compare_in_group(shared, *(it - 1), *it) != 0) ++next_tier;
+            tier[*it] = next_tier;
+        }
+        ++next_tier;
     }
     void sort(std::vector<const Candidate*>& list) {
         std::stable_sort(list.begin(), list.end(), [](const Candidate* a, const Candidate* b) { return simple(a, b) < 0; });
+        int next_tier = 0;
         for (auto start = list.begin(); start != list.end();) {
             auto end = start + 1;
             while (end != list.end() && simple(*start, *end) == 0) ++end;
-            if (end - start > 1) sort_group(start, end);
+            if (end - start > 1)
+                sort_group(start, end, next_tier);
+            else
+                tier[*start] = next_tier++;
             start = end;
         }
     }
@@ -119,6 +138,7 @@ struct Solver {
     explicit Solver(const ChannelIndex& i) : index(i) {}
     const ChannelIndex& index;
     std::map<std::string, std::vector<const Candidate*>> by_name;
+    std::map<const Candidate*, int> tier;  // equal: tied on every ranking key (Ranker)
     std::map<std::string, const Candidate*> chosen;
     std::map<std::string, std::string> chosen_by;  // name -> who required it
     std::vector<Pending> queue;
@@ -167,6 +187,35 @@ struct Solver {
         chosen_by.erase(c->record.name);
         order.pop_back();
         queue.resize(queue_size);
+    }
+
+    // How many packages choosing `c` adds: its dependencies' names that are
+    // neither chosen nor already required by what is still queued after `pos`.
+    size_t new_packages(const Candidate* c, size_t pos) const {
+        std::set<std::string> pending;
+        for (size_t i = pos + 1; i < queue.size(); ++i) pending.insert(queue[i].spec->name());
+        std::set<std::string> fresh;
+        for (const auto& d : c->depends) {
+            const std::string& n = d.name();
+            if (is_virtual(n) || n == c->record.name || chosen.count(n) || pending.count(n)) continue;
+            fresh.insert(n);
+        }
+        return fresh.size();
+    }
+    // conda's "fewest packages": among options of one tier (tied on version,
+    // build number, dependency versions and timestamp), the ones that pull in
+    // fewer new packages first; otherwise the ranked order stays.
+    void fewest_first(std::vector<const Candidate*>& options, size_t pos) const {
+        for (auto start = options.begin(); start != options.end();) {
+            auto end = start + 1;
+            while (end != options.end() && tier.at(*end) == tier.at(*start)) ++end;
+            if (end - start > 1) {
+                std::map<const Candidate*, size_t> adds;
+                for (auto it = start; it != end; ++it) adds[*it] = new_packages(*it, pos);
+                std::stable_sort(start, end, [&](const Candidate* a, const Candidate* b) { return adds[a] < adds[b]; });
+            }
+            start = end;
+        }
     }
 
     bool run(size_t pos) {
@@ -223,6 +272,7 @@ struct Solver {
                 note_failure(pos, p, why);
                 return false;
             }
+            fewest_first(options, pos);
             for (const Candidate* c : options) {
                 size_t qs = queue.size();
                 choose(c, p.required_by);
@@ -312,7 +362,7 @@ Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveReque
         if (is_virtual(c.record.name)) continue;
         s.by_name[c.record.name].push_back(&c);
     }
-    Ranker ranker{s.by_name, {}};
+    Ranker ranker{s.by_name, s.tier, {}};
     for (auto& [name, list] : s.by_name) ranker.sort(list);
 
     for (const auto& p : request.pinned) {

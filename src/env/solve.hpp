@@ -6,7 +6,8 @@
 // search: specs are taken in order, each picks the best candidate that matches
 // in the order conda's solvers use (no track_features first, highest version,
 // build number, then among tied builds the one whose dependencies reach the
-// highest versions, then newest timestamp; never the build string's text),
+// highest versions, then newest timestamp, then the one that adds the fewest
+// packages; never the build string's text),
 // its depends are queued, and a dead end backtracks to the last choice. Chosen packages are never re-chosen, and
 // `constrains` of chosen packages filter later choices (and vice versa).
 //

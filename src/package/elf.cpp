@@ -4,14 +4,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <optional>
 #include <vector>
+
+#include "util/hash.hpp"
 
 namespace sf::package {
 
 namespace {
 
-constexpr std::uint32_t kShtDynamic = 6;
+constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kNtGnuBuildId = 3, kSttFile = 4;
 constexpr std::int64_t kDtNull = 0, kDtRpath = 15, kDtRunpath = 29;
 
 class File {
@@ -47,44 +52,73 @@ struct Decoder {
     }
 };
 
-}  // namespace
+struct Section {
+    std::uint32_t type;
+    std::uint64_t offset, size, link, entsize, align;
+};
 
-Result<ElfInfo> read_elf(const std::filesystem::path& p) {
-    ElfInfo info;
-    File f(p);
-    if (!f.ok()) return fail(SourceLoc{p.string()}, std::string("cannot open: ") + std::strerror(errno));
-    unsigned char id[64] = {};
-    if (f.size() < 16 || !f.read(0, id, 16) || std::memcmp(id, "\x7f" "ELF", 4) != 0) return info;
-    info.is_elf = true;
-    auto bad = [&](const char* what) {
-        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
-    };
-    if ((id[4] != 1 && id[4] != 2) || (id[5] != 1 && id[5] != 2)) return bad("unknown class or byte order");
-    Decoder d{id[4] == 2, id[5] == 1};
-    const std::size_t ehsize = d.is64 ? 64 : 52;
-    if (!f.read(0, id, ehsize)) return bad("truncated header");
-    const std::uint64_t shoff = d.is64 ? d.get(id + 40, 8) : d.get(id + 32, 4);
-    const std::size_t shentsize = d.get(id + (d.is64 ? 58 : 46), 2);
-    const std::size_t shnum = d.get(id + (d.is64 ? 60 : 48), 2);
-    if (shoff == 0 || shnum == 0) return info;  // no section headers (stripped oddly): leave it alone
-    if (shentsize < (d.is64 ? 64u : 40u)) return bad("bad section header size");
-    std::vector<unsigned char> sh(shentsize * shnum);
-    if (!f.read(shoff, sh.data(), sh.size())) return bad("truncated section headers");
-
-    struct Section {
-        std::uint32_t type;
-        std::uint64_t offset, size, link, entsize;
-    };
-    auto section = [&](std::size_t i) {
+// The ELF header and section headers of an ELF file.
+struct Headers {
+    Decoder d{};
+    std::size_t shentsize = 0, shnum = 0;
+    std::vector<unsigned char> sh;
+    Section section(std::size_t i) const {
         const unsigned char* s = sh.data() + i * shentsize;
         Section r{};
         r.type = static_cast<std::uint32_t>(d.get(s + 4, 4));
         r.offset = d.is64 ? d.get(s + 24, 8) : d.get(s + 16, 4);
         r.size = d.is64 ? d.get(s + 32, 8) : d.get(s + 20, 4);
         r.link = d.get(s + (d.is64 ? 40 : 24), 4);
+        r.align = d.is64 ? d.get(s + 48, 8) : d.get(s + 32, 4);
         r.entsize = d.is64 ? d.get(s + 56, 8) : d.get(s + 36, 4);
         return r;
+    }
+};
+
+// nullopt: not an ELF file. An empty `sh` (shnum 0): no section headers.
+Result<std::optional<Headers>> read_headers(const File& f, const std::filesystem::path& p) {
+    unsigned char id[64] = {};
+    if (f.size() < 16 || !f.read(0, id, 16) || std::memcmp(id, "\x7f" "ELF", 4) != 0)
+        return std::optional<Headers>();
+    auto bad = [&](const char* what) {
+        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
     };
+    if ((id[4] != 1 && id[4] != 2) || (id[5] != 1 && id[5] != 2)) return bad("unknown class or byte order");
+    Headers h;
+    h.d = Decoder{id[4] == 2, id[5] == 1};
+    const Decoder& d = h.d;
+    const std::size_t ehsize = d.is64 ? 64 : 52;
+    if (!f.read(0, id, ehsize)) return bad("truncated header");
+    const std::uint64_t shoff = d.is64 ? d.get(id + 40, 8) : d.get(id + 32, 4);
+    h.shentsize = d.get(id + (d.is64 ? 58 : 46), 2);
+    h.shnum = d.get(id + (d.is64 ? 60 : 48), 2);
+    if (shoff == 0 || h.shnum == 0) {  // no section headers (stripped oddly): leave it alone
+        h.shnum = 0;
+        return std::optional<Headers>(std::move(h));
+    }
+    if (h.shentsize < (d.is64 ? 64u : 40u)) return bad("bad section header size");
+    h.sh.resize(h.shentsize * h.shnum);
+    if (!f.read(shoff, h.sh.data(), h.sh.size())) return bad("truncated section headers");
+    return std::optional<Headers>(std::move(h));
+}
+
+}  // namespace
+
+Result<ElfInfo> read_elf(const std::filesystem::path& p) {
+    ElfInfo info;
+    File f(p);
+    if (!f.ok()) return fail(SourceLoc{p.string()}, std::string("cannot open: ") + std::strerror(errno));
+    auto headers = read_headers(f, p);
+    if (!headers) return unexpected(headers.error());
+    if (!*headers) return info;
+    info.is_elf = true;
+    const Headers& h = **headers;
+    const Decoder& d = h.d;
+    const std::size_t shnum = h.shnum;
+    auto bad = [&](const char* what) {
+        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
+    };
+    auto section = [&](std::size_t i) { return h.section(i); };
     for (std::size_t i = 0; i < shnum; ++i) {
         Section dyn = section(i);
         if (dyn.type != kShtDynamic) continue;
@@ -118,6 +152,114 @@ Result<ElfInfo> read_elf(const std::filesystem::path& p) {
         return info;
     }
     return info;
+}
+
+Result<std::optional<BuildIdNote>> find_build_id(const std::filesystem::path& p) {
+    File f(p);
+    if (!f.ok()) return fail(SourceLoc{p.string()}, std::string("cannot open: ") + std::strerror(errno));
+    auto headers = read_headers(f, p);
+    if (!headers) return unexpected(headers.error());
+    if (!*headers) return std::optional<BuildIdNote>();
+    const Headers& h = **headers;
+    for (std::size_t i = 0; i < h.shnum; ++i) {
+        Section n = h.section(i);
+        if (n.type != kShtNote || n.size == 0) continue;
+        std::vector<unsigned char> data(n.size);
+        if (!f.read(n.offset, data.data(), data.size()))
+            return fail(SourceLoc{p.string()}, "malformed ELF file: truncated note section");
+        const std::uint64_t align = n.align == 8 ? 8 : 4;
+        auto up = [align](std::uint64_t v) { return (v + align - 1) / align * align; };
+        for (std::uint64_t o = 0; o + 12 <= data.size();) {
+            std::uint64_t namesz = h.d.get(data.data() + o, 4), descsz = h.d.get(data.data() + o + 4, 4);
+            std::uint64_t type = h.d.get(data.data() + o + 8, 4);
+            std::uint64_t name_at = o + 12, desc_at = name_at + up(namesz);
+            if (desc_at + descsz > data.size()) break;
+            if (type == kNtGnuBuildId && namesz == 4 && std::memcmp(data.data() + name_at, "GNU", 4) == 0)
+                return std::optional<BuildIdNote>(BuildIdNote{n.offset + desc_at, descsz});
+            o = desc_at + up(descsz);
+        }
+    }
+    return std::optional<BuildIdNote>();
+}
+
+Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p) {
+    File f(p);
+    if (!f.ok()) return fail(SourceLoc{p.string()}, std::string("cannot open: ") + std::strerror(errno));
+    auto headers = read_headers(f, p);
+    if (!headers) return unexpected(headers.error());
+    if (!*headers) return 0;
+    const Headers& h = **headers;
+    auto bad = [&](const char* what) {
+        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
+    };
+    std::vector<std::uint64_t> at;  // file offsets of the pid digits to zero
+    for (std::size_t i = 0; i < h.shnum; ++i) {
+        Section sym = h.section(i);
+        if (sym.type != kShtSymtab) continue;
+        if (sym.link >= h.shnum) return bad("bad .symtab string table link");
+        Section str = h.section(sym.link);
+        const std::size_t ent = h.d.is64 ? 24 : 16;
+        std::vector<unsigned char> data(sym.size);
+        if (!f.read(sym.offset, data.data(), data.size())) return bad("truncated .symtab");
+        for (std::size_t o = 0; o + ent <= data.size(); o += ent) {
+            const unsigned info = data[o + (h.d.is64 ? 4 : 12)];
+            if ((info & 0xf) != kSttFile) continue;
+            const std::uint64_t name = h.d.get(data.data() + o, 4);
+            char buf[24] = {};  // "tmpxft_" + 8 hex + "_" + 8 hex
+            if (name + sizeof buf > str.size || !f.read(str.offset + name, buf, sizeof buf)) continue;
+            auto hex = [&](int from) {
+                for (int k = from; k < from + 8; ++k)
+                    if (!std::isxdigit(static_cast<unsigned char>(buf[k]))) return false;
+                return true;
+            };
+            if (std::memcmp(buf, "tmpxft_", 7) == 0 && hex(7) && buf[15] == '_' && hex(16) &&
+                std::memcmp(buf + 7, "00000000", 8) != 0)
+                at.push_back(str.offset + name + 7);
+        }
+    }
+    if (at.empty()) return 0;
+    int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open for writing: ") + std::strerror(errno));
+    for (auto off : at)
+        if (::pwrite(fd, "00000000", 8, static_cast<off_t>(off)) != 8) {
+            int err = errno;
+            ::close(fd);
+            return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(err));
+        }
+    ::close(fd);
+    return static_cast<int>(at.size());
+}
+
+Result<bool> rehash_build_id(const std::filesystem::path& p) {
+    auto note = find_build_id(p);
+    if (!note) return unexpected(note.error());
+    if (!*note || (*note)->size == 0 || (*note)->size > 32) return false;
+    const BuildIdNote id = **note;
+    int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open for writing: ") + std::strerror(errno));
+    auto done = [fd](auto r) {
+        ::close(fd);
+        return r;
+    };
+    // The digest of the whole file with the id's bytes read as zeros.
+    hash::Hasher sha(id.size == 20 ? hash::Algo::sha1 : hash::Algo::sha256);
+    std::vector<char> buf(1 << 20);
+    for (std::uint64_t off = 0;;) {
+        ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(off));
+        if (n < 0) return done(fail(SourceLoc{p.string()}, std::string("read error: ") + std::strerror(errno)));
+        if (n == 0) break;
+        const std::uint64_t end = off + static_cast<std::uint64_t>(n);
+        for (std::uint64_t k = std::max(off, id.offset); k < std::min(end, id.offset + id.size); ++k)
+            buf[k - off] = 0;
+        sha.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+        off = end;
+    }
+    const std::string hex = sha.hex();
+    std::string bytes(id.size, '\0');
+    for (std::size_t i = 0; i < id.size; ++i) bytes[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+    if (::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(id.offset)) != static_cast<ssize_t>(bytes.size()))
+        return done(fail(SourceLoc{p.string()}, std::string("cannot write the build-id: ") + std::strerror(errno)));
+    return done(Result<bool>(true));
 }
 
 }  // namespace sf::package

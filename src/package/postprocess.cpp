@@ -205,6 +205,15 @@ Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessO
     }
 
     for (const auto& e : *entries) {
+        if (opts.build_id == BuildIdFix::keep) break;
+        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
+        if (auto n = normalize_nvcc_temp_names(e.abs); !n) return unexpected(n.error());
+        auto done = rehash_build_id(e.abs);
+        if (!done) return unexpected(done.error());
+        if (*done) report.build_ids_rehashed.push_back(e.rel);
+    }
+
+    for (const auto& e : *entries) {
         if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
         auto pf = detect_prefix(e.abs, e.rel, prefix, opts.binary);
         if (!pf) return unexpected(pf.error());

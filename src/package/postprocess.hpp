@@ -27,11 +27,16 @@ struct PrefixFile {
 
 enum class BinaryPrefix { detect, ignore };  // detect_binary_files_with_prefix
 enum class RpathFix { rewrite, keep };
+// rehash: recompute ELF build-ids from the final bytes (rehash_build_id), so
+// that they do not depend on the build's paths, after zeroing the pid in
+// nvcc's temp file names (normalize_nvcc_temp_names); what the engine builds.
+enum class BuildIdFix { keep, rehash };
 
 struct PostprocessOptions {
     std::string prefix;  // the build prefix as written into files; empty: the directory itself
     BinaryPrefix binary = BinaryPrefix::detect;
     RpathFix rpath = RpathFix::rewrite;
+    BuildIdFix build_id = BuildIdFix::keep;
     std::string patchelf = "patchelf";          // name looked up on env PATH, or a path
     process::Env env = process::minimal_env();  // the environment patchelf runs in
 };
@@ -39,6 +44,7 @@ struct PostprocessOptions {
 struct PostprocessReport {
     std::vector<PrefixFile> prefix_files;           // sorted by path
     std::vector<std::string> rpaths_rewritten;      // "path: old -> new"
+    std::vector<std::string> build_ids_rehashed;    // paths
     std::vector<std::string> symlinks_made_relative;
     std::vector<std::string> warnings;
 };

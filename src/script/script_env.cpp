@@ -1,6 +1,8 @@
 #include "script/script_env.hpp"
 
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -8,6 +10,20 @@
 namespace sf::script {
 
 namespace stdfs = std::filesystem;
+
+std::string prefix_map_flags(const ScriptContext& c) {
+    const std::string name = c.source_name.empty() ? c.pkg_name + "-" + c.pkg_version : c.source_name;
+    std::vector<std::string> flags;
+    for (const auto& [from, to] : {std::pair{c.src_dir, "/usr/local/src/conda/" + name},
+                                   std::pair{c.prefix, std::string("/usr/local/src/conda-prefix")},
+                                   std::pair{c.build_prefix, std::string("/usr/local/src/conda-build-prefix")}}) {
+        if (from.empty()) continue;
+        const std::string f = from.string();
+        if (f.find_first_of(" \t\n") != std::string::npos || name.find_first_of(" \t\n") != std::string::npos) return {};
+        flags.push_back("-ffile-prefix-map=" + f + "=" + to);
+    }
+    return str::join(flags, " ");
+}
 
 process::Env script_env(const ScriptContext& c) {
     process::Env e;
@@ -34,9 +50,19 @@ process::Env script_env(const ScriptContext& c) {
     e["SHLIB_EXT"] = ".so";
     e["target_platform"] = c.target_platform.name();
     e["build_platform"] = c.build_platform.name();
+    // CMAKE_BUILD_RPATH_USE_ORIGIN: the build tree's RPATHs name its own
+    // libraries by $ORIGIN, not by the work dir's path (CMake's knob for
+    // reproducible builds: the linker's build-id and .dynstr see them).
     e["CMAKE_ARGS"] = "-DCMAKE_INSTALL_PREFIX=" + c.prefix.string() + " -DCMAKE_PREFIX_PATH=" + c.prefix.string() +
-                      " -DCMAKE_INSTALL_LIBDIR=lib";
+                      " -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON";
     e["SPLITFORGE"] = c.splitforge.string();
+    // Compilers read these (CMake and autotools at configure time); a value
+    // the variant already gives keeps its flags after ours.
+    if (std::string maps = prefix_map_flags(c); !maps.empty())
+        for (const char* k : {"CFLAGS", "CXXFLAGS", "FFLAGS"}) {
+            auto it = e.find(k);
+            e[k] = it == e.end() || it->second.empty() ? maps : maps + " " + it->second;
+        }
     std::vector<std::string> path = {(c.prefix / "bin").string(), (c.build_prefix / "bin").string()};
     for (const auto& d : c.tool_dirs)
         if (std::find(path.begin(), path.end(), d) == path.end()) path.push_back(d);

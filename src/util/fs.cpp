@@ -160,6 +160,36 @@ FileLock::~FileLock() {
     }
 }
 
+Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open lock file: ") + std::strerror(errno));
+        int rc;
+        while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+        }
+        if (rc != 0) {
+            int err = errno;
+            ::close(fd);
+            if (err == EWOULDBLOCK) return std::unique_ptr<LockFile>();
+            return fail(SourceLoc{p.string()}, std::string("cannot lock: ") + std::strerror(err));
+        }
+        // The holder before us may have removed the file after we opened it.
+        struct stat mine {}, there {};
+        if (::fstat(fd, &mine) == 0 && ::stat(p.c_str(), &there) == 0 && mine.st_ino == there.st_ino &&
+            mine.st_dev == there.st_dev)
+            return std::unique_ptr<LockFile>(new LockFile(p, fd));
+        ::close(fd);
+    }
+    return fail(SourceLoc{p.string()}, "cannot lock: the lock file keeps being replaced");
+}
+
+LockFile::~LockFile() {
+    std::error_code ec;
+    stdfs::remove(path_, ec);
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+}
+
 std::optional<std::int64_t> newest_mtime(const stdfs::path& dir) {
     std::optional<std::int64_t> newest;
     std::error_code ec;

@@ -3,9 +3,11 @@
 // RAII temp dir, and an advisory file lock.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -63,6 +65,24 @@ public:
     FileLock& operator=(const FileLock&) = delete;
 
 private:
+    int fd_ = -1;
+};
+
+// A lock file that exists while it is held: try_create() takes it without
+// waiting (nullptr when another process holds it; an error when the file
+// cannot be made), and the destructor removes the file, then releases it. A
+// lock won on a file that was removed meanwhile is retried, so two holders
+// never overlap. A holder that dies leaves the file, unlocked: free to take.
+class LockFile {
+public:
+    static Result<std::unique_ptr<LockFile>> try_create(const stdfs::path& p);
+    ~LockFile();
+    LockFile(const LockFile&) = delete;
+    LockFile& operator=(const LockFile&) = delete;
+
+private:
+    LockFile(stdfs::path p, int fd) : path_(std::move(p)), fd_(fd) {}
+    stdfs::path path_;
     int fd_ = -1;
 };
 

@@ -50,6 +50,14 @@ private:
 
 }  // namespace
 
+struct Hasher::Impl : Ctx {
+    using Ctx::Ctx;
+};
+Hasher::Hasher(Algo algo) : impl_(std::make_unique<Impl>(algo)) {}
+Hasher::~Hasher() = default;
+void Hasher::update(std::string_view data) { impl_->update(data.data(), data.size()); }
+std::string Hasher::hex() { return impl_->hex(); }
+
 std::string hex(Algo algo, std::string_view data) {
     Ctx c(algo);
     c.update(data.data(), data.size());

@@ -139,7 +139,47 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     for (const auto& o : again["outputs"]) CHECK(o["status"] == "skipped (in channel)");
 }
 
-TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects", "[e2e][slow]") {
+TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identical packages", "[e2e][slow]") {
+    // The compiled libraries (libtorch, pytorch's extension) are the hard
+    // part: the random work dir reaches the compiler (SRC_DIR: prefix maps)
+    // and the linker's build-id (the build tree's RPATH: rehashed after
+    // post-processing). No SOURCE_DATE_EPOCH: timestamps come from the files.
+    auto found = env::discover_pythons(process::minimal_env());
+    if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
+    fs::TempDir tmp("sf-e2e-repro");
+    stdfs::path demo = test::source_dir() / "demo";
+    std::vector<std::map<std::string, std::string>> built;
+    for (std::string d : {"one", "second-build"}) {  // paths of different lengths
+        stdfs::path out = tmp.path() / d;
+        build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json",
+                    "--no-test"});
+        build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
+                    "--no-test", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                    "--variant", "python=3.12"});
+        std::map<std::string, std::string> pkgs;
+        for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+            if (str::ends_with(e.path().string(), ".conda"))
+                pkgs[e.path().filename().string()] = test::slurp(e.path());
+        built.push_back(std::move(pkgs));
+    }
+    std::vector<std::string> names, differ;
+    for (const auto& [name, bytes] : built[0]) {
+        names.push_back(name);
+        auto other = built[1].find(name);
+        if (other == built[1].end() || other->second != bytes) differ.push_back(name);
+    }
+    INFO("packages: " << str::join(names, ", "));
+    CHECK(built[0].size() == built[1].size());
+    for (const char* want : {"libtorch-0.3.0-cpu_generic_", "pytorch-0.3.0-cpu_generic_py312_", "minimagma-"}) {
+        bool there = false;
+        for (const auto& n : names) there = there || str::starts_with(n, want);
+        CHECK(there);
+    }
+    INFO("extract both and cmp the members to see what differs");
+    CHECK(differ == std::vector<std::string>{});
+}
+
+TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects and a rebuild gives the same bytes", "[e2e][slow]") {
     if (!process::find_executable("nvcc", process::minimal_env()["PATH"] + ":/usr/local/cuda/bin"))
         test::skip("no nvcc on PATH or in /usr/local/cuda/bin");
     auto pys = two_pythons();
@@ -168,4 +208,19 @@ TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects", "[e2e
     INFO(str::join(names, " "));
     CHECK(std::count_if(names.begin(), names.end(),
                         [](const std::string& n) { return n.find("libtorch-cuda-linalg") == 0; }) == 2);
+
+    // Built again into the same folder (the same work dir path): the same
+    // bytes, nvcc's temp file names included. Across folders nvcc's
+    // anonymous-namespace symbols still carry a hash of the .cu file's path.
+    std::map<std::string, std::string> first;
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+        if (str::ends_with(e.path().string(), ".conda")) first[e.path().filename().string()] = test::slurp(e.path());
+    build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
+                "--no-test", "--variant", "cuda_compiler_version=13.0", "--variant", "blas_impl=generic", "--variant",
+                "python=3.12"});
+    std::vector<std::string> differ;
+    for (const auto& [name, bytes] : first)
+        if (test::slurp(out / "linux-64" / name) != bytes) differ.push_back(name);
+    CHECK(first.size() >= 5);
+    CHECK(differ == std::vector<std::string>{});
 }

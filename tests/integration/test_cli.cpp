@@ -288,6 +288,47 @@ TEST_CASE("colour only on request: --color always colours errors and NO_COLOR an
     CHECK(no_color.err.find('\033') == std::string::npos);
 }
 
+TEST_CASE("progress lines only on a terminal: pipes get warnings and the summary, --progress overrides") {
+    fs::TempDir tmp("sf-it-cli-progress");
+    const std::string recipe = engine_recipe("ok");
+    auto build = [&](const std::string& out, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"build", recipe, "--output-folder", (tmp.path() / out).string(), "-q"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return sf_run(args);
+    };
+    auto piped = build("piped");
+    INFO(piped.err);
+    REQUIRE(piped.exit_code == 0);
+    CHECK(piped.err.find("==> ") == std::string::npos);
+    CHECK(piped.err.find("[1/1]") == std::string::npos);
+    CHECK(piped.err.find("\ntotal ") != std::string::npos);  // the summary stays
+    CHECK(piped.err.find("built") != std::string::npos);
+
+    auto always = build("always", {"--progress", "always"});
+    INFO(always.err);
+    REQUIRE(always.exit_code == 0);
+    CHECK(always.err.find("[1/1]") != std::string::npos);
+
+    // A terminal on stderr: script(1) gives the command a pty.
+    if (!stdfs::exists("/usr/bin/script")) test::skip("no /usr/bin/script to fake a terminal with");
+    auto on_tty = [&](const std::string& out, const std::string& extra) {
+        std::string cmd = test::binary().string() + " build " + recipe + " --output-folder " +
+                          (tmp.path() / out).string() + " -q" + extra;
+        process::Command c;
+        c.argv = {"/usr/bin/script", "-qec", cmd, "/dev/null"};
+        c.env = process::minimal_env();
+        auto r = process::capture(c);
+        REQUIRE(r);
+        INFO(r->out << r->err);
+        CHECK(r->exit_code == 0);
+        return r->out + r->err;
+    };
+    CHECK(on_tty("tty", "").find("[1/1]") != std::string::npos);
+    auto never = on_tty("never", " --progress never");
+    CHECK(never.find("[1/1]") == std::string::npos);
+    CHECK(never.find("total ") != std::string::npos);
+}
+
 TEST_CASE("packages are reproducible by default: two builds of the demo give identical bytes") {
     // No SOURCE_DATE_EPOCH (the test's environment is minimal): the
     // timestamp comes from the newest file of the recipe, not the clock.

@@ -36,6 +36,9 @@ struct Scenario {
     std::vector<Pkg> packages;
     std::string request;  // specs separated by ';'
     std::set<std::string> expected;  // name-version-build, as conda picks
+    // rattler takes the first file name where every key ties (it has no
+    // "fewest packages" key); we check ours and show rattler's answer.
+    bool rattler_differs = false;
 };
 
 void make_channel(const stdfs::path& ch, const std::vector<Pkg>& pkgs, const stdfs::path& payload) {
@@ -198,6 +201,22 @@ std::vector<Scenario> scenarios() {
                  {{"a", "1.0", "0"}, {"a", "2.0", "0"}, {"b", "1.0", "0", 0, {"c"}}, {"c", "1.0", "0", 0, {}, {"a <2"}}},
                  "b;a",
                  {"a-1.0-0", "b-1.0-0", "c-1.0-0"}});
+    s.push_back({"fewest packages among builds that tie, when the file order agrees",
+                 {{"t", "1.0", "a_0", 0, {"b"}}, {"t", "1.0", "b_0", 0, {"b", "c"}}, {"b", "1.0", "0"}, {"c", "1.0", "0"}},
+                 "t",
+                 {"t-1.0-a_0", "b-1.0-0"}});
+    s.push_back({"a newer timestamp before fewest packages",
+                 {{"t", "1.0", "a_0", 0, {"b"}, {}, {}, 1600000000000},
+                  {"t", "1.0", "b_0", 0, {"b", "c"}, {}, {}, 1700000000000},
+                  {"b", "1.0", "0"},
+                  {"c", "1.0", "0"}},
+                 "t",
+                 {"t-1.0-b_0", "b-1.0-0", "c-1.0-0"}});
+    s.push_back({"fewest packages among builds that tie, against the file order",
+                 {{"t", "1.0", "a_0", 0, {"b", "c"}}, {"t", "1.0", "b_0", 0, {"b"}}, {"b", "1.0", "0"}, {"c", "1.0", "0"}},
+                 "t",
+                 {"t-1.0-b_0", "b-1.0-0"},
+                 true});
     return s;
 }
 
@@ -218,8 +237,12 @@ TEST_CASE("the installer's solver picks what rattler picks on small channels") {
         auto mine = ours(ch, sc.request);
         CHECK(mine == sc.expected);
         if (auto theirs = rattlers(ch, sc.request)) {
-            CHECK(mine == *theirs);
-            ++compared;
+            if (sc.rattler_differs) {
+                WARN(sc.title << ": rattler picks " << str::join(std::vector<std::string>(theirs->begin(), theirs->end()), " "));
+            } else {
+                CHECK(mine == *theirs);
+                ++compared;
+            }
         }
     }
     if (compared == 0) test::skip("node or conda-check is missing: checked against the expected solutions only");

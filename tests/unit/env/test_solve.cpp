@@ -129,3 +129,27 @@ TEST_CASE("solve: conflicts between requirements", "[solve]") {
     REQUIRE_FALSE(r);
     CHECK(r.error().str() == "cannot satisfy 'q 1.*' (required by p-1.0-0): conflicts with q-2.0-0 (requested)");
 }
+
+TEST_CASE("solve: among builds that tie on every key, the one that adds the fewest packages", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    // Same version, build number, dependency versions and timestamp; "a_0"
+    // comes first in the channel, so only the package count can prefer "b_0".
+    idx.packages = {cand("t", "1.0", "a_0", {"b", "c"}), cand("t", "1.0", "b_0", {"b"}), cand("b", "1.0", "0"),
+                    cand("c", "1.0", "0")};
+    auto r = solve(idx, req({"t"}));
+    REQUIRE(r);
+    CHECK(names(*r) == std::vector<std::string>{"b-1.0-0", "t-1.0-b_0"});
+
+    SECTION("a package required anyway is not new") {
+        auto both = solve(idx, req({"t", "c"}));
+        REQUIRE(both);
+        CHECK(names(*both) == std::vector<std::string>{"b-1.0-0", "c-1.0-0", "t-1.0-a_0"});
+    }
+    SECTION("a newer timestamp still wins over fewer packages") {
+        idx.packages[0].record.timestamp = 1700000000000;
+        auto newer = solve(idx, req({"t"}));
+        REQUIRE(newer);
+        CHECK(names(*newer) == std::vector<std::string>{"b-1.0-0", "c-1.0-0", "t-1.0-a_0"});
+    }
+}

@@ -24,6 +24,13 @@ std::string run_out(const std::vector<std::string>& argv) {
     return std::string(str::trim(r->out));
 }
 
+bool rehashed(const stdfs::path& p) {
+    auto r = rehash_build_id(p);
+    INFO(p.string() << ": " << (r ? "" : r.error().str()));
+    REQUIRE(r);
+    return *r;
+}
+
 bool have(const std::string& tool) {
     auto env = process::current_env();
     return process::find_executable(tool, env["PATH"]).has_value();
@@ -205,4 +212,97 @@ TEST_CASE("read_elf on non-ELF and truncated files") {
     CHECK_FALSE(r->is_elf);
     test::put(tmp.path() / "trunc", std::string("\x7f" "ELF\2\1\1", 7) + std::string(20, '\0'));
     CHECK_FALSE(read_elf(tmp.path() / "trunc"));
+}
+
+TEST_CASE("two links in different dirs differ only in the build-id after patchelf and rehashing makes them equal") {
+    // What the demo's libraries went through: the build tree's absolute
+    // RPATH reached the linker's build-id, then the RPATH was rewritten.
+    INFO("needs g++ and patchelf on PATH (bash scripts/deps.sh installs them)");
+    REQUIRE(have("g++"));
+    REQUIRE(have("patchelf"));
+    fs::TempDir tmp("sf-buildid");
+    test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
+    std::vector<std::string> sos;
+    for (std::string dir : {"build-AAAA", "build-BBBB"}) {
+        const stdfs::path prefix = tmp.path() / dir;
+        stdfs::create_directories(prefix / "lib");
+        const std::string so = (prefix / "lib/libanswer.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
+                 "-Wl,-rpath," + prefix.string() + "/lib"});
+        PostprocessOptions o;
+        o.prefix = prefix.string();
+        o.env = process::current_env();
+        REQUIRE(postprocess(prefix, o));
+        sos.push_back(so);
+    }
+    REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN");
+    auto id = find_build_id(sos[0]);
+    REQUIRE(id);
+    REQUIRE(*id);
+    CHECK((*id)->size == 20);
+    std::string a = test::slurp(sos[0]), b = test::slurp(sos[1]);
+    REQUIRE(a.size() == b.size());
+    CHECK(a != b);
+    CHECK(a.substr(0, (*id)->offset) == b.substr(0, (*id)->offset));
+    CHECK(a.substr((*id)->offset + 20) == b.substr((*id)->offset + 20));
+
+    for (const auto& so : sos) CHECK(rehashed(so));
+    CHECK(test::slurp(sos[0]) == test::slurp(sos[1]));
+    CHECK(test::slurp(sos[0]) != a);  // a new id, not the old one
+    auto again = test::slurp(sos[0]);
+    CHECK(rehashed(sos[0]));
+    CHECK(test::slurp(sos[0]) == again);  // a function of the bytes: stable
+
+    SECTION("postprocess does it with BuildIdFix::rehash") {
+        const stdfs::path prefix = tmp.path() / "build-CCCC";
+        stdfs::create_directories(prefix / "lib");
+        const std::string so = (prefix / "lib/libanswer.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
+                 "-Wl,-rpath," + prefix.string() + "/lib"});
+        PostprocessOptions o;
+        o.prefix = prefix.string();
+        o.env = process::current_env();
+        o.build_id = BuildIdFix::rehash;
+        auto r = postprocess(prefix, o);
+        REQUIRE(r);
+        CHECK(r->build_ids_rehashed == std::vector<std::string>{"lib/libanswer.so"});
+        CHECK(test::slurp(so) == test::slurp(sos[0]));
+    }
+    SECTION("no build-id, or not ELF: nothing to do") {
+        const std::string none = (tmp.path() / "libnone.so").string();
+        run_out({"g++", "-shared", "-fPIC", "-o", none, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=none"});
+        CHECK_FALSE(rehashed(none));
+        test::put(tmp.path() / "x.txt", "text\n");
+        CHECK_FALSE(rehashed(tmp.path() / "x.txt"));
+    }
+}
+
+TEST_CASE("nvcc's temp file names lose their pid: two compiles through different temp names become equal") {
+    // nvcc hands the host compiler /tmp/tmpxft_<pid>_<n>-<k>_<name>.cudafe1.cpp,
+    // whose name lands in an STT_FILE symbol. g++ on such files shows the same.
+    INFO("needs g++ and readelf on PATH (bash scripts/deps.sh installs them)");
+    REQUIRE(have("g++"));
+    fs::TempDir tmp("sf-nvcc-names");
+    std::vector<std::string> sos;
+    for (std::string pid : {"00006920", "000072e8"}) {
+        const auto src = tmp.path() / ("tmpxft_" + pid + "_00000000-6_Kernels.cudafe1.cpp");
+        test::put(src, "extern \"C\" int answer() { return 42; }\n");
+        const std::string so = (tmp.path() / ("lib" + pid + ".so")).string();
+        run_out({"g++", "-shared", "-fPIC", "-o", so, src.string(), "-Wl,--build-id=sha1"});
+        sos.push_back(so);
+    }
+    CHECK(test::slurp(sos[0]) != test::slurp(sos[1]));
+    for (const auto& so : sos) {
+        auto n = normalize_nvcc_temp_names(so);
+        REQUIRE(n);
+        CHECK(*n == 1);
+        CHECK(rehashed(so));
+    }
+    CHECK(test::slurp(sos[0]) == test::slurp(sos[1]));
+    if (have("readelf"))
+        CHECK(run_out({"readelf", "-s", "-W", sos[0]}).find("tmpxft_00000000_00000000-6_Kernels.cudafe1.cpp") !=
+              std::string::npos);
+    auto again = normalize_nvcc_temp_names(sos[0]);
+    REQUIRE(again);
+    CHECK(*again == 0);
 }

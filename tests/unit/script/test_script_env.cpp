@@ -105,3 +105,23 @@ TEST_CASE("run_script: runs in SRC_DIR, masks paths in the log, names the failin
     CHECK(r.error().message.find("build/script failed with exit code 1") != std::string::npos);
     CHECK(std::find(lines.begin(), lines.end(), "never") == lines.end());
 }
+
+TEST_CASE("script_env: prefix maps keep the work dir out of objects", "[build][script]") {
+    auto c = demo_context("/w");
+    c.source_name = "libtorch-split-0.3.0";
+    auto e = script::script_env(c);
+    const std::string maps = "-ffile-prefix-map=/w/work=/usr/local/src/conda/libtorch-split-0.3.0 "
+                             "-ffile-prefix-map=/w/host_env_placehold=/usr/local/src/conda-prefix "
+                             "-ffile-prefix-map=/w/build_env=/usr/local/src/conda-build-prefix";
+    CHECK(e.at("CFLAGS") == maps);
+    CHECK(e.at("CXXFLAGS") == maps);
+    CHECK(e.at("FFLAGS") == maps);
+
+    c.variant["CXXFLAGS"] = "-O3";
+    CHECK(script::script_env(c).at("CXXFLAGS") == maps + " -O3");
+
+    c.src_dir = "/w/my work";  // cannot travel in a space-separated variable
+    auto spaced = script::script_env(c);
+    CHECK(spaced.count("CFLAGS") == 0);
+    CHECK(spaced.at("CXXFLAGS") == "-O3");
+}

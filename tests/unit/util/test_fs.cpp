@@ -309,3 +309,31 @@ TEST_CASE("fs::FileLock") {
         }
     }
 }
+
+TEST_CASE("fs::LockFile") {
+    fs::TempDir tmp("sf-test-fs");
+    const stdfs::path lock = tmp.path() / "x.lock";
+    auto first = fs::LockFile::try_create(lock);
+    REQUIRE(first);
+    REQUIRE(*first);
+    CHECK(stdfs::exists(lock));
+    CHECK_FALSE(lock_is_free(lock));
+    SECTION("a second holder is refused without waiting") {
+        auto second = fs::LockFile::try_create(lock);
+        REQUIRE(second);
+        CHECK(*second == nullptr);
+    }
+    SECTION("released: the file is gone, and a file nobody holds can be taken") {
+        first->reset();
+        CHECK_FALSE(stdfs::exists(lock));
+        put_raw(lock, "left by a killed holder");
+        auto again = fs::LockFile::try_create(lock);
+        REQUIRE(again);
+        CHECK(*again != nullptr);
+    }
+    SECTION("a directory that cannot hold it is an error naming the file") {
+        auto bad = fs::LockFile::try_create(tmp.path() / "no/such/dir/x.lock");
+        REQUIRE_FALSE(bad);
+        CHECK(bad.error().loc.file == (tmp.path() / "no/such/dir/x.lock").string());
+    }
+}
