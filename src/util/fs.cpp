@@ -66,14 +66,30 @@ Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_byte
     return out;
 }
 
+std::string write_hint(int err) {
+    switch (err) {
+        case ENOSPC:
+        case EDQUOT: return "free some space on that disk, or write somewhere else";
+        case EACCES:
+        case EPERM:
+        case EROFS: return "check that the directory is writable";
+        default: return {};
+    }
+}
+
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     static std::atomic<unsigned> counter{0};
     std::error_code ec;
-    if (p.has_parent_path()) stdfs::create_directories(p.parent_path(), ec);
+    if (p.has_parent_path() && !stdfs::create_directories(p.parent_path(), ec) && ec)
+        return fail(SourceLoc{p.parent_path().string()}, "cannot create directory: " + ec.message(),
+                    write_hint(ec.value()));
     stdfs::path tmp = p;
     tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(errno));
+    if (fd < 0) {
+        int e = errno;
+        return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+    }
     size_t off = 0;
     while (off < data.size()) {
         ssize_t n = ::write(fd, data.data() + off, data.size() - off);
@@ -82,12 +98,22 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
             int e = errno;
             ::close(fd);
             ::unlink(tmp.c_str());
-            return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e));
+            return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
         }
         off += static_cast<size_t>(n);
     }
-    ::fsync(fd);
-    ::close(fd);
+    // A full disk may only show at fsync or close (delayed allocation, NFS).
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+        int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
+    if (::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
     if (::rename(tmp.c_str(), p.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());

@@ -25,6 +25,11 @@ Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_byte
 // over p. Readers see the old file or the new one, never half of one.
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data);
 
+// What to do when writing failed with `err` (errno): "free some space ..."
+// for ENOSPC/EDQUOT, "check that the directory is writable" for EACCES,
+// EPERM and EROFS, else empty. The message itself carries strerror(err).
+std::string write_hint(int err);
+
 // Removes files named "*.tmp-<pid>-<n>" (write_file_atomic's and the archive
 // writer's temp files) directly in `dir` whose process is gone: what a killed
 // writer left. Returns how many went.
