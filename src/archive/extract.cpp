@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::archive {
@@ -23,7 +24,8 @@ std::string sys_err(int e) { return std::strerror(e); }
 // Writing failed for a reason of the disk, not of the archive (ENOSPC, EDQUOT,
 // EACCES): strerror says which, the hint what to do.
 Unexpected<Error> io_fail(const std::string& what, int err) {
-    return fail(what + ": " + sys_err(err), "check the free space and permissions where it extracts");
+    std::string hint = fs::write_hint(err);
+    return fail(what + ": " + sys_err(err), hint.empty() ? "check the disk it extracts to" : hint);
 }
 
 std::string err_of(struct ::archive* a) {
@@ -226,9 +228,8 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
                 !S_ISREG(st.st_mode))
                 return fail("hardlink '" + *rel + "' refers to '" + *src + "', not an earlier file");
             if (::link(from.c_str(), dst.c_str()) != 0) {
-                std::error_code ec;
-                stdfs::copy_file(from, dst, ec);
-                if (ec) return io_fail("cannot create '" + *rel + "'", ec.value());
+                if (auto r = fs::copy_file(from, dst, fs::Overwrite::no); !r)
+                    return fail("cannot create '" + *rel + "': " + r.error().message, r.error().hint);
             }
             return {};
         }

@@ -146,8 +146,10 @@ Result<void> copy_atomic(const stdfs::path& from, const stdfs::path& to) {
     stdfs::path tmp = to.parent_path() / ("." + to.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
                                           std::to_string(counter++));
     std::error_code ec;
-    stdfs::copy_file(from, tmp, stdfs::copy_options::overwrite_existing, ec);
-    if (ec) return fail(SourceLoc{to.string()}, "cannot copy package into the channel: " + ec.message());
+    if (auto r = fs::copy_file(from, tmp, fs::Overwrite::no); !r) {
+        stdfs::remove(tmp, ec);
+        return fail(SourceLoc{to.string()}, "cannot copy package into the channel: " + r.error().message, r.error().hint);
+    }
     int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ::fsync(fd);
