@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "util/strings.hpp"
 
@@ -82,6 +84,12 @@ struct NewGroup : bp::extend::handler {
         ::setpgid(0, 0);
     }
 };
+
+// Has `pid` (our child) exited? It stays waitable (WNOWAIT) for child.wait().
+bool child_exited(pid_t pid) {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
 
 // Only async-signal-safe calls after fork(): we may have other threads.
 pid_t start_watchdog(int rd, pid_t group) {
@@ -298,14 +306,24 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     {
         SigpipeGuard guard;
         char buf[65536];
+        // Once the child has exited, what it left running (a `sleep 60 &` in
+        // a build script, a daemon) may hold the pipes open for as long as it
+        // likes: after kGrace of reading what is left, stop listening; the
+        // watchdog then ends the group.
+        using clock = std::chrono::steady_clock;
+        constexpr auto kGrace = std::chrono::milliseconds(300);
+        std::optional<clock::time_point> exited;
         while (out_r >= 0 || err_r >= 0 || in_w >= 0) {
+            if (!exited && child_exited(child.id())) exited = clock::now();
+            if (exited && clock::now() - *exited > kGrace) break;
             pollfd fds[3];
             nfds_t n = 0;
             int idx_out = -1, idx_err = -1, idx_in = -1;
             if (out_r >= 0) idx_out = static_cast<int>(n), fds[n++] = {out_r, POLLIN, 0};
             if (err_r >= 0) idx_err = static_cast<int>(n), fds[n++] = {err_r, POLLIN, 0};
             if (in_w >= 0) idx_in = static_cast<int>(n), fds[n++] = {in_w, POLLOUT, 0};
-            if (::poll(fds, n, -1) < 0) {
+            // Wake up now and then to notice the child's exit.
+            if (::poll(fds, n, exited ? 50 : 100) < 0) {
                 if (errno == EINTR) continue;
                 break;
             }
