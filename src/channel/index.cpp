@@ -86,6 +86,9 @@ Result<void> index_locked(const stdfs::path& channel, const std::string& subdir,
     const stdfs::path dir = channel / subdir;
     std::error_code ec;
     stdfs::create_directories(dir, ec);
+    // What killed writers left here (a package copy, repodata.json, the cache).
+    fs::sweep_stale_temp_files(dir);
+    fs::sweep_stale_temp_files(dir / ".cache");
     const stdfs::path cache_file = dir / ".cache" / "index-cache.json";
     json cache = load_cache(cache_file);
     json new_cache = json::object();
@@ -215,7 +218,6 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
     }
     std::sort(subdirs.begin(), subdirs.end());
     for (const auto& s : subdirs) {
-        fs::sweep_stale_temp_files(channel / s);
         if (auto r = index_locked(channel, s, stats); !r) return unexpected(r.error());
     }
     return stats;
@@ -230,9 +232,11 @@ Result<stdfs::path> add_package(const stdfs::path& channel, const stdfs::path& p
     const stdfs::path dest = channel / subdir / pkg.filename();
     std::error_code ec;
     stdfs::create_directories(dest.parent_path(), ec);
+    // The copy too is under the lock: two adds of one file name with other
+    // bytes must not index one's record for the other's file.
+    fs::FileLock lock(lock_path(channel));
     if (auto r = copy_atomic(pkg, dest); !r) return unexpected(r.error());
     IndexStats stats;
-    fs::FileLock lock(lock_path(channel));
     if (auto r = index_locked(channel, subdir, stats, {{pkg.filename().string(), *record}}); !r)
         return unexpected(r.error());
     if (subdir != "noarch") {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -142,8 +143,12 @@ inline void write_tarball(const stdfs::path& file, const std::vector<Member>& me
 inline stdfs::path write_pkg(const stdfs::path& dir, const Pkg& p) {
     stdfs::create_directories(dir);
     stdfs::path file = dir / p.fn();
+    std::string files;  // info/files, as conda-build writes it
+    for (const auto& m : p.members)
+        if (m.kind != 'd') files += m.name + "\n";
     std::vector<Member> members{{"info/index.json", 'f', index_json(p).dump(2)},
-                                {"info/paths.json", 'f', paths_json(p).dump(2)}};
+                                {"info/paths.json", 'f', paths_json(p).dump(2)},
+                                {"info/files", 'f', files}};
     members.insert(members.end(), p.members.begin(), p.members.end());
     write_tarball(file, members, Filter::bzip2);
     return file;
@@ -199,6 +204,8 @@ inline std::map<std::string, std::string> scan(const stdfs::path& root, const st
 // Starts the binary with `argv` (argv[0] a path), stdout to /dev/null and
 // stderr to `log`; returns its pid (waitpid it).
 inline pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log = "/dev/null") {
+    std::cout.flush();  // or the child writes our buffered output a second time
+    std::fflush(nullptr);
     pid_t pid = ::fork();
     if (pid == 0) {
         if (!std::freopen(log.c_str(), "w", stderr) || !std::freopen("/dev/null", "w", stdout)) ::_exit(126);
