@@ -1,4 +1,5 @@
 #include "archive/read.hpp"
+#include "archive/extract.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -34,34 +35,6 @@ Unexpected<Error> bad(const stdfs::path& pkg, std::string_view why) {
 // Called for each member with the archive positioned at its data. Return
 // false to stop early.
 using Visitor = std::function<Result<bool>(struct archive*, const Entry&)>;
-
-Entry entry_of(struct archive_entry* e) {
-    Entry out;
-    const char* p = archive_entry_pathname(e);
-    out.path = p ? p : "";
-    while (str::starts_with(out.path, "./")) out.path.erase(0, 2);
-    out.size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
-    out.mode = archive_entry_perm(e);
-    if (const char* h = archive_entry_hardlink(e)) {
-        out.type = EntryType::hardlink;
-        out.link_target = h;
-        while (str::starts_with(out.link_target, "./")) out.link_target.erase(0, 2);
-        return out;
-    }
-    switch (archive_entry_filetype(e)) {
-        case AE_IFREG: out.type = EntryType::file; break;
-        case AE_IFDIR:
-            out.type = EntryType::directory;
-            while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
-            break;
-        case AE_IFLNK:
-            out.type = EntryType::symlink;
-            out.link_target = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
-            break;
-        default: out.type = static_cast<EntryType>(-1); break;  // rejected by callers
-    }
-    return out;
-}
 
 bool wanted(Part part, const std::string& path) {
     bool info = path == "info" || str::starts_with(path, "info/");
@@ -179,48 +152,6 @@ Result<std::string> read_data(struct archive* a, const stdfs::path& pkg, const E
     }
 }
 
-// --- extraction -------------------------------------------------------------
-
-std::string sys_err(int e) { return std::strerror(e); }
-
-// Removes whatever a duplicate member left at `p` (not directories).
-Result<void> clear_slot(const stdfs::path& p, const std::string& rel, const stdfs::path& pkg) {
-    struct stat st{};
-    if (::lstat(p.c_str(), &st) != 0) return {};
-    if (S_ISDIR(st.st_mode)) return bad(pkg, "member '" + rel + "' collides with a directory");
-    ::unlink(p.c_str());
-    return {};
-}
-
-Result<void> write_file(struct archive* a, const stdfs::path& dst, const Entry& e, const stdfs::path& pkg) {
-    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return bad(pkg, "cannot create '" + e.path + "': " + sys_err(errno));
-    std::vector<char> buf(1 << 18);
-    while (true) {
-        la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
-        if (n == 0) break;
-        if (n < 0) {
-            ::close(fd);
-            return bad(pkg, e.path + ": truncated or corrupt archive: " + err_of(a));
-        }
-        const char* p = buf.data();
-        while (n > 0) {
-            ssize_t w = ::write(fd, p, static_cast<size_t>(n));
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                int err = errno;
-                ::close(fd);
-                return bad(pkg, "cannot write '" + e.path + "': " + sys_err(err));
-            }
-            p += w;
-            n -= w;
-        }
-    }
-    ::fchmod(fd, e.mode & 01777);  // no setuid/setgid from packages
-    if (::close(fd) != 0) return bad(pkg, "cannot write '" + e.path + "': " + sys_err(errno));
-    return {};
-}
-
 std::string random_suffix() {
     std::random_device rd;
     static const char* hex = "0123456789abcdef";
@@ -230,13 +161,6 @@ std::string random_suffix() {
 }
 
 }  // namespace
-
-std::uint64_t extraction_limit(std::uint64_t archive_size) {
-    std::uint64_t floor = std::uint64_t{256} << 20;
-    std::uint64_t scaled = archive_size > (~std::uint64_t{0} / kMaxExpansionRatio) ? ~std::uint64_t{0}
-                                                                                   : archive_size * kMaxExpansionRatio;
-    return std::max(floor, scaled);
-}
 
 Result<PackageFormat> package_format(const stdfs::path& file) {
     std::string name = file.filename().string();
@@ -250,60 +174,6 @@ std::string package_stem(const stdfs::path& file) {
     for (std::string_view ext : {".conda", ".tar.bz2"})
         if (str::ends_with(name, ext)) return name.substr(0, name.size() - ext.size());
     return name;
-}
-
-Result<std::string> safe_member_path(std::string_view name) {
-    std::string s(name);
-    while (str::starts_with(s, "./")) s.erase(0, 2);
-    while (!s.empty() && s.back() == '/') s.pop_back();
-    if (s.empty()) return fail("empty member name");
-    if (s.front() == '/') return fail("absolute member path '" + std::string(name) + "'");
-    if (s.find('\\') != std::string::npos || s.find('\0') != std::string::npos)
-        return fail("invalid character in member path '" + std::string(name) + "'");
-    std::vector<std::string> kept;
-    for (const auto& part : str::split(s, '/')) {
-        if (part == "..") return fail("member path '" + std::string(name) + "' contains '..'");
-        if (part.empty() || part == ".") continue;
-        kept.push_back(part);
-    }
-    if (kept.empty()) return fail("empty member name");
-    return str::join(kept, "/");
-}
-
-Result<void> make_member_parents(const stdfs::path& root, const std::string& rel) {
-    auto parts = str::split(rel, '/');
-    parts.pop_back();
-    stdfs::path cur = root;
-    for (const auto& p : parts) {
-        cur /= p;
-        struct stat st{};
-        if (::lstat(cur.c_str(), &st) == 0) {
-            if (S_ISLNK(st.st_mode)) return fail("member '" + rel + "' would be written through a symlink");
-            if (!S_ISDIR(st.st_mode)) return fail("member '" + rel + "' is below a non-directory");
-            continue;
-        }
-        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-            return fail("cannot create directory for '" + rel + "': " + sys_err(errno));
-    }
-    return {};
-}
-
-bool symlink_stays_inside(std::string_view link_path, std::string_view target) {
-    if (target.empty() || target.front() == '/') return false;
-    long depth = static_cast<long>(str::split(std::string(link_path), '/').size()) - 1;
-    bool seen_name = false;
-    for (const auto& part : str::split(std::string(target), '/')) {
-        if (part.empty() || part == ".") continue;
-        if (part == "..") {
-            // "a/.." can resolve through a symlink `a` to somewhere else, so
-            // '..' is only accepted before the first name.
-            if (seen_name) return false;
-            if (--depth < 0) return false;
-        } else {
-            seen_name = true;
-        }
-    }
-    return true;
 }
 
 Result<std::vector<Entry>> list_package(const stdfs::path& pkg, Part part) {
@@ -373,69 +243,15 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
         }
     } cleanup{tmp};
 
-    std::vector<std::pair<stdfs::path, unsigned>> dir_modes;  // applied last
-    std::map<std::string, EntryType> seen;
-    std::uint64_t budget = extraction_limit(stdfs::file_size(pkg, ec)), total = 0;
+    TreeWriter tree(tmp, {extraction_limit(stdfs::file_size(pkg, ec)), "package", OwnerAccess::as_stored});
     auto r = visit_package(pkg, Part::all, [&](struct archive* a, const Entry& e) -> Result<bool> {
-        auto rel = safe_member_path(e.path);
-        if (!rel) return bad(pkg, "unsafe member: " + rel.error().message);
-        auto [it, fresh] = seen.emplace(*rel, e.type);
-        if (!fresh && !(e.type == EntryType::directory && it->second == EntryType::directory))
-            return bad(pkg, "unsafe member: '" + *rel + "' appears twice in the archive");
-        if (seen.size() > kMaxMembers)
-            return bad(pkg, "more than " + std::to_string(kMaxMembers) + " members; refusing to extract");
-        total += e.size;
-        if (total > budget)
-            return bad(pkg, "would expand to more than " + std::to_string(budget >> 20) +
-                                " MiB (limit: 100 times the archive size, at least 256 MiB); refusing to extract");
-        stdfs::path dst = tmp / *rel;
-        if (auto ok = make_member_parents(tmp, *rel); !ok) return bad(pkg, ok.error().message);
-        switch (e.type) {
-            case EntryType::directory: {
-                struct stat st{};
-                if (::lstat(dst.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-                    return bad(pkg, "directory member '" + *rel + "' collides with a file");
-                if (::mkdir(dst.c_str(), 0755) != 0 && errno != EEXIST)
-                    return bad(pkg, "cannot create directory '" + *rel + "': " + sys_err(errno));
-                dir_modes.emplace_back(dst, (e.mode & 0777) | 0700);
-                return true;
-            }
-            case EntryType::file: {
-                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
-                if (auto ok = write_file(a, dst, e, pkg); !ok) return Unexpected<Error>{ok.error()};
-                return true;
-            }
-            case EntryType::symlink: {
-                if (!symlink_stays_inside(*rel, e.link_target))
-                    return bad(pkg, "unsafe member: symlink '" + *rel + "' -> '" + e.link_target +
-                                        "' points outside the package");
-                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
-                if (::symlink(e.link_target.c_str(), dst.c_str()) != 0)
-                    return bad(pkg, "cannot create symlink '" + *rel + "': " + sys_err(errno));
-                return true;
-            }
-            case EntryType::hardlink: {
-                auto src = safe_member_path(e.link_target);
-                if (!src) return bad(pkg, "unsafe member: hardlink '" + *rel + "': " + src.error().message);
-                struct stat st{};
-                stdfs::path from = tmp / *src;
-                if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-                    return bad(pkg, "hardlink '" + *rel + "' refers to '" + *src + "', not an earlier file");
-                if (auto ok = clear_slot(dst, *rel, pkg); !ok) return Unexpected<Error>{ok.error()};
-                if (::link(from.c_str(), dst.c_str()) != 0) {
-                    std::error_code cec;
-                    stdfs::copy_file(from, dst, cec);
-                    if (cec) return bad(pkg, "cannot create '" + *rel + "': " + cec.message());
-                }
-                return true;
-            }
-        }
-        return bad(pkg, "unsafe member: '" + *rel + "' is not a file, directory or symlink");
+        if (auto ok = tree.add(a, e); !ok) return fail(pkg.string() + ": " + ok.error().message, ok.error().hint);
+        return true;
     });
     if (!r) return Unexpected<Error>{r.error()};
-    for (auto it = dir_modes.rbegin(); it != dir_modes.rend(); ++it) ::chmod(it->first.c_str(), it->second);
+    tree.finish();
     if (::rename(tmp.c_str(), dest.c_str()) != 0)
-        return fail(dest.string() + ": cannot move the extracted package into place: " + sys_err(errno));
+        return fail(dest.string() + ": cannot move the extracted package into place: " + std::strerror(errno));
     cleanup.armed = false;
     return {};
 }

@@ -12,14 +12,16 @@
 #include <cstring>
 #include <random>
 
+#include "util/fs.hpp"
+
 namespace sf::archive {
 
 namespace {
 
 constexpr std::size_t kFileBuffer = 1 << 20;
 
-Unexpected<Error> io_error(const stdfs::path& p, const std::string& what) {
-    return fail(SourceLoc{p.string()}, what + ": " + std::strerror(errno));
+Unexpected<Error> io_error(const stdfs::path& p, const std::string& what, int err = errno) {
+    return fail(SourceLoc{p.string()}, what + ": " + std::strerror(err), fs::write_hint(err));
 }
 
 }  // namespace
@@ -85,16 +87,25 @@ Result<void> OutputFile::finish() { return flush(); }
 
 Result<void> OutputFile::patch(std::uint64_t offset, const void* data, std::size_t size) {
     if (auto r = flush(); !r) return r;
-    if (::pwrite(fd_, data, size, static_cast<off_t>(offset)) != static_cast<ssize_t>(size))
-        return io_error(final_, "pwrite failed");
+    const char* p = static_cast<const char*>(data);
+    std::size_t done = 0;
+    while (done < size) {
+        ssize_t n = ::pwrite(fd_, p + done, size - done, static_cast<off_t>(offset + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return io_error(final_, "write failed");
+        }
+        done += static_cast<std::size_t>(n);
+    }
     return {};
 }
 
 Result<void> OutputFile::commit() {
     if (auto r = flush(); !r) return r;
     if (::fsync(fd_) != 0) return io_error(final_, "fsync failed");
-    ::close(fd_);
+    int rc = ::close(fd_);
     fd_ = -1;
+    if (rc != 0) return io_error(final_, "write failed");
     if (::rename(tmp_.c_str(), final_.c_str()) != 0) return io_error(final_, "rename failed");
     committed_ = true;
     return {};

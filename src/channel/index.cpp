@@ -86,6 +86,9 @@ Result<void> index_locked(const stdfs::path& channel, const std::string& subdir,
     const stdfs::path dir = channel / subdir;
     std::error_code ec;
     stdfs::create_directories(dir, ec);
+    // What killed writers left here (a package copy, repodata.json, the cache).
+    fs::sweep_stale_temp_files(dir);
+    fs::sweep_stale_temp_files(dir / ".cache");
     const stdfs::path cache_file = dir / ".cache" / "index-cache.json";
     json cache = load_cache(cache_file);
     json new_cache = json::object();
@@ -146,8 +149,10 @@ Result<void> copy_atomic(const stdfs::path& from, const stdfs::path& to) {
     stdfs::path tmp = to.parent_path() / ("." + to.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
                                           std::to_string(counter++));
     std::error_code ec;
-    stdfs::copy_file(from, tmp, stdfs::copy_options::overwrite_existing, ec);
-    if (ec) return fail(SourceLoc{to.string()}, "cannot copy package into the channel: " + ec.message());
+    if (auto r = fs::copy_file(from, tmp, fs::Overwrite::no); !r) {
+        stdfs::remove(tmp, ec);
+        return fail(SourceLoc{to.string()}, "cannot copy package into the channel: " + r.error().message, r.error().hint);
+    }
     int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ::fsync(fd);
@@ -213,7 +218,6 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
     }
     std::sort(subdirs.begin(), subdirs.end());
     for (const auto& s : subdirs) {
-        fs::sweep_stale_temp_files(channel / s);
         if (auto r = index_locked(channel, s, stats); !r) return unexpected(r.error());
     }
     return stats;
@@ -228,9 +232,11 @@ Result<stdfs::path> add_package(const stdfs::path& channel, const stdfs::path& p
     const stdfs::path dest = channel / subdir / pkg.filename();
     std::error_code ec;
     stdfs::create_directories(dest.parent_path(), ec);
+    // The copy too is under the lock: two adds of one file name with other
+    // bytes must not index one's record for the other's file.
+    fs::FileLock lock(lock_path(channel));
     if (auto r = copy_atomic(pkg, dest); !r) return unexpected(r.error());
     IndexStats stats;
-    fs::FileLock lock(lock_path(channel));
     if (auto r = index_locked(channel, subdir, stats, {{pkg.filename().string(), *record}}); !r)
         return unexpected(r.error());
     if (subdir != "noarch") {

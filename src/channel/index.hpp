@@ -3,7 +3,8 @@
 // Indexing writes repodata.json for every subdir (always noarch/ too), under
 // an exclusive lock on <channel>/.index.lock, atomically (temp + rename).
 // It is incremental: <subdir>/.cache/index-cache.json remembers each file's
-// size, mtime, digests and record, so unchanged files are not re-read.
+// size, mtime, digests and record, so unchanged files are not re-read. Each
+// subdir it indexes loses the temp files killed writers left there.
 #include <filesystem>
 #include <string>
 #include <vector>

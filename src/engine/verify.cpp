@@ -7,6 +7,7 @@
 #include "engine/engine_detail.hpp"
 #include "script/capture.hpp"
 #include "types/match_spec.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -56,7 +57,12 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
             stdfs::path src = g.gl_pathv[i];
             stdfs::path rel = src.lexically_relative(recipe_dir);
             stdfs::create_directories((cwd / rel).parent_path(), ec);
-            stdfs::copy(src, cwd / rel, stdfs::copy_options::recursive | stdfs::copy_options::overwrite_existing, ec);
+            auto copied = stdfs::is_directory(src, ec) ? fs::copy_tree(src, cwd / rel) : fs::copy_file(src, cwd / rel);
+            if (!copied) {
+                globfree(&g);
+                return fail(copied.error().loc, "test/files: cannot copy '" + rel.string() + "': " +
+                                                    copied.error().message, copied.error().hint);
+            }
         }
         globfree(&g);
     }

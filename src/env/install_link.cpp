@@ -8,6 +8,7 @@
 #include <random>
 
 #include "env/install_detail.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::env::detail {
@@ -119,8 +120,8 @@ Result<Transaction::Linked> Transaction::link(const stdfs::path& src, const std:
     }
     std::error_code ec;
     created_files_.push_back(dst);  // recorded first so a partial copy is undone too
-    stdfs::copy_file(src, dst, ec);
-    if (ec) return fail(prefix_.string() + ": cannot copy '" + rel + "': " + ec.message());
+    if (auto r = fs::copy_file(src, dst, fs::Overwrite::no); !r)
+        return fail(prefix_.string() + ": cannot copy '" + rel + "': " + r.error().message, r.error().hint);
     struct stat st{};
     if (::stat(src.c_str(), &st) == 0) ::chmod(dst.c_str(), st.st_mode & 01777);
     return Linked::copy;

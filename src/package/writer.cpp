@@ -2,6 +2,7 @@
 
 #include "archive/write.hpp"
 #include "package/info.hpp"
+#include "util/fs.hpp"
 
 namespace sf::package {
 
@@ -65,6 +66,7 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     std::error_code ec;
     stdfs::create_directories(out_dir, ec);
     if (!stdfs::is_directory(out_dir)) return fail(SourceLoc{out_dir.string()}, "cannot create output directory");
+    fs::sweep_stale_temp_files(out_dir);  // what a killed writer left
 
     auto payload = payload_entries(in.dir);
     if (!payload) return unexpected(payload.error());

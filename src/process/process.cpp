@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "util/strings.hpp"
 
@@ -69,25 +71,39 @@ void unregister_group(pid_t pg) {
     }
 }
 
-// Each child leads its own process group. Beside it we fork a watchdog that
-// joins that group and blocks on a pipe only we hold the write end of: when
-// we exit or are killed (kill -9 included) it reads EOF and kills the whole
-// group, so no grandchild of a build script survives us. We close the pipe
-// after the child is reaped, which also ends what the child left running.
-// The watchdog is our child, not the child's: a program that waits for all
-// its children (script(1), an init) must not wait for it.
-struct NewGroup : bp::extend::handler {
+// Each child runs in a process group of its own, led by a watchdog we fork
+// first: it blocks on a pipe only we hold the write end of, and when we exit
+// or are killed (kill -9 included) it reads EOF and kills the whole group, so
+// no grandchild of a build script survives us. We close the pipe after the
+// child is reaped, which also ends what the child left running. The watchdog
+// is our child, not the child's: a program that waits for all its children
+// (script(1), an init) must not wait for it. It exists before the child, so
+// no moment of a kill -9 leaves a child without one: a child whose parent
+// died before it joined the group exits instead of running unwatched.
+struct JoinGroup : bp::extend::handler {
+    pid_t group = 0;   // the watchdog's; 0: lead a new group (no watchdog)
+    pid_t parent = 0;  // us
     template <class Executor>
-    void on_exec_setup(Executor&) const {
-        ::setpgid(0, 0);
+    void on_exec_setup(Executor&) const {  // in the child: async-signal-safe calls only
+        if (::setpgid(0, group) != 0 && group != 0) ::_exit(127);
+        if (group != 0 && ::getppid() != parent) ::_exit(127);
     }
 };
 
+// Has `pid` (our child) exited? It stays waitable (WNOWAIT) for child.wait().
+bool child_exited(pid_t pid) {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
 // Only async-signal-safe calls after fork(): we may have other threads.
-pid_t start_watchdog(int rd, pid_t group) {
+pid_t start_watchdog(int rd) {
     pid_t w = ::fork();
-    if (w != 0) return w;  // the parent, or a failed fork (-1)
-    ::setpgid(0, group);
+    if (w != 0) {
+        if (w > 0) ::setpgid(w, w);  // here too: the group exists once we return
+        return w;                    // the parent, or a failed fork (-1)
+    }
+    ::setpgid(0, 0);
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
@@ -96,7 +112,7 @@ pid_t start_watchdog(int rd, pid_t group) {
     char c;
     while (::read(rd, &c, 1) < 0 && errno == EINTR) {
     }
-    ::kill(-group, SIGKILL);  // the watchdog is in the group: this ends it too
+    ::kill(0, SIGKILL);  // our group: the child, what it started, and us
     ::_exit(0);
 }
 
@@ -265,7 +281,18 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     int in_w = in->write, out_r = out->read, err_r = err.read;
     int wd[2] = {-1, -1};
     if (::pipe2(wd, O_CLOEXEC) != 0) wd[0] = wd[1] = -1;
-    NewGroup new_group;
+    pid_t watchdog = wd[0] >= 0 ? start_watchdog(wd[0]) : -1;
+    close_fd(wd[0]);
+    if (watchdog < 0) close_fd(wd[1]);
+    auto end_watchdog = [&] {
+        close_fd(wd[1]);  // the watchdog ends the group, what the child left behind included
+        if (watchdog > 0)
+            while (::waitpid(watchdog, nullptr, 0) < 0 && errno == EINTR) {
+            }
+    };
+    JoinGroup new_group;
+    new_group.group = watchdog > 0 ? watchdog : 0;
+    new_group.parent = ::getpid();
     bp::child child;
     try {
         if (merge == Merge::yes) {
@@ -276,18 +303,17 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
                               bp::std_in < in_p, bp::std_out > out_p, bp::std_err > err_p, new_group);
         }
     } catch (const std::exception& e) {
-        close_fd(wd[0]), close_fd(wd[1]);
+        end_watchdog();
         close_fd(in_w), close_fd(out_r), close_fd(err_r);
         return fail("cannot run '" + cmd.argv[0] + "': " + e.what(),
                     cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
     }
 
-    // The group exists once the child ran setpgid; doing it here too closes
-    // the race with an early forward_signal() and with the watchdog's join.
-    ::setpgid(child.id(), child.id());
-    register_group(child.id());
-    pid_t watchdog = wd[0] >= 0 ? start_watchdog(wd[0], child.id()) : -1;
-    close_fd(wd[0]);
+    // The child joins the group itself; doing it here too closes the race
+    // with an early forward_signal().
+    const pid_t group = watchdog > 0 ? watchdog : child.id();
+    ::setpgid(child.id(), group);
+    register_group(group);
 
     // Feed stdin (non-blocking, so a child that does not read cannot stall us)
     // while draining its output.
@@ -298,14 +324,24 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     {
         SigpipeGuard guard;
         char buf[65536];
+        // Once the child has exited, what it left running (a `sleep 60 &` in
+        // a build script, a daemon) may hold the pipes open for as long as it
+        // likes: after kGrace of reading what is left, stop listening; the
+        // watchdog then ends the group.
+        using clock = std::chrono::steady_clock;
+        constexpr auto kGrace = std::chrono::milliseconds(300);
+        std::optional<clock::time_point> exited;
         while (out_r >= 0 || err_r >= 0 || in_w >= 0) {
+            if (!exited && child_exited(child.id())) exited = clock::now();
+            if (exited && clock::now() - *exited > kGrace) break;
             pollfd fds[3];
             nfds_t n = 0;
             int idx_out = -1, idx_err = -1, idx_in = -1;
             if (out_r >= 0) idx_out = static_cast<int>(n), fds[n++] = {out_r, POLLIN, 0};
             if (err_r >= 0) idx_err = static_cast<int>(n), fds[n++] = {err_r, POLLIN, 0};
             if (in_w >= 0) idx_in = static_cast<int>(n), fds[n++] = {in_w, POLLOUT, 0};
-            if (::poll(fds, n, -1) < 0) {
+            // Wake up now and then to notice the child's exit.
+            if (::poll(fds, n, exited ? 50 : 100) < 0) {
                 if (errno == EINTR) continue;
                 break;
             }
@@ -329,11 +365,8 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
 
     std::error_code ec;
     child.wait(ec);
-    unregister_group(child.id());
-    close_fd(wd[1]);  // the watchdog ends what the child left behind
-    if (watchdog > 0)
-        while (::waitpid(watchdog, nullptr, 0) < 0 && errno == EINTR) {
-        }
+    unregister_group(group);
+    end_watchdog();
     if (ec) return fail("waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
     return decode_status(child.native_exit_code());
 }

@@ -617,7 +617,10 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
         bool pin_compatible = compat.matches_anywhere(text);
         bool not_xx = true;
         if (pin_compatible)
-            if (auto m = compat_x.search(text)) not_xx = std::count(m->str(1).begin(), m->str(1).end(), 'x') != 2;
+            if (auto m = compat_x.search(text)) {
+                const std::string pin = m->str(1);  // one string: begin() and end() of two copies are UB
+                not_xx = std::count(pin.begin(), pin.end(), 'x') != 2;
+            }
         if (numpy_xx(vt, om) || (pin_compatible && !not_xx)) excludes.push_back("numpy");
     }
     std::vector<std::string> alts;

@@ -4,6 +4,7 @@
 
 #include <system_error>
 
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::script {
@@ -69,7 +70,8 @@ Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>&
             auto target = stdfs::read_symlink(src, ec);
             if (!ec) stdfs::create_symlink(target, dst, ec);
         } else {
-            stdfs::copy_file(src, dst, stdfs::copy_options::overwrite_existing, ec);
+            if (auto r = fs::copy_file(src, dst); !r)
+                return fail(r.error().loc, "cannot copy into the package: " + r.error().message, r.error().hint);
         }
         if (ec) return fail(SourceLoc{src.string()}, "cannot copy into the package: " + ec.message());
     }

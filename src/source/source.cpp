@@ -94,8 +94,16 @@ Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const
     std::error_code ec;
     if (!stdfs::is_regular_file(*src, ec))
         return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
-    stdfs::copy_file(*src, dst, stdfs::copy_options::overwrite_existing, ec);
-    if (ec) return fail(SourceLoc{src->string()}, "cannot copy source: " + ec.message());
+    if (auto r = fs::copy_file(*src, dst); !r)
+        return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+    return {};
+}
+
+Result<void> copy_link(const stdfs::path& from, const stdfs::path& to) {
+    std::error_code ec;
+    auto target = stdfs::read_symlink(from, ec);
+    if (!ec) stdfs::create_symlink(target, to, ec);
+    if (ec) return fail(SourceLoc{from.string()}, "cannot copy symlink: " + ec.message());
     return {};
 }
 
@@ -107,8 +115,10 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
         if (stdfs::exists(stdfs::symlink_status(target)))
             return fail(SourceLoc{target.string()}, "source path would overwrite a file an earlier source created",
                         "give this source its own `folder:`");
-        stdfs::copy(child.path(), target, stdfs::copy_options::recursive | stdfs::copy_options::copy_symlinks, ec);
-        if (ec) return fail(SourceLoc{child.path().string()}, "cannot copy source: " + ec.message());
+        Result<void> r = child.is_directory(ec) && !child.is_symlink(ec) ? fs::copy_tree(child.path(), target)
+                         : child.is_symlink(ec) ? copy_link(child.path(), target)
+                                                : fs::copy_file(child.path(), target, fs::Overwrite::no);
+        if (!r) return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
     }
     if (ec) return fail(SourceLoc{from.string()}, "cannot read source directory: " + ec.message());
     return {};
@@ -256,8 +266,8 @@ Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext&
             if (auto ok = extract_archive(dl->file, out.dir, StripTop::yes); !ok) return Unexpected<Error>{ok.error()};
         } else {
             std::string dst_name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
-            stdfs::copy_file(dl->file, out.dir / dst_name, stdfs::copy_options::overwrite_existing, ec);
-            if (ec) return fail(SourceLoc{dl->file.string()}, "cannot copy source: " + ec.message());
+            if (auto r = fs::copy_file(dl->file, out.dir / dst_name); !r)
+                return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
         }
     } else if (!spec.path.empty()) {
         stdfs::path src = stdfs::path(spec.path).is_absolute() ? stdfs::path(spec.path) : ctx.recipe_dir / spec.path;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <vector>
 
 namespace sf::fs {
 
@@ -66,14 +67,29 @@ Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_byte
     return out;
 }
 
+std::string write_hint(int err) {
+    switch (err) {
+        case ENOSPC:
+        case EDQUOT: return "free some space on that disk, or write somewhere else";
+        case EACCES:
+        case EPERM:
+        case EROFS: return "check that the directory is writable";
+        default: return {};
+    }
+}
+
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     static std::atomic<unsigned> counter{0};
     std::error_code ec;
-    if (p.has_parent_path()) stdfs::create_directories(p.parent_path(), ec);
+    if (p.has_parent_path() && !stdfs::create_directories(p.parent_path(), ec) && ec)
+        return fail(SourceLoc{p.string()}, "cannot write: " + ec.message(), write_hint(ec.value()));
     stdfs::path tmp = p;
     tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(errno));
+    if (fd < 0) {
+        int e = errno;
+        return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+    }
     size_t off = 0;
     while (off < data.size()) {
         ssize_t n = ::write(fd, data.data() + off, data.size() - off);
@@ -82,16 +98,113 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
             int e = errno;
             ::close(fd);
             ::unlink(tmp.c_str());
-            return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e));
+            return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
         }
         off += static_cast<size_t>(n);
     }
-    ::fsync(fd);
-    ::close(fd);
+    // A full disk may only show at fsync or close (delayed allocation, NFS).
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+        int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
+    if (::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
     if (::rename(tmp.c_str(), p.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
         return fail(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
+    }
+    return {};
+}
+
+Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
+    int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return fail(SourceLoc{from.string()}, std::string("cannot read: ") + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(in);
+        return fail(SourceLoc{from.string()}, "cannot copy: not a regular file");
+    }
+    struct stat dst{};
+    if (::stat(to.c_str(), &dst) == 0 && dst.st_dev == st.st_dev && dst.st_ino == st.st_ino) {
+        ::close(in);
+        return fail(SourceLoc{to.string()}, "cannot copy a file onto itself");
+    }
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite == Overwrite::yes ? O_TRUNC : O_EXCL);
+    int out = ::open(to.c_str(), flags, 0600);
+    if (out < 0) {
+        int e = errno;
+        ::close(in);
+        return fail(SourceLoc{to.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+    }
+    auto failed = [&](const stdfs::path& where, const char* what, int e) {
+        ::close(in);
+        ::close(out);
+        return fail(SourceLoc{where.string()}, std::string(what) + std::strerror(e), write_hint(e));
+    };
+    bool kernel_copy = true;  // copy_file_range, until the file system says no
+    std::vector<char> buf;
+    while (true) {
+        if (kernel_copy) {
+            ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t{1} << 30, 0);
+            if (n > 0) continue;
+            if (n == 0) break;
+            if (errno == EINTR) continue;
+            if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP && errno != EPERM)
+                return failed(to, "write failed: ", errno);
+            kernel_copy = false;
+            buf.resize(1 << 20);
+        }
+        ssize_t n = ::read(in, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return failed(from, "read failed: ", errno);
+        if (n == 0) break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = ::write(out, buf.data() + off, static_cast<std::size_t>(n - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return failed(to, "write failed: ", errno);
+            off += w;
+        }
+    }
+    ::fchmod(out, st.st_mode & 07777);
+    ::close(in);
+    if (::close(out) != 0) {
+        int e = errno;
+        return fail(SourceLoc{to.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
+    return {};
+}
+
+Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
+    std::error_code ec;
+    stdfs::create_directories(to, ec);
+    if (ec) return fail(SourceLoc{to.string()}, "cannot create directory: " + ec.message(), write_hint(ec.value()));
+    stdfs::directory_iterator it(from, ec), end;
+    if (ec) return fail(SourceLoc{from.string()}, "cannot read directory: " + ec.message());
+    for (; it != end; it.increment(ec)) {
+        if (ec) return fail(SourceLoc{from.string()}, "cannot read directory: " + ec.message());
+        const stdfs::path src = it->path(), dst = to / src.filename();
+        struct stat st{};
+        if (::lstat(src.c_str(), &st) != 0)
+            return fail(SourceLoc{src.string()}, std::string("cannot read: ") + std::strerror(errno));
+        if (S_ISDIR(st.st_mode)) {
+            if (auto r = copy_tree(src, dst); !r) return r;
+        } else if (S_ISLNK(st.st_mode)) {
+            auto target = stdfs::read_symlink(src, ec);
+            if (ec) return fail(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
+            stdfs::remove(dst, ec);
+            stdfs::create_symlink(target, dst, ec);
+            if (ec) return fail(SourceLoc{dst.string()}, "cannot create symlink: " + ec.message(), write_hint(ec.value()));
+        } else if (S_ISREG(st.st_mode)) {
+            if (auto r = copy_file(src, dst, Overwrite::yes); !r) return r;
+        } else {
+            return fail(SourceLoc{src.string()}, "cannot copy a special file (device, fifo or socket)");
+        }
     }
     return {};
 }

@@ -27,6 +27,24 @@ Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_byte
 // over p. Readers see the old file or the new one, never half of one.
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data);
 
+// What to do when writing failed with `err` (errno): "free some space ..."
+// for ENOSPC/EDQUOT, "check that the directory is writable" for EACCES,
+// EPERM and EROFS, else empty. The message itself carries strerror(err).
+std::string write_hint(int err);
+
+enum class Overwrite { no, yes };
+
+// Copies a regular file's bytes and permission bits (following a symlink
+// `from`; never writing through a symlink `to`). Errors name the side that
+// failed and carry strerror of the real cause: std::filesystem::copy_file
+// says "Input/output error" when the disk fills up mid-copy.
+Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite = Overwrite::yes);
+
+// Copies the tree `from` into `to` (created): directories, regular files (as
+// copy_file, overwriting) and symlinks as symlinks. Devices, fifos and
+// sockets are refused.
+Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to);
+
 // Removes files named "*.tmp-<pid>-<n>" (write_file_atomic's and the archive
 // writer's temp files) directly in `dir` whose process is gone: what a killed
 // writer left. Returns how many went.

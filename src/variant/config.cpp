@@ -508,7 +508,10 @@ std::vector<Variant> explode(const CombinedSpec& spec) {
     // values, unless that would remove everything.
     for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it) {
         if (it->name == "<defaults>") continue;
-        for (const auto& [k, vs] : it->lists) {
+        for (const auto& entry : it->lists) {
+            // Named, not structured bindings: clang < 16 cannot capture those.
+            const auto& k = entry.first;
+            const auto& vs = entry.second;
             if (spec.specials.is_special(k)) continue;
             // Most keys narrow nothing: look before copying the matrix.
             bool narrows = std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {

@@ -10,9 +10,12 @@
 
 #include <cstdio>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +38,7 @@ struct Member {
     std::string target;  // symlink text / hard link source
     unsigned mode = 0644;
     bool listed = true;  // in the generated info/paths.json
+    std::uint64_t zeros = 0;  // file: this many zero bytes instead of `data` (streamed, for bombs)
 };
 
 struct Pkg {
@@ -86,21 +90,32 @@ inline json index_json(const Pkg& p) {
     return j;
 }
 
-// Writes p as a .tar.bz2 into `dir`; returns its path.
-inline stdfs::path write_pkg(const stdfs::path& dir, const Pkg& p) {
-    stdfs::create_directories(dir);
-    stdfs::path file = dir / p.fn();
+enum class Filter { bzip2, gzip, zstd };
+
+// Writes `members` in order as a pax tar compressed with `filter` (zstd at
+// level 1, so a bomb of zeros is quick to make).
+inline void write_tarball(const stdfs::path& file, const std::vector<Member>& members, Filter filter) {
     struct archive* a = archive_write_new();
-    archive_write_add_filter_bzip2(a);
+    switch (filter) {
+        case Filter::bzip2: archive_write_add_filter_bzip2(a); break;
+        case Filter::gzip: archive_write_add_filter_gzip(a); break;
+        case Filter::zstd:
+            archive_write_add_filter_zstd(a);
+            archive_write_set_filter_option(a, "zstd", "compression-level", "1");
+            break;
+    }
     archive_write_set_format_pax_restricted(a);
     archive_write_open_filename(a, file.c_str());
-    auto add = [&](const Member& m) {
+    for (const auto& m : members) {
         struct archive_entry* e = archive_entry_new();
         archive_entry_set_pathname(e, m.name.c_str());
         archive_entry_set_perm(e, m.mode);
         archive_entry_set_mtime(e, 0, 0);
         switch (m.kind) {
-            case 'f': archive_entry_set_filetype(e, AE_IFREG); archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size())); break;
+            case 'f':
+                archive_entry_set_filetype(e, AE_IFREG);
+                archive_entry_set_size(e, static_cast<la_int64_t>(m.zeros ? m.zeros : m.data.size()));
+                break;
             case 'd': archive_entry_set_filetype(e, AE_IFDIR); break;
             case 'l': archive_entry_set_filetype(e, AE_IFLNK); archive_entry_set_symlink(e, m.target.c_str()); break;
             case 'h': archive_entry_set_filetype(e, AE_IFREG); archive_entry_set_hardlink(e, m.target.c_str()); archive_entry_set_size(e, 0); break;
@@ -110,13 +125,32 @@ inline stdfs::path write_pkg(const stdfs::path& dir, const Pkg& p) {
         }
         archive_write_header(a, e);
         if (m.kind == 'f' && !m.data.empty()) archive_write_data(a, m.data.data(), m.data.size());
+        if (m.kind == 'f' && m.zeros) {
+            std::string chunk(1 << 20, '\0');
+            for (std::uint64_t left = m.zeros; left > 0;) {
+                std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+                archive_write_data(a, chunk.data(), n);
+                left -= n;
+            }
+        }
         archive_entry_free(e);
-    };
-    add({"info/index.json", 'f', index_json(p).dump(2)});
-    add({"info/paths.json", 'f', paths_json(p).dump(2)});
-    for (const auto& m : p.members) add(m);
+    }
     archive_write_close(a);
     archive_write_free(a);
+}
+
+// Writes p as a .tar.bz2 into `dir`; returns its path.
+inline stdfs::path write_pkg(const stdfs::path& dir, const Pkg& p) {
+    stdfs::create_directories(dir);
+    stdfs::path file = dir / p.fn();
+    std::string files;  // info/files, as conda-build writes it
+    for (const auto& m : p.members)
+        if (m.kind != 'd') files += m.name + "\n";
+    std::vector<Member> members{{"info/index.json", 'f', index_json(p).dump(2)},
+                                {"info/paths.json", 'f', paths_json(p).dump(2)},
+                                {"info/files", 'f', files}};
+    members.insert(members.end(), p.members.begin(), p.members.end());
+    write_tarball(file, members, Filter::bzip2);
     return file;
 }
 
@@ -170,6 +204,8 @@ inline std::map<std::string, std::string> scan(const stdfs::path& root, const st
 // Starts the binary with `argv` (argv[0] a path), stdout to /dev/null and
 // stderr to `log`; returns its pid (waitpid it).
 inline pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log = "/dev/null") {
+    std::cout.flush();  // or the child writes our buffered output a second time
+    std::fflush(nullptr);
     pid_t pid = ::fork();
     if (pid == 0) {
         if (!std::freopen(log.c_str(), "w", stderr) || !std::freopen("/dev/null", "w", stdout)) ::_exit(126);

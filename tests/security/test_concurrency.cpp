@@ -1,6 +1,7 @@
 // Concurrent installs into one prefix serialize on the prefix lock: after 3
 // installs of different versions of one package race, the prefix holds
-// exactly one record for it and every file that record lists.
+// exactly one record for it and every file that record lists. (Concurrent
+// builds: test_build_race.cpp.)
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>

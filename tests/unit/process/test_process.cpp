@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "process/process.hpp"
@@ -114,6 +115,28 @@ TEST_CASE("process: exit codes") {
         REQUIRE(r);
         CHECK(r->exit_code == 128 + 15);
     }
+}
+
+TEST_CASE("process: a background child holding the output does not keep us waiting, and dies") {
+    fs::TempDir tmp("sf-process");
+    const auto pidfile = tmp.path() / "bg.pid";
+    auto t = std::chrono::steady_clock::now();
+    auto r = process::capture(sh("sleep 60 & echo $! > '" + pidfile.string() + "'; echo done"));
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    REQUIRE(r);
+    CHECK(r->exit_code == 0);
+    CHECK(r->out == "done\n");
+    CHECK(seconds < 10);
+    // The watchdog ended it with the group (it may take a moment to go).
+    pid_t bg = static_cast<pid_t>(std::stol(test::slurp(pidfile)));
+    bool gone = false;
+    for (int i = 0; i < 250 && !gone; ++i) {
+        std::string stat = test::slurp("/proc/" + std::to_string(bg) + "/stat");
+        auto close = stat.rfind(')');
+        gone = stat.empty() || (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(gone);
 }
 
 TEST_CASE("process: arguments are passed literally") {

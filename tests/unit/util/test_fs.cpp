@@ -1,8 +1,9 @@
-// util/fs: read_file, write_file_atomic, TempDir, FileLock.
+// util/fs: read_file, write_file_atomic, copy_file, copy_tree, TempDir, FileLock.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -181,6 +182,81 @@ TEST_CASE("fs::write_file_atomic") {
         REQUIRE(r);
         CHECK(*r == "caf\xC3\xA9\n");
     }
+}
+
+TEST_CASE("fs::copy_file") {
+    fs::TempDir tmp("sf-test-fs");
+    const stdfs::path from = tmp.path() / "from.bin", to = tmp.path() / "to.bin";
+    std::string data(3 << 20, '\0');
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7 + i / 4096);
+    put_raw(from, data);
+    stdfs::permissions(from, stdfs::perms::owner_read | stdfs::perms::owner_exec | stdfs::perms::group_read);
+    SECTION("bytes and permission bits") {
+        REQUIRE(fs::copy_file(from, to));
+        CHECK(get_raw(to) == data);
+        CHECK(stdfs::status(to).permissions() == stdfs::status(from).permissions());
+    }
+    SECTION("Overwrite::no refuses an existing file; yes replaces it") {
+        put_raw(to, "old");
+        auto r = fs::copy_file(from, to, fs::Overwrite::no);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() == to.string() + ": cannot write: File exists");
+        REQUIRE(fs::copy_file(from, to, fs::Overwrite::yes));
+        CHECK(get_raw(to) == data);
+    }
+    SECTION("never writes through a symlink, nor onto itself") {
+        put_raw(tmp.path() / "victim", "keep");
+        stdfs::create_symlink(tmp.path() / "victim", to);
+        CHECK_FALSE(fs::copy_file(from, to));
+        CHECK(get_raw(tmp.path() / "victim") == "keep");
+        auto self = fs::copy_file(from, from);
+        REQUIRE_FALSE(self);
+        CHECK(self.error().message == "cannot copy a file onto itself");
+        CHECK(get_raw(from) == data);
+    }
+    SECTION("a full disk says so, not 'Input/output error' (std::filesystem::copy_file's word for it)") {
+        if (::access("/dev/full", W_OK) != 0) test::skip("no writable /dev/full");
+        auto r = fs::copy_file(from, "/dev/full");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() ==
+              "/dev/full: write failed: No space left on device (free some space on that disk, or write somewhere else)");
+    }
+    SECTION("a missing source names the source") {
+        auto r = fs::copy_file(tmp.path() / "nope", to);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().str() == (tmp.path() / "nope").string() + ": cannot read: No such file or directory");
+    }
+}
+
+TEST_CASE("fs::copy_tree") {
+    fs::TempDir tmp("sf-test-fs");
+    const stdfs::path from = tmp.path() / "from", to = tmp.path() / "to";
+    stdfs::create_directories(from / "a/b");
+    stdfs::create_directories(from / "empty");
+    put_raw(from / "a/b/f.txt", "f");
+    put_raw(from / "top.txt", "t");
+    stdfs::create_symlink("a/b/f.txt", from / "link");
+    stdfs::create_symlink("/nonexistent/target", from / "dangling");
+    REQUIRE(fs::copy_tree(from, to));
+    CHECK(get_raw(to / "a/b/f.txt") == "f");
+    CHECK(get_raw(to / "top.txt") == "t");
+    CHECK(stdfs::is_directory(to / "empty"));
+    CHECK(stdfs::read_symlink(to / "link") == "a/b/f.txt");
+    CHECK(stdfs::read_symlink(to / "dangling") == "/nonexistent/target");
+    SECTION("a fifo is refused") {
+        REQUIRE(::mkfifo((from / "fifo").c_str(), 0600) == 0);
+        auto r = fs::copy_tree(from, tmp.path() / "to2");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message == "cannot copy a special file (device, fifo or socket)");
+    }
+}
+
+TEST_CASE("fs::write_hint") {
+    CHECK(fs::write_hint(ENOSPC) == "free some space on that disk, or write somewhere else");
+    CHECK(fs::write_hint(EDQUOT) == fs::write_hint(ENOSPC));
+    CHECK(fs::write_hint(EACCES) == "check that the directory is writable");
+    CHECK(fs::write_hint(EROFS) == "check that the directory is writable");
+    CHECK(fs::write_hint(EIO).empty());
 }
 
 TEST_CASE("fs::TempDir") {

@@ -1,0 +1,63 @@
+#pragma once
+// Safe extraction, shared by packages (archive/read.cpp) and source archives
+// (source/source_extract.cpp): one TreeWriter applies the same checks to
+// every member, whatever archive it comes from.
+//   - names are relative, without "..", and never written through a symlink
+//     (make_member_parents), nor over anything (O_EXCL | O_NOFOLLOW);
+//   - symlinks stay inside the tree (symlink_stays_inside);
+//   - hard links name an earlier regular file of the same archive;
+//   - no devices, fifos or sockets; no setuid/setgid bits;
+//   - a name appears once (directories may repeat), at most kMaxMembers;
+//   - the sizes the headers declare, and the bytes actually written, stay
+//     below a budget (extraction_limit()): a bomb is refused before its data.
+// Errors are the bare reason; the caller says which archive.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "archive/read.hpp"
+#include "core/error.hpp"
+
+struct archive;  // libarchive's, at global scope
+struct archive_entry;
+
+namespace sf::archive {
+
+// The member libarchive is positioned at, normalized ("./" dropped).
+Entry entry_of(struct ::archive_entry* e);
+
+enum class OwnerAccess {
+    as_stored,  // packages: the modes they carry (minus setuid/setgid)
+    read_write  // source trees: the owner may always read and write (patches)
+};
+
+struct TreeLimits {
+    std::uint64_t budget = 0;         // bytes; extraction_limit(archive size)
+    std::string container = "package";  // "points outside the <container>"
+    OwnerAccess access = OwnerAccess::as_stored;
+};
+
+class TreeWriter {
+public:
+    // `root` exists and is empty (a fresh temporary directory).
+    TreeWriter(std::filesystem::path root, TreeLimits limits);
+    // Writes member `e`, whose data `a` is positioned at.
+    Result<void> add(struct ::archive* a, const Entry& e);
+    // Applies the directories' modes (deepest first); call once at the end.
+    void finish();
+
+private:
+    Result<void> write_data(struct ::archive* a, const std::filesystem::path& dst, const Entry& e,
+                            const std::string& rel);
+    Result<void> over_budget() const;
+    std::filesystem::path root_;
+    TreeLimits limits_;
+    std::map<std::string, EntryType> seen_;
+    std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
+    std::uint64_t declared_ = 0, written_ = 0;
+};
+
+}  // namespace sf::archive
