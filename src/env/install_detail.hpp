@@ -74,11 +74,12 @@ public:
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
 
-    Result<void> begin();                                  // creates the prefix if needed
+    Result<void> begin();  // creates the prefix if needed, else sweeps what killed transactions left
     Result<void> make_dirs(const std::string& rel);        // rel and its parents
     Result<void> remove(const std::string& rel);           // moves an existing file aside (not a directory)
     enum class Linked { hardlink, copy };
     Result<Linked> link(const stdfs::path& src, const std::string& rel, LinkMode mode);
+    // Written aside, then renamed into place: whole or absent, even under kill -9.
     Result<void> write(const std::string& rel, const std::string& data, unsigned mode);
     Result<void> symlink(const std::string& target, const std::string& rel);
     void commit();

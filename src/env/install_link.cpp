@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -37,6 +38,14 @@ Result<void> Transaction::begin() {
     struct stat st{};
     if (lexists(prefix_, &st)) {
         if (!S_ISDIR(st.st_mode)) return fail(prefix_.string() + ": exists and is not a directory");
+        // We hold the prefix lock: what other transactions left here is from
+        // killed runs (a file written aside, a trash directory).
+        fs::sweep_stale_temp_files(prefix_);
+        std::error_code ec;
+        for (const auto& e : stdfs::directory_iterator(prefix_, ec))
+            if (str::starts_with(e.path().filename().string(), ".splitforge-trash-") && e.is_directory(ec) &&
+                !e.is_symlink(ec))
+                stdfs::remove_all(e.path(), ec);
         return {};
     }
     std::error_code ec;
@@ -131,22 +140,40 @@ Result<void> Transaction::write(const std::string& rel, const std::string& data,
     auto resolved = prepare(rel);
     if (!resolved) return Unexpected<Error>{resolved.error()};
     stdfs::path dst = prefix_ / *resolved;
-    int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return fail(prefix_.string() + ": cannot create '" + rel + "': " + sys_err());
-    created_files_.push_back(dst);
+    // Whole or not at all, even under kill -9 (a conda-meta record cut short
+    // would stop every later install): written aside, then renamed into place.
+    // What a killed writer left aside, begin() sweeps.
+    static std::atomic<unsigned> counter{0};
+    stdfs::path tmp = prefix_ / (".splitforge-write.tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int e = errno;
+        return fail(prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+    }
+    auto failed = [&](int e) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return fail(prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+    };
     size_t off = 0;
     while (off < data.size()) {
         ssize_t w = ::write(fd, data.data() + off, data.size() - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            std::string e = sys_err();
-            ::close(fd);
-            return fail(prefix_.string() + ": cannot write '" + rel + "': " + e);
-        }
+        if (w < 0) return failed(errno);
         off += static_cast<size_t>(w);
     }
     ::fchmod(fd, mode & 01777);
-    if (::close(fd) != 0) return fail(prefix_.string() + ": cannot write '" + rel + "': " + sys_err());
+    if (::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return fail(prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+    }
+    if (::rename(tmp.c_str(), dst.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return fail(prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+    }
+    created_files_.push_back(dst);
     return {};
 }
 
