@@ -164,6 +164,13 @@ struct SectionPattern {
     std::vector<Anchor> stops;  // `\Z` is always a stop
 };
 
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool line_start(std::string_view t, size_t p) { return p == 0 || (p <= t.size() && t[p - 1] == '\n'); }
+size_t next_line(std::string_view t, size_t p) {
+    size_t nl = t.find('\n', p);
+    return nl == std::string_view::npos ? t.size() : nl + 1;
+}
+
 bool is_re_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 size_t anchor_end(std::string_view t, size_t p, const Anchor& a) {
@@ -201,30 +208,17 @@ const std::vector<SectionPattern>& section_patterns() {
 
 // The first group, or nullopt when START never matches.
 std::optional<std::string> match_section(std::string_view t, const SectionPattern& sp) {
-    size_t from = std::string_view::npos, body = 0;
-    for (size_t p = 0; p <= t.size(); p = t.find('\n', p) + 1) {
-        if ((body = anchor_end(t, p, sp.start)) != std::string_view::npos) {
-            from = p;
+    size_t from = 0, body = 0;
+    while ((body = anchor_end(t, from, sp.start)) == std::string_view::npos) {
+        if (from >= t.size()) return std::nullopt;
+        from = next_line(t, from);
+    }
+    size_t q = line_start(t, body) ? body : next_line(t, body);
+    for (; q < t.size(); q = next_line(t, q))
+        if (std::any_of(sp.stops.begin(), sp.stops.end(),
+                        [&](const Anchor& a) { return anchor_end(t, q, a) != std::string_view::npos; }))
             break;
-        }
-        if (t.find('\n', p) == std::string_view::npos) break;
-    }
-    if (from == std::string_view::npos) return std::nullopt;
-    size_t q = body;
-    if (q > 0 && t[q - 1] != '\n') q = t.find('\n', q) == std::string_view::npos ? t.size() : t.find('\n', q) + 1;
-    for (; q < t.size(); q = t.find('\n', q) == std::string_view::npos ? t.size() : t.find('\n', q) + 1) {
-        bool stop = false;
-        for (const auto& a : sp.stops) stop = stop || anchor_end(t, q, a) != std::string_view::npos;
-        if (stop) break;
-    }
-    return std::string(t.substr(from, std::min(q, t.size()) - from));
-}
-
-bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool line_start(std::string_view t, size_t p) { return p == 0 || (p <= t.size() && t[p - 1] == '\n'); }
-size_t next_line(std::string_view t, size_t p) {
-    size_t nl = t.find('\n', p);
-    return nl == std::string_view::npos ? t.size() : nl + 1;
+    return std::string(t.substr(from, q - from));
 }
 
 // `^\ +-\ +(?:name|type)` at p, with the colon when `colon`: the end of it, or npos.
@@ -248,20 +242,15 @@ size_t item_head_end(std::string_view t, size_t p, bool colon = true) {
 // (the stop needs no colon: `- type %X%` in a script ends an output's text).
 std::vector<std::string> output_blocks(std::string_view t) {
     std::vector<std::string> out;
-    size_t p = 0;
-    while (p < t.size()) {
-        if (!line_start(t, p)) p = next_line(t, p);
-        size_t body = p < t.size() ? item_head_end(t, p) : std::string_view::npos;
+    for (size_t p = 0; p < t.size();) {  // p is always a line start
+        size_t body = item_head_end(t, p);
         if (body == std::string_view::npos || body >= t.size()) {  // `.+?` needs a character
             p = next_line(t, p);
             continue;
         }
-        size_t q = body + 1;
-        while (q < t.size()) {
-            if (line_start(t, q) && (is_word(t[q]) || item_head_end(t, q, false) != std::string_view::npos)) break;
-            q = line_start(t, q) ? next_line(t, q) : next_line(t, q);
-        }
-        q = std::min(q, t.size());
+        size_t q = line_start(t, body + 1) ? body + 1 : next_line(t, body + 1);
+        while (q < t.size() && !is_word(t[q]) && item_head_end(t, q, false) == std::string_view::npos)
+            q = next_line(t, q);
         out.emplace_back(t.substr(p, q - p));
         p = q;
     }
@@ -270,23 +259,19 @@ std::vector<std::string> output_blocks(std::string_view t) {
 
 // `requirements:.+?(?=^\w|\Z|^\s+-\s(?=name|type))`'s whole match, or "".
 std::string requirements_block(std::string_view t) {
+    auto stops_at = [&](size_t q) {  // q is a line start
+        if (is_word(t[q])) return true;
+        size_t i = q;
+        while (i < t.size() && is_re_space(t[i])) ++i;
+        return i > q && i + 1 < t.size() && t[i] == '-' && is_re_space(t[i + 1]) &&
+               (t.compare(i + 2, 4, "name") == 0 || t.compare(i + 2, 4, "type") == 0);
+    };
     for (size_t at = t.find("requirements:"); at != std::string_view::npos; at = t.find("requirements:", at + 1)) {
-        size_t body = at + 13;
-        if (body >= t.size()) continue;
-        size_t q = body + 1;
-        for (; q < t.size(); ++q) {
-            if (!line_start(t, q)) {
-                q = next_line(t, q) - 1;  // the loop's ++q lands on the next line start
-                continue;
-            }
-            if (is_word(t[q])) break;
-            size_t i = q;
-            while (i < t.size() && is_re_space(t[i])) ++i;
-            if (i > q && i + 1 < t.size() && t[i] == '-' && is_re_space(t[i + 1]) &&
-                (t.compare(i + 2, 4, "name") == 0 || t.compare(i + 2, 4, "type") == 0))
-                break;
-        }
-        return std::string(t.substr(at, std::min(q, t.size()) - at));
+        size_t body = at + std::string_view("requirements:").size();
+        if (body >= t.size()) continue;  // `.+?` needs a character
+        size_t q = line_start(t, body + 1) ? body + 1 : next_line(t, body + 1);
+        while (q < t.size() && !stops_at(q)) q = next_line(t, q);
+        return std::string(t.substr(at, q - at));
     }
     return "";
 }
@@ -541,16 +526,10 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
         } else {
             auto text_for = [&](bool apply) {
                 if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
-                // The recipe without its outputs section, once per selection.
-                std::string key = std::string("\x1eno-outputs\x1f") + (apply ? vt.outcome_key : "raw");
-                auto it = vt.cache->memo.find(key);
-                if (it == vt.cache->memo.end()) {
-                    std::string all = vt.recipe_text(nullptr, apply);
-                    std::string outs = std::string(str::trim(vt.outputs_text(apply)));
-                    if (!outs.empty()) all = str::replace_all(all, outs, "");
-                    it = vt.cache->memo.emplace(std::move(key), std::move(all)).first;
-                }
-                return it->second + vt.single_output_text(om.name, apply);
+                std::string all = vt.recipe_text(nullptr, apply);
+                std::string outs = std::string(str::trim(vt.outputs_text(apply)));
+                if (!outs.empty()) all = str::replace_all(all, outs, "");
+                return all + vt.single_output_text(om.name, apply);
             };
             raw_text = text_for(false);
             sel_text = text_for(true);

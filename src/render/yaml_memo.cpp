@@ -150,8 +150,6 @@ Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file, c
                              Diagnostics* diag) {
     if (needs_whole(text)) return parse_whole(text, file, line_map, diag);
     auto lines = str::split_lines(text);
-    for (const auto& l : lines)
-        if (!l.empty() && (l[0] == '-' || l[0] == '%')) return parse_whole(text, file, line_map, diag);
     auto out = parse_mapping(lines, 0, lines.size(), 0, file);
     if (!out) return parse_whole(text, file, line_map, diag);
     return std::move(*out);

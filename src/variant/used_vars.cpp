@@ -9,6 +9,13 @@
 namespace sf::variant {
 namespace {
 
+// `^\s+-`: an indented list item.
+bool is_list_item(std::string_view line) {
+    size_t i = 0;
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    return i > 0 && i < line.size() && line[i] == '-';
+}
+
 std::string re_escape(std::string_view s) {
     std::string out;
     for (char c : s) {
@@ -101,17 +108,13 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
         std::string dashless = str::replace_all(std::string(line), "-", "_");
         if (dashless.find(key) == std::string::npos) return false;
     }
-    if (!could_match(line, scan)) return false;
-    return scan == Scan::full ? full_matches(p, line) : p.selectors->matches_anywhere(line);
+    return could_match(line, scan) && matches(p, line, scan);
 }
 
-bool UsedVarScanner::full_matches(const Patterns& p, std::string_view line) {
+bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan) {
+    if (scan == Scan::selectors_only) return p.selectors->matches_anywhere(line);
     for (const auto& a : p.full) {
-        if (a.list_item) {
-            size_t i = 0;
-            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-            if (i == 0 || i >= line.size() || line[i] != '-') continue;
-        }
+        if (a.list_item && !is_list_item(line)) continue;
         bool has_all = true;
         for (const auto& n : a.needs) has_all = has_all && line.find(n) != std::string_view::npos;
         if (has_all && a.re->matches_anywhere(line)) return true;
@@ -123,10 +126,7 @@ bool UsedVarScanner::could_match(std::string_view line, Scan scan) {
     // Every pattern needs a `[` (selectors), or a `{` or a "  - " list item
     // (the full scan): most lines are neither, and skip the regex.
     if (scan == Scan::selectors_only) return line.find('[') != std::string_view::npos;
-    if (line.find('{') != std::string_view::npos) return true;
-    size_t i = 0;
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    return i > 0 && i < line.size() && line[i] == '-';
+    return line.find('{') != std::string_view::npos || is_list_item(line);
 }
 
 std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) const {
@@ -174,8 +174,7 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
             // lines: each (key, line) pair is matched once per scanner.
             std::string memo_key = key + '\x1f' + lines[l];
             auto [it, fresh] = line_memo_[scan == Scan::full ? 1 : 0].try_emplace(std::move(memo_key), false);
-            if (fresh)
-                it->second = scan == Scan::full ? full_matches(p, lines[l]) : p.selectors->matches_anywhere(lines[l]);
+            if (fresh) it->second = matches(p, lines[l], scan);
             if (it->second) {
                 used.insert(key);
                 break;

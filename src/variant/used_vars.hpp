@@ -65,7 +65,8 @@ private:
     const Patterns& patterns(const std::string& key) const;
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
     static bool could_match(std::string_view line, Scan scan);
-    static bool full_matches(const Patterns& p, std::string_view line);
+    // The key's pattern for `scan` matches somewhere in `line`.
+    static bool matches(const Patterns& p, std::string_view line, Scan scan);
 
     std::vector<std::string> keys_;
     ScanRules rules_;
