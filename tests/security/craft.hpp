@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -216,6 +217,21 @@ inline pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::
         ::_exit(127);
     }
     return pid;
+}
+
+// Waits for every pid of `spawn`; "" when each exited 0, else one line per
+// failure followed by its log (logs[i] is pids[i]'s stderr).
+inline std::string wait_all(const std::vector<pid_t>& pids, const std::vector<std::filesystem::path>& logs) {
+    std::string failures;
+    for (size_t i = 0; i < pids.size(); ++i) {
+        int status = 0;
+        ::waitpid(pids[i], &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        std::ifstream in(logs[i]);
+        std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        failures += "process " + std::to_string(i) + " failed (status " + std::to_string(status) + "):\n" + log;
+    }
+    return failures;
 }
 
 }  // namespace sf::test::craft

@@ -41,16 +41,15 @@ TEST_CASE("security: 3 concurrent builds into one output folder x 30 rounds keep
         stdfs::path a = recipe("sf-race-a", version), b = recipe("sf-race-b", version);
         std::vector<stdfs::path> recipes{a, b, a};
         std::vector<pid_t> pids;
-        for (size_t i = 0; i < recipes.size(); ++i)
+        std::vector<stdfs::path> logs;
+        for (size_t i = 0; i < recipes.size(); ++i) {
+            logs.push_back(tmp.path() / ("log" + std::to_string(i)));
             pids.push_back(spawn({sf::test::binary().string(), "build", recipes[i].string(), "--output-folder",
                                   out.string(), "-q"},
-                                 tmp.path() / ("log" + std::to_string(i))));
-        for (size_t i = 0; i < pids.size(); ++i) {
-            int status = 0;
-            ::waitpid(pids[i], &status, 0);
-            INFO("round " << round << " build " << i << ": " << sf::test::slurp(tmp.path() / ("log" + std::to_string(i))));
-            CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+                                 logs.back()));
         }
+        INFO("round " << round << " builds");
+        CHECK(wait_all(pids, logs) == "");
         INFO("round " << round);
         for (const char* name : {"sf-race-a", "sf-race-b"}) expected.insert("linux-64/" + std::string(name) + "-" + version + "-0.conda");
         std::vector<std::string> problems;

@@ -33,18 +33,16 @@ TEST_CASE("security: 3 concurrent installs into one prefix x 30 rounds leave one
     for (int round = 0; round < rounds; ++round) {
         stdfs::path prefix = tmp.path() / ("prefix" + std::to_string(round));
         std::vector<pid_t> pids;
+        std::vector<stdfs::path> logs;
         for (int i = 0; i < 3; ++i) {
             std::string spec = "racer ==" + versions[static_cast<size_t>(i)].version;
+            logs.push_back(tmp.path() / ("log" + std::to_string(i)));
             pids.push_back(spawn({sf::test::binary().string(), "install", "-q", "-p", prefix.string(), "-c", ch.string(),
                                   "--pkgs-dir", pkgs.string(), "--platform", "linux-64", spec},
-                                 tmp.path() / ("log" + std::to_string(i))));
+                                 logs.back()));
         }
-        for (size_t i = 0; i < pids.size(); ++i) {
-            int status = 0;
-            ::waitpid(pids[i], &status, 0);
-            INFO("round " << round << " install " << i << ": " << sf::test::slurp(tmp.path() / ("log" + std::to_string(i))));
-            CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
-        }
+        INFO("round " << round << " installs");
+        CHECK(wait_all(pids, logs) == "");
         // Exactly one record, and every file it lists, with its version's content.
         std::vector<stdfs::path> records;
         for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta"))

@@ -222,8 +222,9 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     REQUIRE(have("patchelf"));
     fs::TempDir tmp("sf-buildid");
     test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
-    std::vector<std::string> sos;
-    for (std::string dir : {"build-AAAA", "build-BBBB"}) {
+    // The same library, linked with an RPATH into a build prefix named `dir`,
+    // then post-processed with `fix`.
+    auto build = [&](const std::string& dir, BuildIdFix fix) {
         const stdfs::path prefix = tmp.path() / dir;
         stdfs::create_directories(prefix / "lib");
         const std::string so = (prefix / "lib/libanswer.so").string();
@@ -232,9 +233,13 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
         PostprocessOptions o;
         o.prefix = prefix.string();
         o.env = process::current_env();
-        REQUIRE(postprocess(prefix, o));
-        sos.push_back(so);
-    }
+        o.build_id = fix;
+        auto r = postprocess(prefix, o);
+        REQUIRE(r);
+        return std::make_pair(so, *r);
+    };
+    std::vector<std::string> sos;
+    for (std::string dir : {"build-AAAA", "build-BBBB"}) sos.push_back(build(dir, BuildIdFix::keep).first);
     REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN");
     auto id = find_build_id(sos[0]);
     REQUIRE(id);
@@ -254,18 +259,8 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     CHECK(test::slurp(sos[0]) == again);  // a function of the bytes: stable
 
     SECTION("postprocess does it with BuildIdFix::rehash") {
-        const stdfs::path prefix = tmp.path() / "build-CCCC";
-        stdfs::create_directories(prefix / "lib");
-        const std::string so = (prefix / "lib/libanswer.so").string();
-        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
-                 "-Wl,-rpath," + prefix.string() + "/lib"});
-        PostprocessOptions o;
-        o.prefix = prefix.string();
-        o.env = process::current_env();
-        o.build_id = BuildIdFix::rehash;
-        auto r = postprocess(prefix, o);
-        REQUIRE(r);
-        CHECK(r->build_ids_rehashed == std::vector<std::string>{"lib/libanswer.so"});
+        auto [so, r] = build("build-CCCC", BuildIdFix::rehash);
+        CHECK(r.build_ids_rehashed == std::vector<std::string>{"lib/libanswer.so"});
         CHECK(test::slurp(so) == test::slurp(sos[0]));
     }
     SECTION("no build-id, or not ELF: nothing to do") {
