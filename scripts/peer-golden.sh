@@ -112,7 +112,7 @@ for case in "${cases[@]}"; do
   log=$scratch/$name.log
   out=$scratch/$name
   mkdir -p "$out"
-  if ! {
+  if ! (
     for seed in 0 1; do
       peer "$seed" env PEER_HASH_FILE="$out/builds.$seed.tsv" \
         python "$PEER_TOOLS/render_nofinal.py" "${args[@]}" "${chan[@]}" --output &&
@@ -124,7 +124,7 @@ for case in "${cases[@]}"; do
       touch "$out/builds.$seed.tsv"
       LC_ALL=C sort -u "$out/builds.$seed.tsv" >"$out/builds.$seed.sorted"
     done
-  } >"$log" 2>&1; then
+  ) >"$log" 2>&1; then
     echo "FAILED $name (peer log follows)" >&2
     tail -n 30 "$log" >&2
     failed=1

@@ -50,7 +50,7 @@ int fresh(int argc, char** argv) {
     std::string config = std::filesystem::absolute(argv[4]).string();
     int n = argc > 5 ? std::stoi(argv[5]) : 15;
     sf::process::Command ours;
-    ours.argv = {binary, "render", recipe, "-m", config, "--platform", "linux-64", "--output", "builds"};
+    ours.argv = {binary, "render", recipe, "-m", config, "--platform", "linux-64", "--format", "builds"};
     ours.env = sf::process::current_env();
     double us = median_ms(ours, n);
     std::printf("recipe: %s\nconfig: %s\n", recipe.c_str(), config.c_str());

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "render/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace sf::render {
@@ -39,9 +40,7 @@ bool needs_whole(const std::string& text) {
 
 Result<Meta> parse_whole(const std::string& text, const std::string& file, const std::vector<int>& line_map,
                          Diagnostics* diag) {
-    auto node = recipe::parse_yaml(text, file, line_map, diag);
-    if (!node) return unexpected(node.error());
-    return yaml_to_meta(*node);
+    return load_yaml(text, file, line_map, diag);
 }
 
 // Key of a `key: ...` line at `indent`, or "" when the line is not one a
@@ -62,7 +61,7 @@ std::optional<Meta> YamlMemo::parse_chunk(const std::string& chunk, const std::s
     auto it = chunks_.find(chunk);
     if (it != chunks_.end()) return it->second;
     std::optional<Meta> out;
-    if (auto node = recipe::parse_yaml(chunk, file)) out = yaml_to_meta(*node);
+    if (auto m = load_yaml(chunk, file)) out = std::move(*m);
     chunks_.emplace(chunk, out);
     return out;
 }

@@ -29,8 +29,19 @@ Unexpected<Error> bad(const stdfs::path& file, const std::string& why, const std
 
 Result<void> unpack_all(const stdfs::path& archive_file, const stdfs::path& root) {
     ArchivePtr a(archive_read_new(), archive_read_free);
-    archive_read_support_filter_all(a.get());
-    archive_read_support_format_all(a.get());
+    // What conda-build's libarchive reads, named one by one: `_all` would
+    // also link xar (libxml2, ICU) and lz4, which no source archive uses.
+    for (auto add : {archive_read_support_filter_gzip, archive_read_support_filter_bzip2,
+                     archive_read_support_filter_xz, archive_read_support_filter_lzma,
+                     archive_read_support_filter_lzip, archive_read_support_filter_zstd,
+                     archive_read_support_filter_compress})
+        add(a.get());
+    for (auto add : {archive_read_support_format_tar, archive_read_support_format_zip,
+                     archive_read_support_format_7zip, archive_read_support_format_rar,
+                     archive_read_support_format_rar5, archive_read_support_format_cpio,
+                     archive_read_support_format_ar, archive_read_support_format_cab,
+                     archive_read_support_format_iso9660, archive_read_support_format_lha})
+        add(a.get());
     if (archive_read_open_filename(a.get(), archive_file.c_str(), 1 << 16) != ARCHIVE_OK) {
         const char* s = archive_error_string(a.get());
         return bad(archive_file, std::string("cannot open archive: ") + (s ? s : "unknown format"));
