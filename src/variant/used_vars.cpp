@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "util/strings.hpp"
+#include "variant/key_patterns.hpp"
 
 namespace sf::variant {
 namespace {
@@ -67,8 +68,11 @@ const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key)
         a.list_item = list_item;
         p.full.push_back(std::move(a));
     };
+    p.key = key;
+    p.rules_26_7 = rules_ == ScanRules::conda_build_26_7;
     if (auto m = compiler_key_of(key)) {
         p.compiler_lang = m->first;
+        p.compiler_kind = m->second;
         // used by compiler('<lang>') or stdlib('<lang>'), whichever the key names
         alt(R"(\{\s*)" + m->second + R"(\([\'\"])" + re_escape(p.compiler_lang) + R"([\"\'][^\{]*?\})",
             {"{", "}", m->second + "("});
@@ -112,6 +116,24 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
 }
 
 bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan) {
+    if (!key_patterns::plain_line(line)) return regex_matches(p, line, scan);
+    namespace kp = key_patterns;
+    if (scan == Scan::selectors_only) return kp::selector(line, p.key);
+    if (!p.compiler_lang.empty() && kp::compiler_call(line, p.compiler_kind, p.compiler_lang)) return true;
+    if (p.cdt && kp::cdt_call(line)) return true;
+    return kp::jinja_ref(line, p.key, p.rules_26_7) || (is_list_item(line) && kp::requirement(line, p.key)) ||
+           kp::if_tag(line, p.key) || kp::for_tag(line, p.key) || kp::set_tag(line, p.key, p.rules_26_7);
+}
+
+bool UsedVarScanner::matches_by_hand(const std::string& key, std::string_view line, Scan scan) const {
+    return key_patterns::plain_line(line) && matches(patterns(key), line, scan);
+}
+
+bool UsedVarScanner::matches_by_regex(const std::string& key, std::string_view line, Scan scan) const {
+    return regex_matches(patterns(key), line, scan);
+}
+
+bool UsedVarScanner::regex_matches(const Patterns& p, std::string_view line, Scan scan) {
     if (scan == Scan::selectors_only) return p.selectors->matches_anywhere(line);
     for (const auto& a : p.full) {
         if (a.list_item && !is_list_item(line)) continue;

@@ -57,16 +57,29 @@ private:
         bool list_item = false;          // the match starts a "  - " line
     };
     struct Patterns {
+        std::string key;
+        bool rules_26_7 = false;
         std::vector<Alternative> full;  // Scan::full: any alternative matches
         LazyRegex selectors, shell, batch;
         std::string compiler_lang;  // non-empty for <lang>_compiler(_version) keys
+        std::string compiler_kind;  // "compiler" or "stdlib" for those keys
         bool cdt = false;           // a cdt_* key under conda-build 26.7 rules
     };
     const Patterns& patterns(const std::string& key) const;
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
     static bool could_match(std::string_view line, Scan scan);
-    // The key's pattern for `scan` matches somewhere in `line`.
+    // The key's pattern for `scan` matches somewhere in `line`: by the
+    // hand-written matchers of key_patterns.hpp on a plain line, else by the
+    // regexes themselves.
     static bool matches(const Patterns& p, std::string_view line, Scan scan);
+    static bool regex_matches(const Patterns& p, std::string_view line, Scan scan);
+
+public:
+    // Both ways, for the test that proves them equal.
+    bool matches_by_hand(const std::string& key, std::string_view line, Scan scan) const;
+    bool matches_by_regex(const std::string& key, std::string_view line, Scan scan) const;
+
+private:
 
     std::vector<std::string> keys_;
     ScanRules rules_;
