@@ -46,6 +46,18 @@ UsedVarScanner::UsedVarScanner(std::vector<std::string> keys, ScanRules rules) :
     for (const auto& k : keys_)
         for (char c : k)
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') identifier_keys_ = false;
+    for (std::uint32_t i = 0; i < keys_.size(); ++i) {
+        const std::string& k = keys_[i];
+        if (k.empty()) continue;
+        by_first_[static_cast<unsigned char>(k[0])].push_back(i);
+        if (auto m = compiler_key_of(k)) {
+            special_.push_back(i);
+            special_needle_.push_back(m->first);
+        } else if (rules_ == ScanRules::conda_build_26_7 && str::starts_with(k, "cdt_")) {
+            special_.push_back(i);
+            special_needle_.push_back("cdt(");
+        }
+    }
 }
 
 const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key) const {
@@ -151,58 +163,50 @@ bool UsedVarScanner::could_match(std::string_view line, Scan scan) {
     return line.find('{') != std::string_view::npos || is_list_item(line);
 }
 
+const std::vector<std::uint32_t>& UsedVarScanner::line_keys(std::string_view line, Scan scan) const {
+    auto& memo = line_used_[scan == Scan::full ? 1 : 0];
+    if (auto it = memo.find(line); it != memo.end()) return it->second;
+    std::vector<std::uint32_t> used;
+    if (could_match(line, scan)) {
+        bool full = scan == Scan::full;
+        auto is_special = [&](std::uint32_t k) {
+            return full && std::find(special_.begin(), special_.end(), k) != special_.end();
+        };
+        std::string dashless(line);
+        std::replace(dashless.begin(), dashless.end(), '-', '_');
+        std::vector<std::uint32_t> cands;
+        for (size_t i = 0; i < dashless.size(); ++i)
+            for (std::uint32_t k : by_first_[static_cast<unsigned char>(dashless[i])])
+                if (dashless.compare(i, keys_[k].size(), keys_[k]) == 0 && !is_special(k)) cands.push_back(k);
+        if (full)
+            for (size_t s = 0; s < special_.size(); ++s)
+                if (line.find(keys_[special_[s]]) != std::string_view::npos ||
+                    line.find(special_needle_[s]) != std::string_view::npos)
+                    cands.push_back(special_[s]);
+        std::sort(cands.begin(), cands.end());
+        cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+        for (std::uint32_t k : cands)
+            if (matches(patterns(keys_[k]), line, scan)) used.push_back(k);
+    }
+    return memo.emplace(std::string(line), std::move(used)).first->second;
+}
+
 std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) const {
     auto& memo = memo_[scan == Scan::full ? 1 : 0];
-    if (auto it = memo.find(std::string(text)); it != memo.end()) return it->second;
+    if (auto it = memo.find(text); it != memo.end()) return it->second;
+    // Output texts, requirement texts and the whole recipe share most of
+    // their lines: each line is judged once per scanner.
+    std::vector<char> hit(keys_.size(), 0);
+    for (size_t start = 0; start < text.size();) {
+        size_t nl = text.find('\n', start);
+        size_t end = nl == std::string_view::npos ? text.size() : nl;
+        size_t stop = end > start && text[end - 1] == '\r' ? end - 1 : end;
+        for (std::uint32_t k : line_keys(text.substr(start, stop - start), scan)) hit[k] = 1;
+        start = end + 1;
+    }
     std::set<std::string> used;
-    auto lines = str::split_lines(text);
-    // Line starts, and the text with '-' read as '_' (conda-build's prefilter).
-    std::vector<size_t> starts;
-    for (size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
-        starts.push_back(at);
-        if (text.find('\n', at) == std::string_view::npos) break;
-    }
-    std::string dashless = str::replace_all(std::string(text), "-", "_");
-    auto line_at = [&](size_t pos) {
-        return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), pos) - starts.begin()) - 1;
-    };
-    std::vector<size_t> candidates;
-    auto collect = [&](std::string_view hay, const std::string& needle) {
-        if (needle.empty()) return;
-        for (size_t pos = hay.find(needle); pos != std::string_view::npos; pos = hay.find(needle, pos + 1)) {
-            size_t l = line_at(pos);
-            if (candidates.empty() || candidates.back() != l) candidates.push_back(l);
-            pos = l + 1 < starts.size() ? starts[l + 1] - 1 : hay.size();  // next line
-        }
-    };
-    for (const auto& key : keys_) {
-        const Patterns& p = patterns(key);
-        candidates.clear();
-        if (!p.compiler_lang.empty() && scan == Scan::full) {
-            collect(text, key);
-            collect(text, p.compiler_lang);
-            std::sort(candidates.begin(), candidates.end());
-        } else if (p.cdt && scan == Scan::full) {
-            collect(text, key);
-            collect(text, "cdt(");
-            std::sort(candidates.begin(), candidates.end());
-            candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-        } else {
-            collect(dashless, key);
-        }
-        for (size_t l : candidates) {
-            if (l >= lines.size() || !could_match(lines[l], scan)) continue;
-            // Output texts, requirement texts and the whole recipe share most
-            // lines: each (key, line) pair is matched once per scanner.
-            std::string memo_key = key + '\x1f' + lines[l];
-            auto [it, fresh] = line_memo_[scan == Scan::full ? 1 : 0].try_emplace(std::move(memo_key), false);
-            if (fresh) it->second = matches(p, lines[l], scan);
-            if (it->second) {
-                used.insert(key);
-                break;
-            }
-        }
-    }
+    for (size_t k = 0; k < keys_.size(); ++k)
+        if (hit[k]) used.insert(keys_[k]);
     // A C/C++ compiler brings the macOS SDK along, as in conda-build.
     if ((used.count("c_compiler") || used.count("cxx_compiler") || used.count("c_stdlib")) &&
         std::find(keys_.begin(), keys_.end(), "CONDA_BUILD_SYSROOT") != keys_.end())

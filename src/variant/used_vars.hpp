@@ -5,6 +5,7 @@
 // conditions, {% for %} and {% set %} right-hand sides, pin_*() names, bare
 // requirement names, selectors, compiler() calls, and
 // $VAR / ${VAR} in shell scripts (%VAR% in batch files).
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -85,8 +86,24 @@ private:
     ScanRules rules_;
     bool identifier_keys_ = true;  // every key is [A-Za-z0-9_]+: scripts need no regex
     mutable std::map<std::string, Patterns> cache_;  // compiled lazily, per scanner
-    mutable std::unordered_map<std::string, std::set<std::string>> memo_[2];  // text -> used, per Scan
-    mutable std::unordered_map<std::string, bool> line_memo_[2];  // key + line -> matches, per Scan
+    // The keys (indices into keys_) one line uses, for `scan`.
+    const std::vector<std::uint32_t>& line_keys(std::string_view line, Scan scan) const;
+
+    struct Hash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    template <typename T>
+    using TextMap = std::unordered_map<std::string, T, Hash, std::equal_to<>>;
+
+    // Candidate keys by the first character of their text (read with '-' as
+    // '_', conda-build's prefilter); compiler and cdt keys of the full scan
+    // are also candidates by their language or "cdt(", and sit apart.
+    std::vector<std::uint32_t> by_first_[256];
+    std::vector<std::uint32_t> special_;
+    std::vector<std::string> special_needle_;  // per special_ entry
+    mutable TextMap<std::set<std::string>> memo_[2];             // text -> used, per Scan
+    mutable TextMap<std::vector<std::uint32_t>> line_used_[2];  // line -> keys it uses, per Scan
     mutable std::unordered_map<std::string, std::set<std::string>> script_memo_[2];  // script -> used (shell, batch)
 };
 
