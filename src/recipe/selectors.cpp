@@ -15,10 +15,55 @@ extern char** environ;
 
 namespace sf::recipe {
 
-std::vector<SelectorLine> split_selectors(std::string_view text) {
+std::optional<SelectorMatch> match_selector_by_regex(std::string_view line) {
     // conda-build's sel_pat: a selector at the end of the line, optionally
     // inside a comment; trailing characters are allowed only after a comment.
-    static const PyRegex sel_pat(R"((.+?)\s*(#.*)?\[([^\[\]]+)\](?(2)[^\(\)]*)$)");
+    // Group 4 (added here) is the tail after the ']', which places group 3.
+    static const PyRegex sel_pat(R"((.+?)\s*(#.*)?\[([^\[\]]+)\]((?(2)[^\(\)]*))$)");
+    auto m = sel_pat.match(line);
+    if (!m || !m->group(3)) return std::nullopt;
+    size_t close = m->length - m->str(4).size() - 1;
+    return SelectorMatch{m->str(1).size(), close - m->group(3)->size(), close};
+}
+
+std::optional<SelectorMatch> match_selector(std::string_view s) {
+    // Printable ASCII and tabs only (\s and `.` differ between Python and
+    // Boost elsewhere): any other line goes to the regex.
+    for (char c : s)
+        if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return match_selector_by_regex(s);
+    size_t n = s.size();
+    auto space = [&](size_t i) { return s[i] == ' ' || s[i] == '\t'; };
+    // Case "#...[X]tail": the greedy `.*` takes the rightmost '[' whose next
+    // bracket is a ']' (X non-empty) with no parenthesis after it.
+    size_t hash_b = std::string_view::npos, hash_c = 0;
+    for (size_t b = s.rfind('['); b != std::string_view::npos; b = b ? s.rfind('[', b - 1) : std::string_view::npos) {
+        size_t c = s.find_first_of("[]", b + 1);
+        if (c == std::string_view::npos || s[c] != ']' || c == b + 1) {
+            if (b == 0) break;
+            continue;
+        }
+        if (s.find_first_of("()", c + 1) == std::string_view::npos) {
+            hash_b = b;
+            hash_c = c;
+            break;
+        }
+        if (b == 0) break;
+    }
+    // Case "[X]" at the very end, nothing after it.
+    bool ends_closed = n >= 3 && s[n - 1] == ']';
+    // (.+?): the shortest group 1, then \s* to the '#' or the '['.
+    for (size_t len = 1; len < n; ++len) {
+        size_t p = len;
+        while (p < n && space(p)) ++p;
+        if (p >= n) break;
+        if (s[p] == '#' && hash_b != std::string_view::npos && p < hash_b) return SelectorMatch{len, hash_b + 1, hash_c};
+        if (s[p] == '[' && ends_closed && p + 2 < n && s.find_first_of("[]", p + 1) == n - 1)
+            return SelectorMatch{len, p + 1, n - 1};
+    }
+    return std::nullopt;
+}
+
+std::vector<SelectorLine> split_selectors(std::string_view text) {
     std::vector<SelectorLine> out;
     for (std::string line : str::split_lines(text)) {
         while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
@@ -31,10 +76,10 @@ std::vector<SelectorLine> split_selectors(std::string_view text) {
         std::string trailing_quote;
         if (line.back() == '\'' || line.back() == '"') trailing_quote = line.back();
         if (line.find('[') != std::string::npos && line.find(']') != std::string::npos) {
-            if (auto m = sel_pat.match(line); m && m->group(3) && !m->group(3)->empty()) {
-                sl.selector = *m->group(3);
+            if (auto m = match_selector(line); m && m->selector_end > m->selector_begin) {
+                sl.selector = line.substr(m->selector_begin, m->selector_end - m->selector_begin);
                 sl.selector_col = static_cast<int>(line.rfind('[' + *sl.selector + ']')) + 2;
-                std::string kept = m->str(1) + trailing_quote;
+                std::string kept = line.substr(0, m->text_end) + trailing_quote;
                 while (!kept.empty() && std::isspace(static_cast<unsigned char>(kept.back()))) kept.pop_back();
                 sl.text = std::move(kept);
                 out.push_back(std::move(sl));

@@ -26,6 +26,17 @@ struct SelectorLine {
 // conda-build's _split_line_selector: comment-only lines become blank lines.
 std::vector<SelectorLine> split_selectors(std::string_view text);
 
+// re.match of conda-build's sel_pat, (.+?)\s*(#.*)?\[([^\[\]]+)\](?(2)[^\(\)]*)$,
+// on one line: where group 1 ends and where group 3 (the selector) lies.
+struct SelectorMatch {
+    size_t text_end = 0, selector_begin = 0, selector_end = 0;
+    bool operator==(const SelectorMatch&) const = default;
+};
+std::optional<SelectorMatch> match_selector(std::string_view line);
+// The same through the regex itself (lines match_selector does not judge
+// by hand use it; the tests compare the two).
+std::optional<SelectorMatch> match_selector_by_regex(std::string_view line);
+
 // Text with unselected lines dropped, and for each kept line its 1-based
 // line number in the source (for error messages after selection).
 struct Selected {

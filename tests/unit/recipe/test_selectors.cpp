@@ -1,6 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "recipe/selectors.hpp"
+#include "testutil.hpp"
+#include "util/strings.hpp"
+
+#include <filesystem>
+#include <set>
 
 using namespace sf::recipe;
 
@@ -39,4 +44,50 @@ TEST_CASE("apply_selectors: an unknown name is an error at file:line:col") {
     REQUIRE_FALSE(r);
     CHECK(r.error().str().rfind("meta.yaml:2:", 0) == 0);
     CHECK(r.error().message.find("'linx'") != std::string::npos);
+}
+
+namespace {
+
+void same_as_regex(const std::string& line) {
+    INFO("line: [" << line << "]");
+    CHECK(sf::recipe::match_selector(line) == sf::recipe::match_selector_by_regex(line));
+}
+
+}  // namespace
+
+TEST_CASE("match_selector: equals conda-build's sel_pat on edge cases and random lines") {
+    for (std::string l : {"x [a]", "x[a]", "[a]", " [a]", "x  # [a]", "x # [a] tail", "x # [a] (tail)", "x # [a] b]",
+                          "x # [a] [b]", "x # [a] [b](", "x [a] [b]", "x [] ", "x []", "x [[a]]", "x # [a]]", "#[a]",
+                          "x #", "x # []", "x # [a", "a#b # [c]", "a [b] # [c]", "a # [b] # [c] (d", "x\t#\t[a]",
+                          "x # [a]  ", "  - foo  # [linux and py>=38]", "x # [a(b)]", "x # [a] )", "xx", "x", ""})
+        same_as_regex(l);
+    const std::string alphabet = "x #[]()\t-a";
+    unsigned state = 7;
+    auto rnd = [&](unsigned n) {
+        state = state * 1103515245u + 12345u;
+        return (state >> 16) % n;
+    };
+    for (int i = 0; i < 50000; ++i) {
+        std::string line;
+        for (unsigned len = rnd(14); len > 0; --len) line += alphabet[rnd(static_cast<unsigned>(alphabet.size()))];
+        same_as_regex(line);
+    }
+}
+
+TEST_CASE("match_selector: equals conda-build's sel_pat on every recipe line here") {
+    std::vector<std::filesystem::path> roots = {sf::test::source_dir() / "recipe", sf::test::data_dir()};
+    for (const char* d : {"golden-real", "golden", "rerender-real"})
+        if (std::filesystem::exists(sf::test::shared_dir() / d)) roots.push_back(sf::test::shared_dir() / d);
+    std::set<std::string> lines;
+    for (const auto& root : roots)
+        for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+            if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml"))
+                for (auto& l : sf::str::split_lines(sf::test::slurp(e.path()))) lines.insert(l);
+    long selectors = 0;
+    for (const auto& l : lines) {
+        same_as_regex(l);
+        selectors += sf::recipe::match_selector_by_regex(l).has_value();
+    }
+    CHECK(lines.size() > 5000);
+    CHECK(selectors > 1000);
 }
