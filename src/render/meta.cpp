@@ -348,13 +348,30 @@ bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& outp
     return pin_re.matches_anywhere(reqs_text);
 }
 
+// re.match("(?:^NAME(?:\\s|$|\\Z))", spec) with NAME unescaped, as conda-build
+// writes it: by hand for names without regex syntax.
+bool names_self(const std::string& name, const std::string& spec) {
+    bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!plain) return PyRegex("(?:^" + name + R"((?:\s|$|\Z)))").match(spec).has_value();
+    if (spec.compare(0, name.size(), name) != 0) return false;
+    if (spec.size() == name.size()) return true;
+    char c = spec[name.size()];
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 }  // namespace
 
 std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v) {
-    Meta top = vt.meta;
+    // The top level without its outputs list: the list is read once below,
+    // and no output's metadata carries it.
+    Meta top = Meta::object();
+    for (const auto& [k, val] : vt.meta.items())
+        if (k != "outputs") top[k] = val;
     std::string top_name = as_string(section(top, "package").value("name", Meta("")));
     std::string top_version = as_string(section(top, "package").value("version", Meta("")));
-    Meta outs = top.contains("outputs") && top["outputs"].is_array() ? top["outputs"] : Meta::array();
+    Meta outs = vt.meta.contains("outputs") && vt.meta["outputs"].is_array() ? vt.meta["outputs"] : Meta::array();
     if (outs.empty()) {
         outs.push_back(Meta{{"name", top_name}});
     } else {
@@ -391,22 +408,18 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
 
         OutputMeta om;
         om.name = name;
-        om.output_dict = out;
         if (name == top_name) {
             om.is_output = false;
             om.meta = top;
         } else {
             om.is_output = true;
-            Meta m = Meta::object();  // the top level without its (large) outputs list
-            for (auto& [k, val] : top.items())
-                if (k != "outputs") m[k] = val;
+            Meta m = top;
             Meta filtered = Meta::object();
-            PyRegex self_re("(?:^" + name + R"((?:\s|$|\Z)))");
             for (const char* env : {"build", "host", "run"}) {
                 if (!reqs.contains(env)) continue;
                 Meta list = Meta::array();
                 for (const auto& r : reqs[env])
-                    if (!r.is_string() || !self_re.match(r.get<std::string>())) list.push_back(r);
+                    if (!r.is_string() || !names_self(name, r.get<std::string>())) list.push_back(r);
                 if (!list.empty()) filtered[env] = list;
             }
             if (reqs.contains("run_constrained") && !reqs["run_constrained"].empty())
@@ -441,6 +454,7 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
             if (out.contains("about")) m["about"] = out["about"];
             om.meta = std::move(m);
         }
+        om.output_dict = std::move(out);
         result.push_back(std::move(om));
     }
     return result;
