@@ -73,10 +73,7 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
         if (!item.is_string()) continue;
         std::string name = std::string(str::trim(item.get<std::string>()));
         if (name.empty() || item.get<std::string>().front() == ' ') continue;
-        std::string as_key = str::replace_all(name, "-", "_");
-        const std::string* val = nullptr;
-        for (const auto& [key, x] : v.values)
-            if (key == as_key && key.find('-') == std::string::npos) val = &x;
+        const std::string* val = v.get(str::replace_all(name, "-", "_"));  // keys are unique
         if (!val) continue;
         bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
         if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
@@ -85,7 +82,7 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
     }
     static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
     for (auto& item : list) {
-        if (!item.is_string()) continue;
+        if (!item.is_string() || item.get<std::string>().find("x.x") == std::string::npos) continue;
         auto m = xx_re.match(item.get<std::string>());
         if (!m) continue;
         if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val);
