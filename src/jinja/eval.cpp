@@ -85,6 +85,8 @@ Result<Value> Evaluator::lookup(const Expr& e, bool probe) {
         for (const auto& [k, v] : f->vars)
             if (k == e.name) return v;
     if (auto it = globals_.find(e.name); it != globals_.end()) return it->second;
+    for (const Context* c = base_; c; c = c->base)
+        if (auto it = c->globals.find(e.name); it != c->globals.end()) return it->second;
     if (const Value* b = builtin_global(e.name)) return *b;
     Value u{Undefined{e.name}};
     if (lenient_ || probe) return u;

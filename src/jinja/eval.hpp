@@ -16,8 +16,10 @@ class Evaluator {
 public:
     // `writable` receives top-level {% set %}s; it may alias `globals`, or be
     // null for pure expression evaluation.
-    Evaluator(const std::string& file, const Globals& globals, Globals* writable, Undefinedness mode)
-        : file_(file), globals_(globals), writable_(writable), lenient_(mode == Undefinedness::lenient) {}
+    // Names missing from `globals` are looked up in `base` and its bases.
+    Evaluator(const std::string& file, const Globals& globals, Globals* writable, Undefinedness mode,
+              const Context* base = nullptr)
+        : file_(file), globals_(globals), writable_(writable), base_(base), lenient_(mode == Undefinedness::lenient) {}
 
     Result<Value> eval(const Expr& e);
     Result<void> exec(const Body& body, std::string& out);
@@ -30,6 +32,7 @@ private:
     const std::string& file_;
     const Globals& globals_;
     Globals* writable_;
+    const Context* base_;
     bool lenient_;
     std::vector<Frame> frames_;
     std::uint64_t work_ = 0;

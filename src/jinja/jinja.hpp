@@ -40,6 +40,8 @@ enum class Undefinedness {
 struct Context {
     // Global names: variables, and callables such as compiler() or pin_subpackage().
     std::map<std::string, Value, std::less<>> globals;
+    // Names not in `globals` are looked up here: a layer shared, not copied.
+    const Context* base = nullptr;
     Undefinedness undefined = Undefinedness::strict;
 };
 

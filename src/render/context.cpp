@@ -149,7 +149,7 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
                             jinja::Undefinedness undefined) {
     jinja::Context ctx;
     ctx.undefined = undefined;
-    ctx.globals = selector_ns.globals;
+    ctx.base = &selector_ns;  // selector names and os.environ, shared with the pass
     // conda-build's layering: selector names, the build environment, then
     // the variant values (strings inside Jinja; only selectors convert them).
     const Value* os_env = selector_ns.globals.count("environ") ? &selector_ns.globals.at("environ") : nullptr;
