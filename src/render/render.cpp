@@ -159,9 +159,11 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
     const jinja::Template& tmpl = tit->second;
     PackageInfo pkg;
     std::string recipe_dir = raw_.dir.empty() ? "" : std::filesystem::absolute(raw_.dir).string();
-    if (raw_.text.find("PKG_") != std::string::npos) {
+    const std::string& t = raw_.text;
+    if (t.find("PKG_NAME") != std::string::npos || t.find("PKG_VERSION") != std::string::npos ||
+        t.find("PKG_BUILDNUM") != std::string::npos) {
         // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
-        // from a lenient rendering first.
+        // from a lenient rendering first (PKG_HASH alone is a placeholder).
         auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
         if (auto text = tmpl.render(ctx)) pkg = package_info(*text);
     }
