@@ -9,12 +9,12 @@
 namespace sf::render {
 namespace {
 
-bool is_blank_or_comment(const std::string& line) {
+bool is_blank_or_comment(std::string_view line) {
     auto t = str::trim(line);
     return t.empty() || t.front() == '#';
 }
 
-size_t indent_of(const std::string& line) {
+size_t indent_of(std::string_view line) {
     size_t i = 0;
     while (i < line.size() && line[i] == ' ') ++i;
     return i;
@@ -45,7 +45,7 @@ Result<Meta> parse_whole(const std::string& text, const std::string& file, const
 
 // Key of a `key: ...` line at `indent`, or "" when the line is not one a
 // section split can handle (flow collections, quoting, tags, merge keys).
-std::string simple_key(const std::string& line, size_t indent) {
+std::string simple_key(std::string_view line, size_t indent) {
     size_t colon = line.find(':', indent);
     if (colon == std::string::npos) return "";
     std::string key(str::trim(line.substr(indent, colon - indent)));
@@ -70,11 +70,11 @@ std::optional<Meta> YamlMemo::parse_chunk(const std::string& chunk, const std::s
 // into one memoized chunk per key. `outputs:` items are split the same way,
 // one level down. nullopt: something this split cannot judge; the caller
 // parses the whole text instead.
-std::optional<Meta> YamlMemo::parse_mapping(const std::vector<std::string>& lines, size_t a, size_t b,
+std::optional<Meta> YamlMemo::parse_mapping(const std::vector<std::string_view>& lines, size_t a, size_t b,
                                             size_t indent, const std::string& file) {
     std::vector<std::pair<size_t, size_t>> sections;
     for (size_t i = a; i < b; ++i) {
-        const std::string& l = lines[i];
+        std::string_view l = lines[i];
         if (is_blank_or_comment(l)) continue;
         size_t ind = indent_of(l);
         if (ind < indent) return std::nullopt;
@@ -90,8 +90,8 @@ std::optional<Meta> YamlMemo::parse_mapping(const std::vector<std::string>& line
         std::string s;
         for (size_t i = from; i < to; ++i) {
             // Blank and comment lines may sit left of the column: keep their text.
-            const std::string& l = lines[i];
-            s += indent_of(l) >= indent ? l.substr(indent) : std::string(str::trim(l));
+            std::string_view l = lines[i];
+            s += indent_of(l) >= indent ? l.substr(indent) : str::trim(l);
             s += '\n';
         }
         return s;
@@ -115,7 +115,7 @@ std::optional<Meta> YamlMemo::parse_mapping(const std::vector<std::string>& line
 }
 
 // The items of the `outputs:` list in lines [a, b): each a mapping, split by key.
-std::optional<Meta> YamlMemo::parse_items(const std::vector<std::string>& lines, size_t a, size_t b,
+std::optional<Meta> YamlMemo::parse_items(const std::vector<std::string_view>& lines, size_t a, size_t b,
                                           const std::string& file) {
     size_t item_indent = std::string::npos;
     std::vector<size_t> starts;
@@ -134,8 +134,11 @@ std::optional<Meta> YamlMemo::parse_items(const std::vector<std::string>& lines,
     for (size_t k = 0; k < starts.size(); ++k) {
         size_t end = k + 1 < starts.size() ? starts[k + 1] : b;
         // "  - name: x" becomes "    name: x": the item's keys then share one column.
-        std::vector<std::string> item(lines.begin() + static_cast<long>(starts[k]), lines.begin() + static_cast<long>(end));
-        item[0][item_indent] = ' ';
+        std::vector<std::string_view> item(lines.begin() + static_cast<long>(starts[k]),
+                                           lines.begin() + static_cast<long>(end));
+        std::string first(item[0]);
+        first[item_indent] = ' ';
+        item[0] = first;
         size_t key_indent = indent_of(item[0]);
         if (key_indent >= item[0].size() || key_indent != item_indent + 2) return std::nullopt;
         auto m = parse_mapping(item, 0, item.size(), key_indent, file);
@@ -148,7 +151,14 @@ std::optional<Meta> YamlMemo::parse_items(const std::vector<std::string>& lines,
 Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file, const std::vector<int>& line_map,
                              Diagnostics* diag) {
     if (needs_whole(text)) return parse_whole(text, file, line_map, diag);
-    auto lines = str::split_lines(text);
+    std::vector<std::string_view> lines;  // as str::split_lines cuts them, without copies
+    for (size_t start = 0; start < text.size();) {
+        size_t nl = text.find('\n', start);
+        size_t end = nl == std::string::npos ? text.size() : nl;
+        size_t stop = end > start && text[end - 1] == '\r' ? end - 1 : end;
+        lines.emplace_back(text.data() + start, stop - start);
+        start = end + 1;
+    }
     auto out = parse_mapping(lines, 0, lines.size(), 0, file);
     if (!out) return parse_whole(text, file, line_map, diag);
     return std::move(*out);

@@ -6,6 +6,7 @@
 // falls back to parsing the whole text, which also gives the exact error.
 #include <map>
 #include <string>
+#include <string_view>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -23,9 +24,10 @@ public:
 
 private:
     std::optional<Meta> parse_chunk(const std::string& chunk, const std::string& file);
-    std::optional<Meta> parse_mapping(const std::vector<std::string>& lines, size_t a, size_t b, size_t indent,
+    std::optional<Meta> parse_mapping(const std::vector<std::string_view>& lines, size_t a, size_t b, size_t indent,
                                       const std::string& file);
-    std::optional<Meta> parse_items(const std::vector<std::string>& lines, size_t a, size_t b, const std::string& file);
+    std::optional<Meta> parse_items(const std::vector<std::string_view>& lines, size_t a, size_t b,
+                                    const std::string& file);
     std::unordered_map<std::string, std::optional<Meta>> chunks_;
 };
 
