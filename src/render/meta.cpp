@@ -64,15 +64,20 @@ std::vector<std::string> reqs_of(const Meta& meta, const char* env) {
 }  // namespace
 
 void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env) {
+    if (!reqs.contains(env) || !reqs[env].is_array()) return;
     std::vector<std::string> build_deps = string_list(reqs.value("build", Meta::array()));
     for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
-    if (!reqs.contains(env) || !reqs[env].is_array()) return;
     Meta& list = reqs[env];
+    // A name with a space ("python >=3.10") is no key unless some key has one.
+    bool spaced_keys = std::any_of(v.values.begin(), v.values.end(),
+                                   [](const auto& kv) { return kv.first.find(' ') != std::string::npos; });
     // conda-build matches ^(key with _ as [-_])\s*$ : the bare name, '-' or '_'.
     for (auto& item : list) {
         if (!item.is_string()) continue;
-        std::string name = std::string(str::trim(item.get<std::string>()));
-        if (name.empty() || item.get<std::string>().front() == ' ') continue;
+        const std::string& text = item.get_ref<const std::string&>();
+        std::string name = std::string(str::trim(text));
+        if (name.empty() || text.front() == ' ') continue;
+        if (!spaced_keys && name.find(' ') != std::string::npos) continue;
         const std::string* val = v.get(str::replace_all(name, "-", "_"));  // keys are unique
         if (!val) continue;
         bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
@@ -82,8 +87,8 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
     }
     static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
     for (auto& item : list) {
-        if (!item.is_string() || item.get<std::string>().find("x.x") == std::string::npos) continue;
-        auto m = xx_re.match(item.get<std::string>());
+        if (!item.is_string() || item.get_ref<const std::string&>().find("x.x") == std::string::npos) continue;
+        auto m = xx_re.match(item.get_ref<const std::string&>());
         if (!m) continue;
         if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val);
     }
