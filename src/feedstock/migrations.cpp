@@ -9,6 +9,7 @@
 
 #include "recipe/raw_recipe.hpp"
 #include "recipe/selectors.hpp"
+#include "recipe/yaml_tree.hpp"
 #include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -387,33 +388,32 @@ Result<Migration> read_migration(const stdfs::path& file, const types::Platform&
     auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, name, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
-    auto node = recipe::parse_yaml(selected->text, name, selected->source_line, diag);
+    auto node = recipe::parse_yaml_tree(selected->text, name, selected->source_line, diag);
     if (!node) return unexpected(node.error());
-    if (!node->IsMap()) return m;
-    if ((*node)["migrator_ts"] && (*node)["migrator_ts"].IsScalar()) {
+    if (!node->is_mapping()) return m;
+    if (const auto* ts = node->find("migrator_ts"); ts && ts->is_scalar()) {
         try {
-            m.migrator_ts = std::stod((*node)["migrator_ts"].Scalar());
+            m.migrator_ts = std::stod(ts->scalar);
         } catch (const std::exception&) {
-            return fail(SourceLoc{name, (*node)["migrator_ts"].Mark().line + 1}, "migrator_ts must be a number");
+            return fail(SourceLoc{name, ts->line + 1}, "migrator_ts must be a number");
         }
     }
-    YAML::Node mig = (*node)["__migrator"];
-    if (!mig || !mig.IsMap()) return m;
-    auto strings = [](const YAML::Node& n) {
+    const recipe::YamlNode* mig = node->find("__migrator");
+    if (!mig || !mig->is_mapping()) return m;
+    auto strings = [](const recipe::YamlNode* n) {
         Values out;
         if (!n) return out;
-        if (n.IsScalar()) out.push_back(n.Scalar());
-        if (n.IsSequence())
-            for (const auto& x : n)
-                if (x.IsScalar()) out.push_back(x.Scalar());
+        if (n->is_scalar()) out.push_back(n->scalar);
+        if (n->is_sequence())
+            for (const auto& x : n->items)
+                if (x.is_scalar()) out.push_back(x.scalar);
         return out;
     };
-    if (mig["operation"] && mig["operation"].IsScalar()) m.operation = mig["operation"].Scalar();
-    m.primary_key = strings(mig["primary_key"]);
-    m.additional_zip_keys = strings(mig["additional_zip_keys"]);
-    if (mig["ordering"] && mig["ordering"].IsMap())
-        for (auto it = mig["ordering"].begin(); it != mig["ordering"].end(); ++it)
-            m.ordering[it->first.Scalar()] = strings(it->second);
+    if (const auto* op = mig->find("operation"); op && op->is_scalar()) m.operation = op->scalar;
+    m.primary_key = strings(mig->find("primary_key"));
+    m.additional_zip_keys = strings(mig->find("additional_zip_keys"));
+    if (const auto* ord = mig->find("ordering"); ord && ord->is_mapping())
+        for (const auto& [k, v] : ord->pairs) m.ordering[k.scalar] = strings(&v);
     return m;
 }
 

@@ -7,6 +7,7 @@
 
 #include "recipe/raw_recipe.hpp"
 #include "recipe/selectors.hpp"
+#include "recipe/yaml_tree.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -178,36 +179,35 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     if (keep) drop_blocks(*selected, keep);
-    auto node = recipe::parse_yaml(selected->text, file, selected->source_line, diag);
+    auto node = recipe::parse_yaml_tree(selected->text, file, selected->source_line, diag);
     if (!node) return unexpected(node.error());
     SpecSource src;
     src.name = file;
-    if (node->IsNull()) return src;
-    if (!node->IsMap())
+    if (node->is_null()) return src;
+    if (!node->is_mapping())
         return fail(SourceLoc{file, 1}, "a variant config must be a mapping of key: [values]");
-    auto line_of = [&](const YAML::Node& n) {
-        int l = n.Mark().line;
+    auto line_of = [&](const recipe::YamlNode& n) {
+        int l = n.line;
         return l >= 0 && static_cast<size_t>(l) < selected->source_line.size() ? selected->source_line[l] : 0;
     };
-    for (auto it = node->begin(); it != node->end(); ++it) {
-        std::string key = it->first.Scalar();
+    for (const auto& [k, v] : node->pairs) {
+        std::string key = k.scalar;
         if (skip_keys.count(key)) continue;
-        YAML::Node v = it->second;
-        int line = line_of(it->first);
+        int line = line_of(k);
         src.line_of[key] = line;
         if (key.find('-') != std::string::npos)
             return fail(SourceLoc{file, line}, "variant key '" + key + "' contains an invalid character '-'",
                         "use '_' in variant keys");
         std::vector<std::string> values;
-        if (v.IsNull()) continue;  // empty keys are dropped, as conda-build does
+        if (v.is_null()) continue;  // empty keys are dropped, as conda-build does
         if (key == "zip_keys") {
-            if (!v.IsSequence()) return fail(SourceLoc{file, line}, "zip_keys must be a list of lists of keys");
-            bool flat = v.size() > 0 && v[0].IsScalar();
-            auto add_group = [&](const YAML::Node& g) -> Result<void> {
+            if (!v.is_sequence()) return fail(SourceLoc{file, line}, "zip_keys must be a list of lists of keys");
+            bool flat = !v.items.empty() && v.items[0].is_scalar();
+            auto add_group = [&](const recipe::YamlNode& g) -> Result<void> {
                 std::vector<std::string> keys;
-                for (const auto& k : g) {
-                    if (!k.IsScalar()) return fail(SourceLoc{file, line_of(k)}, "zip_keys entries must be key names");
-                    keys.push_back(k.Scalar());
+                for (const auto& z : g.items) {
+                    if (!z.is_scalar()) return fail(SourceLoc{file, line_of(z)}, "zip_keys entries must be key names");
+                    keys.push_back(z.scalar);
                 }
                 if (!keys.empty()) values.push_back(str::join(keys, std::string(1, kGroupSep)));
                 return {};
@@ -215,40 +215,39 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
             if (flat) {
                 if (auto r = add_group(v); !r) return unexpected(r.error());
             } else {
-                for (const auto& g : v) {
-                    if (g.IsNull()) continue;
-                    if (!g.IsSequence()) return fail(SourceLoc{file, line_of(g)}, "zip_keys must be a list of lists of keys");
+                for (const auto& g : v.items) {
+                    if (g.is_null()) continue;
+                    if (!g.is_sequence()) return fail(SourceLoc{file, line_of(g)}, "zip_keys must be a list of lists of keys");
                     if (auto r = add_group(g); !r) return unexpected(r.error());
                 }
             }
-        } else if (key == "pin_run_as_build" && !v.IsMap()) {
+        } else if (key == "pin_run_as_build" && !v.is_mapping()) {
             return fail(SourceLoc{file, line}, "pin_run_as_build must be a mapping of package names to {min_pin, max_pin}",
                         "write e.g. 'pin_run_as_build:' then 'python: {min_pin: x.x, max_pin: x.x}'");
-        } else if (v.IsMap()) {
+        } else if (v.is_mapping()) {
             if (key != "pin_run_as_build")
                 return fail(SourceLoc{file, line}, "mapping values are only supported for pin_run_as_build",
                             "give '" + key + "' a list of values");
-            for (auto p2 = v.begin(); p2 != v.end(); ++p2) {
-                YAML::Node pin = p2->second;
-                if (!pin.IsMap() || !p2->first.IsScalar())
+            for (const auto& [name, pin] : v.pairs) {
+                if (!pin.is_mapping() || !name.is_scalar())
                     return fail(SourceLoc{file, line_of(pin)}, "pin_run_as_build: each entry must map a package name to {min_pin, max_pin}",
                                 "write e.g. 'python: {min_pin: x.x, max_pin: x.x}'");
-                std::string mn = pin["min_pin"] ? pin["min_pin"].Scalar() : "";
-                std::string mx = pin["max_pin"] ? pin["max_pin"].Scalar() : "";
-                values.push_back(p2->first.Scalar() + kGroupSep + mn + kGroupSep + mx);
+                const recipe::YamlNode* mn = pin.find("min_pin");
+                const recipe::YamlNode* mx = pin.find("max_pin");
+                values.push_back(name.scalar + kGroupSep + (mn ? mn->scalar : "") + kGroupSep + (mx ? mx->scalar : ""));
             }
-        } else if (v.IsSequence()) {
-            for (const auto& item : v) {
-                if (item.IsNull()) {  // `- ` with nothing after it: BaseLoader's ''
+        } else if (v.is_sequence()) {
+            for (const auto& item : v.items) {
+                if (item.is_null()) {  // `- ` with nothing after it: BaseLoader's ''
                     values.emplace_back();
                     continue;
                 }
-                if (!item.IsScalar())
+                if (!item.is_scalar())
                     return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
-                values.push_back(item.Scalar());
+                values.push_back(item.scalar);
             }
         } else {
-            values.push_back(v.Scalar());
+            values.push_back(v.scalar);
         }
         put(src.lists, key, std::move(values));  // a repeated key: the last one wins
     }
