@@ -432,23 +432,16 @@ Result<std::vector<stdfs::path>> migration_files(const stdfs::path& feedstock_di
             if (e.path().extension() != ".yaml" || !e.is_regular_file(ec)) continue;
             auto text = fs::read_file(e.path());
             if (!text) return unexpected(text.error());
-            auto node = recipe::parse_yaml(*text, e.path().string());
+            auto node = recipe::parse_yaml_tree(*text, e.path().string());
             if (!node) return unexpected(node.error());
             Info info;
             info.path = e.path();
-            if (node->IsMap()) {
-                if ((*node)["migrator_ts"] && (*node)["migrator_ts"].IsScalar()) info.ts = (*node)["migrator_ts"].Scalar();
-                YAML::Node mig = (*node)["__migrator"];
-                if (mig && mig.IsMap()) {
-                    if (mig["migration_number"] && mig["migration_number"].IsScalar())
-                        info.number = mig["migration_number"].Scalar();
-                    if (mig["use_local"] && mig["use_local"].IsScalar())
-                        {
-                        std::string u = mig["use_local"].Scalar();
-                        std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
-                        info.use_local = u == "true";
-                    }
-                }
+            auto scalar = [](const recipe::YamlNode* n) { return n && n->is_scalar() ? n : nullptr; };
+            if (const auto* ts = scalar(node->find("migrator_ts"))) info.ts = ts->scalar;
+            if (const auto* mig = node->find("__migrator"); mig && mig->is_mapping()) {
+                if (const auto* n = scalar(mig->find("migration_number"))) info.number = n->scalar;
+                if (const auto* u = scalar(mig->find("use_local")))
+                    info.use_local = str::lower(u->scalar) == "true";
             }
             out[e.path().filename().string()] = info;
         }
