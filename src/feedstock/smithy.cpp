@@ -1,6 +1,8 @@
 #include "feedstock/smithy.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -295,10 +297,33 @@ struct KeyCorpus {
     // in "torch".
     bool has(const std::string& k) const {
         auto [it, fresh] = seen.try_emplace(k, false);
-        if (fresh) it->second = text.find(k) != std::string::npos;
+        if (fresh) it->second = may_have(k) && text.find(k) != std::string::npos;
         return it->second;
     }
     mutable std::unordered_map<std::string, bool> seen;  // every target asks about the same keys
+
+    // Which 4-byte sequences occur in `text`, hashed into a bitmap: most
+    // pinning keys are absent, and one of their 4-grams says so at once.
+    static constexpr unsigned kBits = 20;
+    std::vector<std::uint64_t> grams = std::vector<std::uint64_t>((1u << kBits) / 64);
+    static std::uint32_t gram(const char* p) {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        return (v * 2654435761u) >> (32 - kBits);
+    }
+    void index() {
+        for (size_t i = 0; i + 4 <= text.size(); ++i) {
+            std::uint32_t h = gram(text.data() + i);
+            grams[h / 64] |= std::uint64_t{1} << (h % 64);
+        }
+    }
+    bool may_have(const std::string& k) const {
+        for (size_t i = 0; i + 4 <= k.size(); ++i) {
+            std::uint32_t h = gram(k.data() + i);
+            if (!(grams[h / 64] >> (h % 64) & 1)) return false;
+        }
+        return true;
+    }
 };
 
 KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
@@ -313,6 +338,7 @@ KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
         if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
     }
     std::replace(c.text.begin(), c.text.end(), '-', '_');
+    c.index();
     c.compilers = c.has("compiler");
     c.stdlib = c.has("stdlib");
     c.cdt = c.has("cdt(");
