@@ -292,7 +292,7 @@ const std::string& TextCache::extract(const char* pattern, const std::string& te
     return extracts_.emplace(std::move(key), m && m->group(1) ? *m->group(1) : std::string()).first->second;
 }
 
-std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
+const std::string& VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
     std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
     std::string text = pattern ? cache->extract(pattern, raw->text) : raw->text;
@@ -305,11 +305,10 @@ std::string VariantText::recipe_text(const char* pattern, bool apply_selectors) 
         if (sel) text = sel->text;
     }
     text = rstrip(text);
-    cache->memo.emplace(key, text);
-    return text;
+    return cache->memo.emplace(std::move(key), std::move(text)).first->second;
 }
 
-std::string VariantText::outputs_text(bool apply_selectors) const {
+const std::string& VariantText::outputs_text(bool apply_selectors) const {
     return recipe_text(R"((^outputs:.*?)(?=^test:|^extra:|^about:|\Z))", apply_selectors);
 }
 
@@ -536,9 +535,8 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     if (fresh) {
         std::string raw_text, sel_text, reqs_text;
         if (opts.force_global) {
-            raw_text = vt.recipe_text(nullptr, false);
-            sel_text = vt.recipe_text(nullptr, true);
-            reqs_text = sel_text;
+            scan->all = scanner.in_text(vt.recipe_text(nullptr, false), variant::Scan::selectors_only);
+            for (const auto& k : scanner.in_text(vt.recipe_text(nullptr, true), variant::Scan::full)) scan->all.insert(k);
         } else {
             auto text_for = [&](bool apply) {
                 if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
@@ -550,10 +548,10 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
             raw_text = text_for(false);
             sel_text = text_for(true);
             reqs_text = requirements_block(sel_text);
+            scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
+            for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);
+            scan->in_requirements = scanner.in_text(reqs_text, variant::Scan::full);
         }
-        scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
-        for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);
-        if (!opts.force_global) scan->in_requirements = scanner.in_text(reqs_text, variant::Scan::full);
     }
     std::set<std::string> used = scan->all;
     if (!opts.force_global) {

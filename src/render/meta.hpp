@@ -74,8 +74,9 @@ struct VariantText {
     std::string outcome_key;                       // outcomes, flattened: the memo key
 
     // conda-build's get_recipe_text(extract_pattern, apply_selectors)
-    std::string recipe_text(const char* pattern, bool apply_selectors) const;
-    std::string outputs_text(bool apply_selectors) const;
+    // Memoized in `cache`: the reference lives as long as the cache.
+    const std::string& recipe_text(const char* pattern, bool apply_selectors) const;
+    const std::string& outputs_text(bool apply_selectors) const;
     std::string single_output_text(const std::string& name, bool apply_selectors) const;
 };
 
