@@ -286,7 +286,7 @@ struct Linter {
                 bool t = !o.test.empty();
                 if (o.is_staging)
                     for (const char* f : {"run_test.sh", "run_test.py", "run_test.bat", "run_test.pl"})
-                        t = t || raw.script_text(f).has_value();
+                        t = t || raw.script_text(f) != nullptr;
                 tested[o.name] = tested[o.name] || t;
             }
         for (const auto& [name, t] : tested) {

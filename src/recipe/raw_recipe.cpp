@@ -138,16 +138,16 @@ Result<RawRecipe> RawRecipe::load(const std::filesystem::path& dir) {
     return raw;
 }
 
-std::optional<std::string> RawRecipe::script_text(const std::string& relative) const {
-    if (dir.empty()) return std::nullopt;
-    if (auto it = scripts_.find(relative); it != scripts_.end()) return it->second;
+const std::string* RawRecipe::script_text(const std::string& relative) const {
+    if (dir.empty()) return nullptr;
+    if (auto it = scripts_.find(relative); it != scripts_.end()) return it->second ? &*it->second : nullptr;
     std::error_code ec;
     auto p = dir / relative;
     std::optional<std::string> text;
     if (std::filesystem::is_regular_file(p, ec))
         if (auto t = fs::read_file(p)) text = std::move(*t);
-    scripts_.emplace(relative, text);
-    return text;
+    auto& kept = scripts_.emplace(relative, std::move(text)).first->second;
+    return kept ? &*kept : nullptr;
 }
 
 std::string RawRecipe::display_path(const std::string& relative) const {

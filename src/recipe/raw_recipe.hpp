@@ -29,7 +29,7 @@ struct RawRecipe {
 
     // A script file next to meta.yaml (build.sh, or an output's script), or
     // nullopt when it does not exist.
-    std::optional<std::string> script_text(const std::string& relative) const;  // read once
+    const std::string* script_text(const std::string& relative) const;  // read once; null when absent
 
     std::string display_path(const std::string& relative) const;
 

@@ -224,8 +224,8 @@ int UsedVarScanner::first_use_in_text(const std::string& key, std::string_view t
 
 std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) const {
     // Every output of every variant reads the same few scripts.
-    auto [memo, fresh] = script_memo_[0].try_emplace(std::string(text));
-    if (!fresh) return memo->second;
+    if (auto hit = script_memo_[0].find(text); hit != script_memo_[0].end()) return hit->second;
+    auto memo = script_memo_[0].try_emplace(std::string(text)).first;
     // conda-build's `^[^$]*?\$\{?\s*KEY\s*[\s|\}]` (multiline) can only match
     // at the first `$` of a line: read the name there once per line, then
     // look keys up, instead of one regex per key over the whole script.
@@ -261,8 +261,8 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
 }
 
 std::set<std::string> UsedVarScanner::in_batch_script(std::string_view text) const {
-    auto [memo, fresh] = script_memo_[1].try_emplace(std::string(text));
-    if (!fresh) return memo->second;
+    if (auto hit = script_memo_[1].find(text); hit != script_memo_[1].end()) return hit->second;
+    auto memo = script_memo_[1].try_emplace(std::string(text)).first;
     std::set<std::string> used;
     for (const auto& key : keys_)
         if (text.find(key) != std::string_view::npos && patterns(key).batch->matches_anywhere(text))

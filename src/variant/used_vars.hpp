@@ -104,7 +104,8 @@ private:
     std::vector<std::string> special_needle_;  // per special_ entry
     mutable TextMap<std::set<std::string>> memo_[2];             // text -> used, per Scan
     mutable TextMap<std::vector<std::uint32_t>> line_used_[2];  // line -> keys it uses, per Scan
-    mutable std::unordered_map<std::string, std::set<std::string>> script_memo_[2];  // script -> used (shell, batch)
+    mutable TextMap<std::set<std::string>> script_memo_[2];     // script -> used (shell, batch)
+
 };
 
 }  // namespace sf::variant
