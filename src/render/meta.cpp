@@ -364,7 +364,7 @@ bool names_self(const std::string& name, const std::string& spec) {
 
 }  // namespace
 
-std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v) {
+std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v, bool variant_versions) {
     // The top level without its outputs list: the list is read once below,
     // and no output's metadata carries it.
     Meta top = Meta::object();
@@ -403,7 +403,8 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
             }
         }
         Meta reqs = out.contains("requirements") ? expand_reqs(out["requirements"]) : Meta::object();
-        for (const char* env : {"build", "host", "run"}) insert_variant_versions(reqs, v, env);
+        if (variant_versions)
+            for (const char* env : {"build", "host", "run"}) insert_variant_versions(reqs, v, env);
         if (out.contains("requirements")) out["requirements"] = reqs;
         if (name == top_name) top["requirements"] = out.contains("requirements") ? reqs : top.value("requirements", Meta::object());
 

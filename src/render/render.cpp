@@ -462,7 +462,7 @@ Result<RenderedRecipe> Renderer::run() {
         for (const auto& v : loop2) {
             auto p = pass_for(v);
             if (!p) return unexpected(p.error());
-            for (const auto& om : derive_outputs((*p)->vt, v)) {
+            for (const auto& om : derive_outputs((*p)->vt, v, !opts_.smithy)) {
                 if (meta_truthy(sub(om.meta, "build").value("skip", Meta(nullptr)))) continue;
                 auto used = used_vars((*p)->vt, om, v, spec_.specials, *scanner_);
                 all_used.insert(used.begin(), used.end());
