@@ -539,12 +539,17 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
             scan->all = scanner.in_text(vt.recipe_text(nullptr, false), variant::Scan::selectors_only);
             for (const auto& k : scanner.in_text(vt.recipe_text(nullptr, true), variant::Scan::full)) scan->all.insert(k);
         } else {
-            auto text_for = [&](bool apply) {
+            auto text_for = [&](bool apply) -> std::string {
                 if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
+                // The recipe without its outputs, plus this output's text:
+                // the same for every scanner, so memoized with the texts.
+                std::string key = "\x1etop\x1f" + om.name + '\x1f' + (apply ? vt.outcome_key : "raw");
+                if (auto it = vt.cache->memo.find(key); it != vt.cache->memo.end()) return it->second;
                 std::string all = vt.recipe_text(nullptr, apply);
                 std::string outs = std::string(str::trim(vt.outputs_text(apply)));
                 if (!outs.empty()) all = str::replace_all(all, outs, "");
-                return all + vt.single_output_text(om.name, apply);
+                all += vt.single_output_text(om.name, apply);
+                return vt.cache->memo.emplace(std::move(key), std::move(all)).first->second;
             };
             raw_text = text_for(false);
             sel_text = text_for(true);
