@@ -28,7 +28,7 @@ struct RawRecipe {
     static Result<RawRecipe> from_text(std::string text, std::string file = "meta.yaml");
 
     // A script file next to meta.yaml (build.sh, or an output's script), or
-    // nullopt when it does not exist.
+    // null when it does not exist.
     const std::string* script_text(const std::string& relative) const;  // read once; null when absent
 
     std::string display_path(const std::string& relative) const;

@@ -29,8 +29,7 @@ std::optional<SelectorMatch> match_selector_by_regex(std::string_view line) {
 std::optional<SelectorMatch> match_selector(std::string_view s) {
     // Printable ASCII and tabs only (\s and `.` differ between Python and
     // Boost elsewhere): any other line goes to the regex.
-    for (char c : s)
-        if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return match_selector_by_regex(s);
+    if (!str::is_plain_ascii(s)) return match_selector_by_regex(s);
     size_t n = s.size();
     auto space = [&](size_t i) { return s[i] == ' ' || s[i] == '\t'; };
     // Case "#...[X]tail": the greedy `.*` takes the rightmost '[' whose next
@@ -38,16 +37,12 @@ std::optional<SelectorMatch> match_selector(std::string_view s) {
     size_t hash_b = std::string_view::npos, hash_c = 0;
     for (size_t b = s.rfind('['); b != std::string_view::npos; b = b ? s.rfind('[', b - 1) : std::string_view::npos) {
         size_t c = s.find_first_of("[]", b + 1);
-        if (c == std::string_view::npos || s[c] != ']' || c == b + 1) {
-            if (b == 0) break;
-            continue;
-        }
-        if (s.find_first_of("()", c + 1) == std::string_view::npos) {
+        if (c != std::string_view::npos && s[c] == ']' && c > b + 1 &&
+            s.find_first_of("()", c + 1) == std::string_view::npos) {
             hash_b = b;
             hash_c = c;
             break;
         }
-        if (b == 0) break;
     }
     // Case "[X]" at the very end, nothing after it.
     bool ends_closed = n >= 3 && s[n - 1] == ']';

@@ -1,5 +1,7 @@
 #include "recipe/yaml_reader.hpp"
 
+#include <string_view>
+
 namespace sf::recipe {
 
 YamlReader::YamlReader(const std::string& text, const std::string& file, const std::vector<int>& line_map,
@@ -65,6 +67,15 @@ Result<void> YamlReader::key(std::map<std::string, int>& seen, const std::string
     diag_->warn(err, err.loc.str());
     it->second = loc.line;
     return {};
+}
+
+bool yaml_null(const yaml_event_t& e) {
+    const auto& sc = e.data.scalar;
+    std::string tag = yaml_text(sc.tag);
+    if (tag == "tag:yaml.org,2002:null") return true;
+    if (sc.style != YAML_PLAIN_SCALAR_STYLE || !tag.empty()) return false;
+    std::string_view s(reinterpret_cast<const char*>(sc.value), sc.length);
+    return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
 }
 
 Error YamlReader::recursive_alias(const yaml_mark_t& anchored) const {

@@ -59,6 +59,10 @@ private:
 // The text of a libyaml string (anchor, tag), "" for none.
 inline std::string yaml_text(const yaml_char_t* s) { return s ? reinterpret_cast<const char*>(s) : ""; }
 
+// A scalar event read as null: plain `~`, `null`, `Null`, `NULL` or nothing
+// (yaml-cpp's reading, which our trees keep), or an explicit !!null.
+bool yaml_null(const yaml_event_t& scalar);
+
 // The anchors of one document, for either tree: a name is open while its
 // node is built (an alias to it then is recursive) and an alias target after.
 template <typename Node>

@@ -46,12 +46,9 @@ private:
         if (e.type == YAML_ALIAS_EVENT) return anchors_.alias(r_, e);
         if (e.type == YAML_SCALAR_EVENT) {
             if (auto r = r_.count(1); !r) return unexpected(r.error());
-            std::string s(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
-            bool plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !e.data.scalar.tag;
-            bool null = (plain && (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")) ||
-                        yaml_text(e.data.scalar.tag) == "tag:yaml.org,2002:null";
+            bool null = yaml_null(e);
             out.kind = null ? YamlNode::Kind::null : YamlNode::Kind::scalar;
-            if (!null) out.scalar = std::move(s);
+            if (!null) out.scalar.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
             std::string anchor = yaml_text(e.data.scalar.anchor);
             if (auto r = anchors_.open(r_, anchor, e.start_mark); !r) return unexpected(r.error());
             anchors_.close(anchor, out, 1);

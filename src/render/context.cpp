@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 #include <thread>
 
 #include "render/pins.hpp"
@@ -162,12 +161,13 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
     // Jinja's `environ`: the process environment, the build environment and
     // the variant keys whose upper-case name is neither taken nor a language.
     jinja::Dict environ_dict = env.as_dict();
-    std::unordered_map<std::string, size_t> at;  // key -> position in environ_dict
-    for (size_t i = 0; i < environ_dict.size(); ++i) at.try_emplace(environ_dict[i].first, i);
     auto put = [&](const std::string& k, const Value& x) {
-        auto [it, fresh] = at.try_emplace(k, environ_dict.size());
-        if (fresh) environ_dict.emplace_back(k, x);
-        else environ_dict[it->second].second = x;
+        for (auto& [ek, ev] : environ_dict)
+            if (ek == k) {
+                ev = x;
+                return;
+            }
+        environ_dict.emplace_back(k, x);
     };
     std::set<std::string> taken;
     for (const auto& [k, x] : build_env) {

@@ -68,16 +68,12 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
     std::vector<std::string> build_deps = string_list(reqs.value("build", Meta::array()));
     for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
     Meta& list = reqs[env];
-    // A name with a space ("python >=3.10") is no key unless some key has one.
-    bool spaced_keys = std::any_of(v.values.begin(), v.values.end(),
-                                   [](const auto& kv) { return kv.first.find(' ') != std::string::npos; });
     // conda-build matches ^(key with _ as [-_])\s*$ : the bare name, '-' or '_'.
     for (auto& item : list) {
         if (!item.is_string()) continue;
         const std::string& text = item.get_ref<const std::string&>();
         std::string name = std::string(str::trim(text));
         if (name.empty() || text.front() == ' ') continue;
-        if (!spaced_keys && name.find(' ') != std::string::npos) continue;
         const std::string* val = v.get(str::replace_all(name, "-", "_"));  // keys are unique
         if (!val) continue;
         bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
@@ -91,23 +87,6 @@ void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* 
         auto m = xx_re.match(item.get_ref<const std::string&>());
         if (!m) continue;
         if (const std::string* val = v.get(m->str(1))) item = ensure_valid_spec(m->str(1) + " " + *val);
-    }
-}
-
-Meta yaml_to_meta(const YAML::Node& node) {
-    switch (node.Type()) {
-        case YAML::NodeType::Map: {
-            Meta out = Meta::object();
-            for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = yaml_to_meta(it->second);
-            return out;
-        }
-        case YAML::NodeType::Sequence: {
-            Meta out = Meta::array();
-            for (const auto& n : node) out.push_back(yaml_to_meta(n));
-            return out;
-        }
-        case YAML::NodeType::Scalar: return node.Scalar();
-        default: return nullptr;
     }
 }
 
@@ -534,7 +513,6 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     auto [scan_it, fresh] = vt.cache->scans.try_emplace(scan_key);
     TextCache::Scan* scan = &scan_it->second;
     if (fresh) {
-        std::string raw_text, sel_text, reqs_text;
         if (opts.force_global) {
             scan->all = scanner.in_text(vt.recipe_text(nullptr, false), variant::Scan::selectors_only);
             for (const auto& k : scanner.in_text(vt.recipe_text(nullptr, true), variant::Scan::full)) scan->all.insert(k);
@@ -551,9 +529,8 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
                 all += vt.single_output_text(om.name, apply);
                 return vt.cache->memo.emplace(std::move(key), std::move(all)).first->second;
             };
-            raw_text = text_for(false);
-            sel_text = text_for(true);
-            reqs_text = requirements_block(sel_text);
+            std::string raw_text = text_for(false), sel_text = text_for(true);
+            std::string reqs_text = requirements_block(sel_text);
             scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
             for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);
             scan->in_requirements = scanner.in_text(reqs_text, variant::Scan::full);

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "recipe/raw_recipe.hpp"
 #include "util/pyregex.hpp"
@@ -22,7 +21,6 @@ namespace sf::render {
 
 using Meta = nlohmann::ordered_json;
 
-Meta yaml_to_meta(const YAML::Node& node);
 // get_value("build/skip") with YAML 1.1 booleans: "true"/"yes"/"on" -> true.
 bool meta_truthy(const Meta& v);
 std::vector<std::string> string_list(const Meta& v);  // ensure_list of strings

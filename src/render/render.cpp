@@ -127,6 +127,11 @@ private:
     void order_outputs(std::vector<RenderedOutput>& outs);
 
     const recipe::RawRecipe& raw_;
+    // The recipe reads PKG_NAME, PKG_VERSION or PKG_BUILDNUM (PKG_HASH alone
+    // is a placeholder and needs no pre-render).
+    const bool reads_pkg_info_ = raw_.text.find("PKG_NAME") != std::string::npos ||
+                                 raw_.text.find("PKG_VERSION") != std::string::npos ||
+                                 raw_.text.find("PKG_BUILDNUM") != std::string::npos;
     const variant::Selection& sel_;
     RenderOptions opts_;
     Diagnostics diag_{sel_.strict};
@@ -159,11 +164,9 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
     const jinja::Template& tmpl = tit->second;
     PackageInfo pkg;
     std::string recipe_dir = raw_.dir.empty() ? "" : std::filesystem::absolute(raw_.dir).string();
-    const std::string& t = raw_.text;
-    if (t.find("PKG_NAME") != std::string::npos || t.find("PKG_VERSION") != std::string::npos ||
-        t.find("PKG_BUILDNUM") != std::string::npos) {
+    if (reads_pkg_info_) {
         // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
-        // from a lenient rendering first (PKG_HASH alone is a placeholder).
+        // from a lenient rendering first.
         auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
         if (auto text = tmpl.render(ctx)) pkg = package_info(*text);
     }

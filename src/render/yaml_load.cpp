@@ -1,8 +1,7 @@
 #include "render/yaml_load.hpp"
 
 #include <map>
-#include <memory>
-#include <set>
+#include <string_view>
 
 #include "recipe/yaml_reader.hpp"
 
@@ -49,13 +48,9 @@ private:
                 if (auto r = r_.count(1); !r) return unexpected(r.error());
                 std::string anchor = yaml_text(e.data.scalar.anchor);
                 if (auto r = anchors_.open(r_, anchor, e.start_mark); !r) return unexpected(r.error());
-                std::string s(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
-                std::string tag = yaml_text(e.data.scalar.tag);
-                bool plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && tag.empty();
-                Meta out = (plain && (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")) ||
-                                   tag == "tag:yaml.org,2002:null"
-                               ? Meta(nullptr)
-                               : Meta(std::move(s));
+                Meta out = recipe::yaml_null(e) ? Meta(nullptr)
+                                                : Meta(std::string(reinterpret_cast<const char*>(e.data.scalar.value),
+                                                                   e.data.scalar.length));
                 anchors_.close(anchor, out, 1);
                 return out;
             }

@@ -151,14 +151,7 @@ std::optional<Meta> YamlMemo::parse_items(const std::vector<std::string_view>& l
 Result<Meta> YamlMemo::parse(const std::string& text, const std::string& file, const std::vector<int>& line_map,
                              Diagnostics* diag) {
     if (needs_whole(text)) return parse_whole(text, file, line_map, diag);
-    std::vector<std::string_view> lines;  // as str::split_lines cuts them, without copies
-    for (size_t start = 0; start < text.size();) {
-        size_t nl = text.find('\n', start);
-        size_t end = nl == std::string::npos ? text.size() : nl;
-        size_t stop = end > start && text[end - 1] == '\r' ? end - 1 : end;
-        lines.emplace_back(text.data() + start, stop - start);
-        start = end + 1;
-    }
+    auto lines = str::split_line_views(text);
     auto out = parse_mapping(lines, 0, lines.size(), 0, file);
     if (!out) return parse_whole(text, file, line_map, diag);
     return std::move(*out);

@@ -19,18 +19,29 @@ std::vector<std::string> split(std::string_view s, char sep) {
     }
 }
 
-std::vector<std::string> split_lines(std::string_view s) {
-    std::vector<std::string> out;
+std::vector<std::string_view> split_line_views(std::string_view s) {
+    std::vector<std::string_view> out;
     size_t start = 0;
     while (start < s.size()) {
         size_t pos = s.find('\n', start);
         if (pos == std::string_view::npos) pos = s.size();
         size_t end = pos;
         if (end > start && s[end - 1] == '\r') --end;
-        out.emplace_back(s.substr(start, end - start));
+        out.push_back(s.substr(start, end - start));
         start = pos + 1;
     }
     return out;
+}
+
+std::vector<std::string> split_lines(std::string_view s) {
+    auto views = split_line_views(s);
+    return {views.begin(), views.end()};
+}
+
+bool is_plain_ascii(std::string_view s) {
+    for (char c : s)
+        if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return false;
+    return true;
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {

@@ -8,6 +8,7 @@ namespace sf::str {
 
 std::vector<std::string> split(std::string_view s, char sep);
 std::vector<std::string> split_lines(std::string_view s);  // handles \n and \r\n
+std::vector<std::string_view> split_line_views(std::string_view s);  // the same lines, into `s`
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view trim(std::string_view s);
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
@@ -16,6 +17,9 @@ bool ends_with(std::string_view s, std::string_view p);
 std::string lower(std::string s);
 std::string upper(std::string s);
 bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
+// Printable ASCII and tabs only: the lines where Python's and Boost's `\s`
+// and `.` agree, so hand-written matchers may stand in for a regex.
+bool is_plain_ascii(std::string_view s);
 
 // Levenshtein distance, and the candidate nearest to `name` when it is close
 // enough to be a likely typo (for "did you mean"), else "".

@@ -36,12 +36,6 @@ bool each_tag(std::string_view s, std::string_view word_, F f) {
 
 }  // namespace
 
-bool plain_line(std::string_view line) {
-    for (char c : line)
-        if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return false;
-    return true;
-}
-
 bool jinja_ref(std::string_view s, std::string_view key, bool rules_26_7) {
     auto tail = [&](size_t end) {  // after KEY
         if (rules_26_7 && at(s, end, "}}")) return true;

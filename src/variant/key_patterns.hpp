@@ -1,16 +1,13 @@
 #pragma once
 // conda-build's used-variable regexes (variants.py, metadata.py), one
 // hand-written matcher per alternative. Each answers exactly what its regex
-// (as PyRegex runs it) answers for one line of printable ASCII and tabs;
+// (as PyRegex runs it) answers for a str::is_plain_ascii line;
 // used_vars.cpp runs the regex itself for any other line. The regexes are
 // written above each function; tests/unit/variant/test_key_patterns.cpp
 // compares every matcher with its regex on every line of the recipe corpus.
 #include <string_view>
 
 namespace sf::variant::key_patterns {
-
-// Printable ASCII and tabs only: the lines these matchers may judge.
-bool plain_line(std::string_view line);
 
 // \{\s*(?:pin_[a-z]+\(\s*?['"])?KEY[^_0-9a-zA-Z].*?\}\}        (24.11)
 // \{\s*(?:pin_[a-z]+\(\s*?['"])?KEY(?:[^_0-9a-zA-Z].*?)?\}\}   (26.7)

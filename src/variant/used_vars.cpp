@@ -128,7 +128,7 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
 }
 
 bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan) {
-    if (!key_patterns::plain_line(line)) return regex_matches(p, line, scan);
+    if (!str::is_plain_ascii(line)) return regex_matches(p, line, scan);
     namespace kp = key_patterns;
     if (scan == Scan::selectors_only) return kp::selector(line, p.key);
     if (!p.compiler_lang.empty() && kp::compiler_call(line, p.compiler_kind, p.compiler_lang)) return true;
@@ -138,7 +138,7 @@ bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan
 }
 
 bool UsedVarScanner::matches_by_hand(const std::string& key, std::string_view line, Scan scan) const {
-    return key_patterns::plain_line(line) && matches(patterns(key), line, scan);
+    return str::is_plain_ascii(line) && matches(patterns(key), line, scan);
 }
 
 bool UsedVarScanner::matches_by_regex(const std::string& key, std::string_view line, Scan scan) const {
@@ -197,13 +197,8 @@ std::set<std::string> UsedVarScanner::in_text(std::string_view text, Scan scan) 
     // Output texts, requirement texts and the whole recipe share most of
     // their lines: each line is judged once per scanner.
     std::vector<char> hit(keys_.size(), 0);
-    for (size_t start = 0; start < text.size();) {
-        size_t nl = text.find('\n', start);
-        size_t end = nl == std::string_view::npos ? text.size() : nl;
-        size_t stop = end > start && text[end - 1] == '\r' ? end - 1 : end;
-        for (std::uint32_t k : line_keys(text.substr(start, stop - start), scan)) hit[k] = 1;
-        start = end + 1;
-    }
+    for (std::string_view line : str::split_line_views(text))
+        for (std::uint32_t k : line_keys(line, scan)) hit[k] = 1;
     std::set<std::string> used;
     for (size_t k = 0; k < keys_.size(); ++k)
         if (hit[k]) used.insert(keys_[k]);

@@ -46,7 +46,7 @@ struct Counts {
 };
 
 void compare(const variant::UsedVarScanner& sc, std::string_view line, const std::set<std::string>& keys, Counts& n) {
-    if (!variant::key_patterns::plain_line(line)) return;
+    if (!str::is_plain_ascii(line)) return;
     ++n.lines;
     for (const auto& k : keys) {
         for (auto scan : {variant::Scan::full, variant::Scan::selectors_only}) {
