@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config ccache
       libyaml-cpp-dev libyaml-dev libboost-dev libboost-filesystem-dev libboost-regex-dev
       libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
-      libarchive-dev nettle-dev liblzma-dev zlib1g-dev libzstd-dev zstd libbz2-dev bzip2 libssl-dev
+      libmimalloc-dev libarchive-dev nettle-dev liblzma-dev zlib1g-dev libzstd-dev zstd libbz2-dev bzip2 libssl-dev
       patchelf patch git libopenblas-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -263,8 +263,8 @@ std::optional<std::string> section_fast_path(std::string_view pattern, std::stri
     return std::nullopt;
 }
 
-const std::string& TextCache::extract(const char* pattern, const std::string& text) {
-    std::string key = std::string(pattern) + '\x1f' + text;
+const std::string& TextCache::extract(const char* pattern, const std::string& text, const std::string& text_id) {
+    std::string key = std::string(pattern) + '\x1f' + text_id;
     if (auto it = extracts_.find(key); it != extracts_.end()) return it->second;
     if (auto fast = section_fast_path(pattern, text)) return extracts_.emplace(std::move(key), std::move(*fast)).first->second;
     auto m = regex(pattern, PyRegex::multiline | PyRegex::dotall).search(text);
@@ -274,7 +274,7 @@ const std::string& TextCache::extract(const char* pattern, const std::string& te
 const std::string& VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
     std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
-    std::string text = pattern ? cache->extract(pattern, raw->text) : raw->text;
+    std::string text = pattern ? cache->extract(pattern, raw->text, "\x1eraw") : raw->text;
     if (apply_selectors) {
         auto split = cache->split_lines.find(pattern ? pattern : "");
         if (split == cache->split_lines.end())
@@ -291,7 +291,7 @@ const std::string& VariantText::outputs_text(bool apply_selectors) const {
     return recipe_text(R"((^outputs:.*?)(?=^test:|^extra:|^about:|\Z))", apply_selectors);
 }
 
-std::string VariantText::single_output_text(const std::string& name, bool apply_selectors) const {
+const std::string& VariantText::single_output_text(const std::string& name, bool apply_selectors) const {
     std::string top_name = as_string(section(meta, "package").value("name", Meta("")));
     std::vector<std::string> names;
     if (meta.contains("outputs") && meta["outputs"].is_array() && !meta["outputs"].empty()) {
@@ -301,7 +301,7 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
         names.push_back(top_name);
     }
     auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) return name;
+    if (it == names.end()) return cache->memo.try_emplace("\x1eunknown output\x1f" + name, name).first->second;
     size_t idx = static_cast<size_t>(it - names.begin());
     auto key_of = [&](size_t i) {
         return "\x1eoutput\x1f" + std::to_string(i) + '\x1f' + (apply_selectors ? outcome_key : "raw");
@@ -309,8 +309,8 @@ std::string VariantText::single_output_text(const std::string& name, bool apply_
     if (auto m = cache->memo.find(key_of(idx)); m != cache->memo.end()) return m->second;
     // Split the outputs section once per selection; every output's text is memoized.
     auto matches = output_blocks(outputs_text(apply_selectors));
-    for (size_t i = 0; i < matches.size(); ++i) cache->memo.emplace(key_of(i), matches[i]);
-    return idx < matches.size() ? matches[idx] : "";
+    for (size_t i = 0; i < matches.size(); ++i) cache->memo.emplace(key_of(i), std::move(matches[i]));
+    return cache->memo.try_emplace(key_of(idx)).first->second;
 }
 
 namespace {
@@ -472,16 +472,21 @@ std::set<std::string> trim_build_only_deps(const OutputMeta& om, std::set<std::s
 }
 
 // get_recipe_text() of this metadata: the output's own text, or the whole recipe.
-std::string own_text(const VariantText& vt, const OutputMeta& om) {
+const std::string& own_text(const VariantText& vt, const OutputMeta& om) {
     return om.is_output ? vt.single_output_text(om.name, true) : vt.recipe_text(nullptr, true);
 }
 
-std::string requirements_text(const VariantText& vt, const OutputMeta& om) {
-    std::string text = own_text(vt, om);
-    const char* pattern = text.find("package:") != std::string::npos
+// A section of own_text(), memoized by output and selector outcomes.
+const std::string& own_section(const VariantText& vt, const OutputMeta& om, const char* pattern) {
+    std::string id = "\x1eown\x1f" + (om.is_output ? om.name : std::string()) + '\x1f' + vt.outcome_key;
+    return vt.cache->extract(pattern, own_text(vt, om), id);
+}
+
+const std::string& requirements_text(const VariantText& vt, const OutputMeta& om) {
+    const char* pattern = own_text(vt, om).find("package:") != std::string::npos
                               ? R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))"
                               : R"((^\s*requirements:.*?)(?=^\s*test:|^\s*extra:|^\s*about:|^\s*-\s+name:|^outputs:|\Z))";
-    return vt.cache->extract(pattern, text);
+    return own_section(vt, om, pattern);
 }
 
 bool numpy_xx(const VariantText& vt, const OutputMeta& om) {
@@ -517,19 +522,20 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
             scan->all = scanner.in_text(vt.recipe_text(nullptr, false), variant::Scan::selectors_only);
             for (const auto& k : scanner.in_text(vt.recipe_text(nullptr, true), variant::Scan::full)) scan->all.insert(k);
         } else {
-            auto text_for = [&](bool apply) -> std::string {
+            auto text_for = [&](bool apply) -> const std::string& {
                 if (om.is_output && !opts.force_top_level) return vt.single_output_text(om.name, apply);
                 // The recipe without its outputs, plus this output's text:
                 // the same for every scanner, so memoized with the texts.
                 std::string key = "\x1etop\x1f" + om.name + '\x1f' + (apply ? vt.outcome_key : "raw");
                 if (auto it = vt.cache->memo.find(key); it != vt.cache->memo.end()) return it->second;
-                std::string all = vt.recipe_text(nullptr, apply);
+                std::string all = vt.recipe_text(nullptr, apply);  // a copy, edited below
                 std::string outs = std::string(str::trim(vt.outputs_text(apply)));
                 if (!outs.empty()) all = str::replace_all(all, outs, "");
                 all += vt.single_output_text(om.name, apply);
                 return vt.cache->memo.emplace(std::move(key), std::move(all)).first->second;
             };
-            std::string raw_text = text_for(false), sel_text = text_for(true);
+            const std::string& raw_text = text_for(false);
+            const std::string& sel_text = text_for(true);
             std::string reqs_text = requirements_block(sel_text);
             scan->all = scanner.in_text(raw_text, variant::Scan::selectors_only);
             for (const auto& k : scanner.in_text(sel_text, variant::Scan::full)) scan->all.insert(k);
@@ -587,7 +593,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
     std::vector<std::string> excludes = {"python", "r_base", "perl", "lua"};
     excludes.insert(excludes.end(), sp.ignore_version.begin(), sp.ignore_version.end());
     if (used.count("numpy")) {
-        std::string text = requirements_text(vt, om);
+        const std::string& text = requirements_text(vt, om);
         static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
         static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
         bool pin_compatible = compat.matches_anywhere(text);
@@ -620,8 +626,7 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
                      const std::string& hash) {
     const Meta& build = section(om.meta, "build");
     std::string manual = build.contains("string") && meta_truthy(build["string"]) ? as_string(build["string"]) : "";
-    std::string text = own_text(vt, om);
-    text = vt.cache->extract(R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))", text);
+    const std::string& text = own_section(vt, om, R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))");
     static const PyRegex string_re(R"(\s*string:)");
     static const PyRegex pkg_hash_re(R"(h\{\{\s*PKG_HASH\s*\}\})");
     bool raw_manual = string_re.matches_anywhere(text);

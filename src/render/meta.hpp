@@ -50,14 +50,15 @@ struct TextCache {
         std::set<std::string> all, in_requirements;
     };
     std::unordered_map<std::string, Scan> scans;
-    // First group of `pattern` (multiline, dotall) searched in `text`, memoized.
-    const std::string& extract(const char* pattern, const std::string& text);
+    // First group of `pattern` (multiline, dotall) searched in `text`,
+    // memoized by pattern and `text_id`, a short name that identifies `text`.
+    const std::string& extract(const char* pattern, const std::string& text, const std::string& text_id);
     // A compiled regex, compiled once.
     const PyRegex& regex(const std::string& pattern, unsigned flags = PyRegex::none);
 
 private:
     std::map<std::string, PyRegex, std::less<>> regexes_;
-    std::unordered_map<std::string, std::string> extracts_;  // by pattern + text
+    std::unordered_map<std::string, std::string> extracts_;  // by pattern + text id
 };
 
 // Everything needed to reason about one variant's rendering of the recipe.
@@ -75,7 +76,7 @@ struct VariantText {
     // Memoized in `cache`: the reference lives as long as the cache.
     const std::string& recipe_text(const char* pattern, bool apply_selectors) const;
     const std::string& outputs_text(bool apply_selectors) const;
-    std::string single_output_text(const std::string& name, bool apply_selectors) const;
+    const std::string& single_output_text(const std::string& name, bool apply_selectors) const;
 };
 
 struct OutputMeta {
