@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -104,19 +105,25 @@ int main(int argc, char** argv) {
     app.add_option("--progress", cli.console.progress_opt,
                    "Progress lines on stderr: auto (on a terminal), always (e.g. CI logs), never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
-    register_render(app, cli);
-    register_variants(app, cli);
-    register_build(app, cli);
-    register_test(app, cli);
-    register_package(app, cli);
-    register_index(app, cli);
-    register_install(app, cli);
-    register_inspect(app, cli);
-    register_cmake_cache(app, cli);
-    register_rerender(app, cli);
-    register_ci_matrix(app, cli);
-    register_submodules(app, cli);
-    register_lint(app, cli);
+    // Setting up every command's options costs more than a small render:
+    // when argv names a command, only that one is set up (all of them for
+    // --help, a typo's did-you-mean, or no command).
+    using Register = void (*)(CLI::App&, Cli&);
+    static const std::pair<const char*, Register> commands[] = {
+        {"render", register_render},     {"variants", register_variants},   {"build", register_build},
+        {"test", register_test},         {"package", register_package},     {"index", register_index},
+        {"install", register_install},   {"inspect", register_inspect},     {"cmake-cache", register_cmake_cache},
+        {"rerender", register_rerender}, {"ci-matrix", register_ci_matrix}, {"submodules", register_submodules},
+        {"lint", register_lint}};
+    std::string named;
+    for (int i = 1; i < argc; ++i) {
+        std::string w = argv[i];
+        if (w == "--color" || w == "--progress") ++i;  // their value
+        else if (w.empty() || w[0] != '-') { named = w; break; }
+    }
+    bool known = std::any_of(std::begin(commands), std::end(commands), [&](const auto& c) { return named == c.first; });
+    for (const auto& [name, reg] : commands)
+        if (!known || named == name) reg(app, cli);
     std::vector<std::string> args(argv, argv + argc);
     bool old_output = rewrite_old_render_output(args);
     std::vector<char*> rewritten;

@@ -72,6 +72,8 @@ bool is_platform_key(const std::string& k, std::string& suggestion) {
 }  // namespace
 
 Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw) {
+    // recipe_extra() reads the recipe's own lines: no key, nothing to check.
+    if (raw.text.find("splitforge") == std::string::npos) return {};
     auto extra = recipe_extra(raw, "linux-64", {});
     if (!extra) return unexpected(extra.error());
     if (!extra->IsMap() || !(*extra)["splitforge"]) return {};

@@ -553,22 +553,23 @@ std::set<std::string> used_vars(const VariantText& vt, const OutputMeta& om, con
     }
     // Scripts: an output's own script, or the top level's build.sh / bld.bat.
     bool win = str::starts_with(vt.subdir, "win-");
+    // The keys a script file uses, by scanner and file name: scripts do not
+    // change between variants.
+    auto script_keys = [&](const std::string& script) {
+        std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&scanner)) + '\x1f' + script;
+        auto [it, fresh_script] = vt.cache->script_scans.try_emplace(key);
+        if (fresh_script)
+            if (auto t = vt.raw->script_text(script))
+                it->second = str::ends_with(script, ".bat") ? scanner.in_batch_script(*t) : scanner.in_shell_script(*t);
+        used.insert(it->second.begin(), it->second.end());
+    };
     if (om.is_output) {
         std::string script = om.output_dict.is_object() && om.output_dict.contains("script")
                                  ? as_string(om.output_dict["script"]) : "";
-        if (str::ends_with(script, ".sh")) {
-            if (auto t = vt.raw->script_text(script))
-                for (const auto& k : scanner.in_shell_script(*t)) used.insert(k);
-        } else if (str::ends_with(script, ".bat")) {
-            if (auto t = vt.raw->script_text(script))
-                for (const auto& k : scanner.in_batch_script(*t)) used.insert(k);
-        }
+        if (str::ends_with(script, ".sh") || str::ends_with(script, ".bat")) script_keys(script);
     } else {
-        if (auto t = vt.raw->script_text("build.sh"))
-            for (const auto& k : scanner.in_shell_script(*t)) used.insert(k);
-        if (win)
-            if (auto t = vt.raw->script_text("bld.bat"))
-                for (const auto& k : scanner.in_batch_script(*t)) used.insert(k);
+        script_keys("build.sh");
+        if (win) script_keys("bld.bat");
     }
     const Meta& build = section(om.meta, "build");
     bool noarch = build.contains("noarch") && meta_truthy(build["noarch"]);
@@ -622,15 +623,39 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
     return h;
 }
 
+namespace {
+
+// re.search(r"h\{\{\s*PKG_HASH\s*\}\}", text): by hand on ASCII text, where
+// Python's \s is one of " \t\n\r\f\v\x1c\x1d\x1e\x1f".
+bool has_pkg_hash_ref(const std::string& text) {
+    if (!std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+        static const PyRegex re(R"(h\{\{\s*PKG_HASH\s*\}\})");
+        return re.matches_anywhere(text);
+    }
+    auto skip = [&](size_t i) {
+        while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r') ||
+                                   (text[i] >= '\x1c' && text[i] <= '\x1f')))
+            ++i;
+        return i;
+    };
+    for (size_t p = text.find("h{{"); p != std::string::npos; p = text.find("h{{", p + 1)) {
+        size_t q = skip(p + 3);
+        if (text.compare(q, 8, "PKG_HASH") != 0) continue;
+        q = skip(q + 8);
+        if (text.compare(q, 2, "}}") == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 std::string build_id(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                      const std::string& hash) {
     const Meta& build = section(om.meta, "build");
     std::string manual = build.contains("string") && meta_truthy(build["string"]) ? as_string(build["string"]) : "";
     const std::string& text = own_section(vt, om, R"((^.*?)(?=^requirements:|^test:|^extra:|^about:|^outputs:|\Z))");
-    static const PyRegex string_re(R"(\s*string:)");
-    static const PyRegex pkg_hash_re(R"(h\{\{\s*PKG_HASH\s*\}\})");
-    bool raw_manual = string_re.matches_anywhere(text);
-    if (!manual.empty() && !(raw_manual && pkg_hash_re.matches_anywhere(text))) return manual;
+    bool raw_manual = text.find("string:") != std::string::npos;  // re.search(r"\s*string:", text)
+    if (!manual.empty() && !(raw_manual && has_pkg_hash_ref(text))) return manual;
 
     std::string out = manual;
     if (out.empty()) {

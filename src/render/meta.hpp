@@ -50,6 +50,7 @@ struct TextCache {
         std::set<std::string> all, in_requirements;
     };
     std::unordered_map<std::string, Scan> scans;
+    std::unordered_map<std::string, std::set<std::string>> script_scans;  // by scanner and script name
     // First group of `pattern` (multiline, dotall) searched in `text`,
     // memoized by pattern and `text_id`, a short name that identifies `text`.
     const std::string& extract(const char* pattern, const std::string& text, const std::string& text_id);

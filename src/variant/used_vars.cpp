@@ -43,6 +43,8 @@ std::optional<std::pair<std::string, std::string>> compiler_key_of(const std::st
 }  // namespace
 
 UsedVarScanner::UsedVarScanner(std::vector<std::string> keys, ScanRules rules) : keys_(std::move(keys)), rules_(rules) {
+    is_special_.assign(keys_.size(), 0);
+    by_index_.assign(keys_.size(), nullptr);
     for (const auto& k : keys_)
         for (char c : k)
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') identifier_keys_ = false;
@@ -53,11 +55,18 @@ UsedVarScanner::UsedVarScanner(std::vector<std::string> keys, ScanRules rules) :
         if (auto m = compiler_key_of(k)) {
             special_.push_back(i);
             special_needle_.push_back(m->first);
+            is_special_[i] = 1;
         } else if (rules_ == ScanRules::conda_build_26_7 && str::starts_with(k, "cdt_")) {
             special_.push_back(i);
             special_needle_.push_back("cdt(");
+            is_special_[i] = 1;
         }
     }
+}
+
+const UsedVarScanner::Patterns& UsedVarScanner::patterns(std::uint32_t k) const {
+    if (!by_index_[k]) by_index_[k] = &patterns(keys_[k]);
+    return *by_index_[k];
 }
 
 const UsedVarScanner::Patterns& UsedVarScanner::patterns(const std::string& key) const {
@@ -124,11 +133,12 @@ bool UsedVarScanner::line_uses(const std::string& key, std::string_view line, Sc
         std::string dashless = str::replace_all(std::string(line), "-", "_");
         if (dashless.find(key) == std::string::npos) return false;
     }
-    return could_match(line, scan) && matches(p, line, scan);
+    return could_match(line, scan) && matches(p, line, scan, str::is_plain_ascii(line));
 }
 
-bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan) {
-    if (!str::is_plain_ascii(line)) return regex_matches(p, line, scan);
+// `plain`: str::is_plain_ascii(line), which the hand matchers need.
+bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan, bool plain) {
+    if (!plain) return regex_matches(p, line, scan);
     namespace kp = key_patterns;
     if (scan == Scan::selectors_only) return kp::selector(line, p.key);
     if (!p.compiler_lang.empty() && kp::compiler_call(line, p.compiler_kind, p.compiler_lang)) return true;
@@ -138,7 +148,7 @@ bool UsedVarScanner::matches(const Patterns& p, std::string_view line, Scan scan
 }
 
 bool UsedVarScanner::matches_by_hand(const std::string& key, std::string_view line, Scan scan) const {
-    return str::is_plain_ascii(line) && matches(patterns(key), line, scan);
+    return str::is_plain_ascii(line) && matches(patterns(key), line, scan, true);
 }
 
 bool UsedVarScanner::matches_by_regex(const std::string& key, std::string_view line, Scan scan) const {
@@ -169,15 +179,18 @@ const std::vector<std::uint32_t>& UsedVarScanner::line_keys(std::string_view lin
     std::vector<std::uint32_t> used;
     if (could_match(line, scan)) {
         bool full = scan == Scan::full;
-        auto is_special = [&](std::uint32_t k) {
-            return full && std::find(special_.begin(), special_.end(), k) != special_.end();
-        };
-        std::string dashless(line);
-        std::replace(dashless.begin(), dashless.end(), '-', '_');
+        // Candidates: the keys the line spells, reading '-' as '_'.
+        auto dashless = [](char c) { return c == '-' ? '_' : c; };
         std::vector<std::uint32_t> cands;
-        for (size_t i = 0; i < dashless.size(); ++i)
-            for (std::uint32_t k : by_first_[static_cast<unsigned char>(dashless[i])])
-                if (dashless.compare(i, keys_[k].size(), keys_[k]) == 0 && !is_special(k)) cands.push_back(k);
+        const size_t n = line.size();
+        for (size_t i = 0; i < n; ++i)
+            for (std::uint32_t k : by_first_[static_cast<unsigned char>(dashless(line[i]))]) {
+                const std::string& key = keys_[k];
+                if (key.size() > n - i || (full && is_special_[k])) continue;
+                size_t j = 1;
+                while (j < key.size() && dashless(line[i + j]) == key[j]) ++j;
+                if (j == key.size()) cands.push_back(k);
+            }
         if (full)
             for (size_t s = 0; s < special_.size(); ++s)
                 if (line.find(keys_[special_[s]]) != std::string_view::npos ||
@@ -185,8 +198,9 @@ const std::vector<std::uint32_t>& UsedVarScanner::line_keys(std::string_view lin
                     cands.push_back(special_[s]);
         std::sort(cands.begin(), cands.end());
         cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+        bool plain = !cands.empty() && str::is_plain_ascii(line);
         for (std::uint32_t k : cands)
-            if (matches(patterns(keys_[k]), line, scan)) used.push_back(k);
+            if (matches(patterns(k), line, scan, plain)) used.push_back(k);
     }
     return memo.emplace(std::string(line), std::move(used)).first->second;
 }

@@ -67,12 +67,13 @@ private:
         bool cdt = false;           // a cdt_* key under conda-build 26.7 rules
     };
     const Patterns& patterns(const std::string& key) const;
+    const Patterns& patterns(std::uint32_t k) const;  // of keys_[k]
     bool line_uses(const std::string& key, std::string_view line, Scan scan) const;
     static bool could_match(std::string_view line, Scan scan);
     // The key's pattern for `scan` matches somewhere in `line`: by the
     // hand-written matchers of key_patterns.hpp on a plain line, else by the
     // regexes themselves.
-    static bool matches(const Patterns& p, std::string_view line, Scan scan);
+    static bool matches(const Patterns& p, std::string_view line, Scan scan, bool plain);
     static bool regex_matches(const Patterns& p, std::string_view line, Scan scan);
 
 public:
@@ -101,6 +102,8 @@ private:
     // are also candidates by their language or "cdt(", and sit apart.
     std::vector<std::uint32_t> by_first_[256];
     std::vector<std::uint32_t> special_;
+    std::vector<char> is_special_;  // per key: in special_
+    mutable std::vector<const Patterns*> by_index_;  // per key, once compiled
     std::vector<std::string> special_needle_;  // per special_ entry
     mutable TextMap<std::set<std::string>> memo_[2];             // text -> used, per Scan
     mutable TextMap<std::vector<std::uint32_t>> line_used_[2];  // line -> keys it uses, per Scan
