@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "render/pins.hpp"
 #include "types/match_spec.hpp"
@@ -63,23 +64,39 @@ std::vector<std::string> reqs_of(const Meta& meta, const char* env) {
 
 }  // namespace
 
+namespace {
+
+// `name` is in string_list(list): the list's items (or the one scalar) as strings.
+bool lists_name(const Meta& list, const std::string& name) {
+    auto is = [&](const Meta& x) { return !x.is_null() && (x.is_string() ? x.get_ref<const std::string&>() == name : x.dump() == name); };
+    if (!list.is_array()) return is(list);
+    return std::any_of(list.begin(), list.end(), is);
+}
+
+}  // namespace
+
 void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env) {
-    if (!reqs.contains(env) || !reqs[env].is_array()) return;
-    std::vector<std::string> build_deps = string_list(reqs.value("build", Meta::array()));
-    for (const auto& h : string_list(reqs.value("host", Meta::array()))) build_deps.push_back(h);
-    Meta& list = reqs[env];
+    auto at = reqs.find(env);
+    if (at == reqs.end() || !at->is_array()) return;
+    const bool build_env = std::strcmp(env, "build") == 0 || std::strcmp(env, "host") == 0;
+    auto in_build = [&](const std::string& name) {
+        for (const char* e : {"build", "host"})
+            if (auto it = reqs.find(e); it != reqs.end() && lists_name(*it, name)) return true;
+        return false;
+    };
+    Meta& list = *at;
     // conda-build matches ^(key with _ as [-_])\s*$ : the bare name, '-' or '_'.
     for (auto& item : list) {
         if (!item.is_string()) continue;
         const std::string& text = item.get_ref<const std::string&>();
-        std::string name = std::string(str::trim(text));
-        if (name.empty() || text.front() == ' ') continue;
-        const std::string* val = v.get(str::replace_all(name, "-", "_"));  // keys are unique
+        if (text.empty() || text.front() == ' ') continue;
+        std::string name(str::trim(text));
+        if (name.empty()) continue;
+        std::string key = name;
+        std::replace(key.begin(), key.end(), '-', '_');
+        const std::string* val = v.get(key);  // keys are unique
         if (!val) continue;
-        bool in_build = std::find(build_deps.begin(), build_deps.end(), name) != build_deps.end();
-        if (std::string(env) == "build" || std::string(env) == "host" || in_build) {
-            item = ensure_valid_spec(name + " " + *val);
-        }
+        if (build_env || in_build(name)) item = ensure_valid_spec(name + " " + *val);
     }
     static const PyRegex xx_re(R"(([0-9a-zA-Z\.\-\_]+)\s+x\.x)");
     for (auto& item : list) {
@@ -490,8 +507,10 @@ const std::string& requirements_text(const VariantText& vt, const OutputMeta& om
 }
 
 bool numpy_xx(const VariantText& vt, const OutputMeta& om) {
+    const std::string& text = requirements_text(vt, om);
+    if (text.find("numpy") == std::string::npos) return false;  // both alternatives spell it
     static const PyRegex re(R"((numpy\s*x\.x)|pin_compatible\([\'\"]numpy.*max_pin=[\'\"]x\.x[\'\"])");
-    return re.matches_anywhere(requirements_text(vt, om));
+    return re.matches_anywhere(text);
 }
 
 void splitforge_keys(const Meta& meta, const std::string& field, std::vector<std::string>& out) {
@@ -597,7 +616,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
         const std::string& text = requirements_text(vt, om);
         static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
         static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
-        bool pin_compatible = compat.matches_anywhere(text);
+        bool pin_compatible = text.find("numpy") != std::string::npos && compat.matches_anywhere(text);
         bool not_xx = true;
         if (pin_compatible)
             if (auto m = compat_x.search(text)) {
@@ -606,13 +625,21 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
             }
         if (numpy_xx(vt, om) || (pin_compatible && !not_xx)) excludes.push_back("numpy");
     }
-    std::vector<std::string> alts;
-    for (const auto& e : excludes) alts.push_back(e + R"([\s$]?.*)");
-    const PyRegex& exclude = vt.cache->regex(str::join(alts, "|"));
+    // re.match("|".join(e + r"[\s$]?.*" for e in excludes), key): a prefix
+    // test while every exclude is a plain name, else the regex.
+    bool plain = std::all_of(excludes.begin(), excludes.end(), [](const std::string& e) {
+        return std::all_of(e.begin(), e.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+    });
+    auto excluded = [&](const std::string& k) {
+        if (plain) return std::any_of(excludes.begin(), excludes.end(), [&](const std::string& e) { return str::starts_with(k, e); });
+        std::vector<std::string> alts;
+        for (const auto& e : excludes) alts.push_back(e + R"([\s$]?.*)");
+        return vt.cache->regex(str::join(alts, "|")).match(k).has_value();
+    };
     std::vector<std::string> deps;
     for (const auto& k : used) {
         const std::string* val = v.get(k);
-        if (!exclude.match(k) || (val && val->find(' ') != std::string::npos)) deps.push_back(k);
+        if (!excluded(k) || (val && val->find(' ') != std::string::npos)) deps.push_back(k);
     }
     nlohmann::json h = nlohmann::json::object();
     if (!(deps.size() == 1 && deps[0] == "target_platform"))
@@ -628,6 +655,7 @@ namespace {
 // re.search(r"h\{\{\s*PKG_HASH\s*\}\}", text): by hand on ASCII text, where
 // Python's \s is one of " \t\n\r\f\v\x1c\x1d\x1e\x1f".
 bool has_pkg_hash_ref(const std::string& text) {
+    if (text.find("PKG_HASH") == std::string::npos) return false;
     if (!std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
         static const PyRegex re(R"(h\{\{\s*PKG_HASH\s*\}\})");
         return re.matches_anywhere(text);

@@ -1,5 +1,6 @@
 #include "render/pins.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -109,15 +110,51 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
     return str::join(out, ",");
 }
 
-std::string ensure_valid_spec(const std::string& spec) {
-    static const PyRegex needs_star(
-        R"(([\w\d\.\-\_]+)\s+((?<![><=])[\w\d\.\-\_]+?(?!\*))(\s+[\w\d\.\_]+)?$)");
+namespace {
+
+const char* const kNeedsStar = R"(([\w\d\.\-\_]+)\s+((?<![><=])[\w\d\.\-\_]+?(?!\*))(\s+[\w\d\.\_]+)?$)";
+
+std::string finish(const std::string& spec, const std::string& name, const std::string& version, size_t end) {
+    if ((name == "python" || name == "numpy") && version == "x.x") return name + " " + version + spec.substr(end);
+    if (spec.find('*') != std::string::npos) return spec;
+    return name + " " + version + ".*" + spec.substr(end);
+}
+
+}  // namespace
+
+std::string ensure_valid_spec_by_regex(const std::string& spec) {
+    static const PyRegex needs_star(kNeedsStar);
     auto m = needs_star.match(spec);
     if (!m || m->group(3)) return spec;
-    if ((m->str(1) == "python" || m->str(1) == "numpy") && m->str(2) == "x.x")
-        return m->str(1) + " " + m->str(2) + spec.substr(m->length);
-    if (spec.find('*') != std::string::npos) return spec;
-    return m->str(1) + " " + m->str(2) + ".*" + spec.substr(m->length);
+    return finish(spec, m->str(1), m->str(2), m->length);
+}
+
+// re.match(kNeedsStar, spec) by hand on ASCII: NAME \s+ VERSION, then an
+// optional \s+ BUILD, then the end (or a final newline). Python's \s there is
+// " \t\n\r\f\v\x1c\x1d\x1e\x1f"; a VERSION followed by '*' never matches.
+std::string ensure_valid_spec(const std::string& spec) {
+    if (std::any_of(spec.begin(), spec.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        return ensure_valid_spec_by_regex(spec);
+    auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); };
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+    auto name_char = [&](char c) { return word(c) || c == '-'; };
+    const size_t n = spec.size();
+    auto run = [&](size_t i, auto pred) {
+        while (i < n && pred(spec[i])) ++i;
+        return i;
+    };
+    auto at_end = [&](size_t i) { return i == n || (i + 1 == n && spec[i] == '\n'); };
+    size_t a = run(0, name_char);
+    size_t b = run(a, space);
+    size_t c = run(b, name_char);
+    if (a == 0 || b == a || c == b || (c < n && spec[c] == '*')) return spec;
+    size_t d = run(c, space);
+    if (d > c) {
+        size_t e = run(d, word);
+        if (e > d && at_end(e)) return spec;  // a build string: left as it is
+    }
+    if (!at_end(c)) return spec;
+    return finish(spec, spec.substr(0, a), spec.substr(b, c - b), c);
 }
 
 }  // namespace sf::render

@@ -12,5 +12,6 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
 
 // conda-build's ensure_valid_spec: "gxx_linux-64 13" -> "gxx_linux-64 13.*".
 std::string ensure_valid_spec(const std::string& spec);
+std::string ensure_valid_spec_by_regex(const std::string& spec);  // the same by conda-build's regex, for tests
 
 }  // namespace sf::render

@@ -3,17 +3,36 @@
 namespace sf {
 namespace {
 
-std::string translate(std::string_view p) {
+// Python's \s on ASCII (str.isspace): boost's \s lacks \x1c-\x1f.
+constexpr const char* kSpace = " \\t\\n\\r\\f\\v\\x1c-\\x1f";
+
+// Python's syntax in boost's: \Z is boost's \z, \s is kSpace; without
+// MULTILINE, `$` also matches before a final newline, as boost's `$` under
+// match_single_line does not.
+std::string translate(std::string_view p, bool multiline) {
     std::string out;
     out.reserve(p.size());
+    bool in_class = false;
     for (size_t i = 0; i < p.size(); ++i) {
         if (p[i] == '\\' && i + 1 < p.size()) {
-            out += '\\';
-            out += p[i + 1] == 'Z' ? 'z' : p[i + 1];
-            ++i;
-        } else {
-            out += p[i];
+            char c = p[++i];
+            if (c == 's') out += in_class ? kSpace : "[" + std::string(kSpace) + "]";
+            else if (c == 'S' && !in_class) out += "[^" + std::string(kSpace) + "]";
+            else out += '\\', out += c == 'Z' ? 'z' : c;
+            continue;
         }
+        if (in_class) {
+            in_class = p[i] != ']';
+        } else if (p[i] == '[') {
+            in_class = true;
+            // A ']' first in the class (after an optional '^') is literal.
+            if (i + 1 < p.size() && p[i + 1] == '^') out += p[i++];
+            if (i + 1 < p.size() && p[i + 1] == ']') out += p[i++];
+        } else if (p[i] == '$' && !multiline) {
+            out += "(?=\\n?\\z)";
+            continue;
+        }
+        out += p[i];
     }
     return out;
 }
@@ -35,7 +54,7 @@ PyRegex::Match to_match(const boost::match_results<std::string_view::const_itera
 }  // namespace
 
 PyRegex::PyRegex(std::string_view pattern, unsigned flags)
-    : re_(translate(pattern),
+    : re_(translate(pattern, flags & multiline),
           boost::regex::perl | ((flags & dotall) ? boost::regex::mod_s : boost::regex::no_mod_s)),
       mflags_((flags & multiline) ? boost::match_default : boost::match_single_line) {}
 

@@ -44,6 +44,26 @@ TEST_CASE("apply_pin_expressions: conda-build's bounds") {
     CHECK(apply_pin_expressions("1.1.1q", "x.x.x", "x.x.x") == ">=1.1.1q,<1.1.2a");
 }
 
+// Expected values from conda-build 24.11.2's utils.ensure_valid_spec (../shared/peer).
+TEST_CASE("ensure_valid_spec: conda-build's results by hand and by its regex") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"gxx_linux-64 13", "gxx_linux-64 13.*"}, {"python 3.12.* *_cpython", "python 3.12.* *_cpython"},
+        {"numpy x.x", "numpy x.x"}, {"python x.x", "python x.x"}, {"foo x.x", "foo x.x.*"},
+        {"foo >=1.2", "foo >=1.2"}, {"foo 1.2 h123_0", "foo 1.2 h123_0"}, {"foo 1.2 h-1", "foo 1.2 h-1"},
+        {"foo 1.2*", "foo 1.2*"}, {"foo 1.2 *", "foo 1.2 *"}, {"foo 1.2\n", "foo 1.2.*\n"},
+        {"foo 1.2 \n", "foo 1.2 \n"}, {"foo 1.2 b\n", "foo 1.2 b\n"}, {"foo  \t 1.2", "foo 1.2.*"},
+        {"foo\x1c" "1.2", "foo 1.2.*"}, {"foo", "foo"}, {"foo ", "foo "}, {" foo 1.2", " foo 1.2"},
+        {"foo 1.2 b c", "foo 1.2 b c"}, {"foo 1,2", "foo 1,2"}, {"foo 1.2,<2", "foo 1.2,<2"},
+        {"foo =1.2", "foo =1.2"}, {"a.b-c_d 1_2-3", "a.b-c_d 1_2-3.*"}, {"foo 1.2\n\n", "foo 1.2\n\n"},
+        {"foo\n1.2", "foo 1.2.*"}, {"foo 1.2 b*", "foo 1.2 b*"}, {"foo 1.2 b.c_d", "foo 1.2 b.c_d"},
+        {"foo 1.*2", "foo 1.*2"}, {"python x.x\n", "python x.x\n"}};
+    for (const auto& [spec, want] : cases) {
+        INFO(spec);
+        CHECK(ensure_valid_spec(spec) == want);
+        CHECK(ensure_valid_spec_by_regex(spec) == want);
+    }
+}
+
 TEST_CASE("ensure_valid_spec: a bare version gets .*") {
     CHECK(ensure_valid_spec("gxx_linux-64 13") == "gxx_linux-64 13.*");
     CHECK(ensure_valid_spec("cuda-nvcc_linux-64 12.6") == "cuda-nvcc_linux-64 12.6.*");
