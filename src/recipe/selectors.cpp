@@ -60,8 +60,11 @@ std::optional<SelectorMatch> match_selector(std::string_view s) {
 
 std::vector<SelectorLine> split_selectors(std::string_view text) {
     std::vector<SelectorLine> out;
-    for (std::string line : str::split_lines(text)) {
-        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    auto views = str::split_line_views(text);
+    out.reserve(views.size());
+    for (std::string_view view : views) {
+        while (!view.empty() && std::isspace(static_cast<unsigned char>(view.back()))) view.remove_suffix(1);
+        std::string line(view);
         SelectorLine sl;
         std::string_view stripped = str::trim(line);
         if (stripped.empty() || stripped.front() == '#') {

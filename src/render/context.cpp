@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "render/pins.hpp"
 #include "recipe/selectors.hpp"
@@ -161,13 +162,17 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
     // Jinja's `environ`: the process environment, the build environment and
     // the variant keys whose upper-case name is neither taken nor a language.
     jinja::Dict environ_dict = env.as_dict();
+    // Reserved, so the keys the index points into never move.
+    environ_dict.reserve(environ_dict.size() + build_env.size() + v.values.size());
+    std::unordered_map<std::string_view, size_t> at;  // key -> its first index in environ_dict
+    for (size_t i = environ_dict.size(); i-- > 0;) at[environ_dict[i].first] = i;
     auto put = [&](const std::string& k, const Value& x) {
-        for (auto& [ek, ev] : environ_dict)
-            if (ek == k) {
-                ev = x;
-                return;
-            }
+        if (auto it = at.find(k); it != at.end()) {
+            environ_dict[it->second].second = x;
+            return;
+        }
         environ_dict.emplace_back(k, x);
+        at.emplace(environ_dict.back().first, environ_dict.size() - 1);
     };
     std::set<std::string> taken;
     for (const auto& [k, x] : build_env) {

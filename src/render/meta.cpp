@@ -465,8 +465,14 @@ std::set<std::string> trim_build_only_deps(const OutputMeta& om, std::set<std::s
     auto names = [&](const char* env) {
         std::set<std::string> out;
         for (const auto& r : reqs_of(om.meta, env)) {
-            auto w = words(r);
-            if (!w.empty()) out.insert(str::replace_all(w[0], "-", "_"));
+            size_t b = 0;  // the first word (r.split()[0])
+            while (b < r.size() && std::isspace(static_cast<unsigned char>(r[b]))) ++b;
+            size_t e = b;
+            while (e < r.size() && !std::isspace(static_cast<unsigned char>(r[e]))) ++e;
+            if (e == b) continue;
+            std::string name = r.substr(b, e - b);
+            std::replace(name.begin(), name.end(), '-', '_');
+            out.insert(std::move(name));
         }
         return out;
     };

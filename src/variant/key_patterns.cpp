@@ -109,8 +109,9 @@ bool set_tag(std::string_view s, std::string_view key, bool rules_26_7) {
 }
 
 bool selector(std::string_view s, std::string_view key) {
-    size_t f = s.find_first_of("#[");
-    if (f == npos) return false;
+    size_t f = 0;  // the first '#' or '[' (find_first_of calls memchr per character)
+    while (f < s.size() && s[f] != '#' && s[f] != '[') ++f;
+    if (f == s.size()) return false;
     size_t b = npos;  // the '[' the pattern opens at
     if (s[f] == '[' && f > 0 && space(s[f - 1])) b = f;
     else if (s[f] == '#' && f + 2 < s.size() && space(s[f + 1]) && s[f + 2] == '[') b = f + 2;
