@@ -293,11 +293,13 @@ const std::string& VariantText::recipe_text(const char* pattern, bool apply_sele
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
     std::string text = pattern ? cache->extract(pattern, raw->text, "\x1eraw") : raw->text;
     if (apply_selectors) {
-        auto split = cache->split_lines.find(pattern ? pattern : "");
-        if (split == cache->split_lines.end())
-            split = cache->split_lines.emplace(pattern ? pattern : "", pattern ? recipe::split_selectors(text) : raw->lines)
-                        .first;
-        auto sel = recipe::apply_selectors(split->second, *ns, raw->meta_file, &cache->selectors, &outcomes, diag);
+        const std::vector<recipe::SelectorLine>* lines = &raw->lines;
+        if (pattern) {
+            auto split = cache->split_lines.find(pattern);
+            if (split == cache->split_lines.end()) split = cache->split_lines.emplace(pattern, recipe::split_selectors(text)).first;
+            lines = &split->second;
+        }
+        auto sel = recipe::apply_selectors(*lines, *ns, raw->meta_file, &cache->selectors, &outcomes, diag);
         if (sel) text = sel->text;
     }
     text = rstrip(text);
@@ -360,12 +362,16 @@ bool names_self(const std::string& name, const std::string& spec) {
 
 }  // namespace
 
+Meta output_sections(const Meta& meta) {
+    Meta out = Meta::object();
+    if (meta.is_object())
+        for (const auto& [k, val] : meta.items())
+            if (k != "outputs" && k != "source") out[k] = val;
+    return out;
+}
+
 std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v, bool variant_versions) {
-    // The top level without its outputs list: the list is read once below,
-    // and no output's metadata carries it.
-    Meta top = Meta::object();
-    for (const auto& [k, val] : vt.meta.items())
-        if (k != "outputs") top[k] = val;
+    Meta top = output_sections(vt.meta);
     std::string top_name = as_string(section(top, "package").value("name", Meta("")));
     std::string top_version = as_string(section(top, "package").value("version", Meta("")));
     Meta outs = vt.meta.contains("outputs") && vt.meta["outputs"].is_array() ? vt.meta["outputs"] : Meta::array();
@@ -411,7 +417,14 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
             om.meta = top;
         } else {
             om.is_output = true;
-            Meta m = top;
+            // The top level's sections, but those this output replaces
+            // (null placeholders keep the key order).
+            auto replaced = [&](const std::string& k) {
+                return k == "requirements" || (k == "build" && out.contains("build")) ||
+                       ((k == "test" || k == "about") && out.contains(k));
+            };
+            Meta m = Meta::object();
+            for (const auto& [k, val] : top.items()) m[k] = replaced(k) ? Meta() : val;
             Meta filtered = Meta::object();
             for (const char* env : {"build", "host", "run"}) {
                 if (!reqs.contains(env)) continue;
@@ -424,7 +437,7 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
                 filtered["run_constrained"] = reqs["run_constrained"];
             for (auto& [k, val] : reqs.items())
                 if (k != "build" && k != "host" && k != "run" && k != "run_constrained") filtered[k] = val;
-            m["requirements"] = filtered;
+            m["requirements"] = std::move(filtered);
             m["package"]["name"] = name;
             m["package"]["version"] = out.contains("version") && meta_truthy(out["version"]) ? out["version"] : Meta(top_version);
             // Tests of the top level do not carry over to other outputs.
@@ -432,7 +445,7 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
                 m["test"].erase("commands");
                 m["test"].erase("imports");
             }
-            Meta build = m.contains("build") && m["build"].is_object() ? m["build"] : Meta::object();
+            Meta build = m.contains("build") && m["build"].is_object() ? std::move(m["build"]) : Meta::object();
             for (const char* key : {"entry_points", "run_exports", "script"}) {
                 if (out.contains(key)) build[key] = out[key];
                 else build.erase(key);
@@ -445,9 +458,9 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
                 Meta ob = out["build"].is_object() ? out["build"] : Meta::object();
                 if (!ob.contains("number"))
                     ob["number"] = out.contains("number") ? out["number"] : Meta(std::to_string(build_number(top)));
-                build = ob;
+                build = std::move(ob);
             }
-            m["build"] = build;
+            m["build"] = std::move(build);
             if (out.contains("test")) m["test"] = out["test"];
             if (out.contains("about")) m["about"] = out["about"];
             om.meta = std::move(m);

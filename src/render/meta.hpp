@@ -83,9 +83,13 @@ struct VariantText {
 struct OutputMeta {
     std::string name;
     bool is_output = false;  // false for the top level (or an output named like it)
-    Meta meta;               // package/build/requirements/test/about/... of this output
+    Meta meta;               // package/build/requirements/test/about/extra of this output
     Meta output_dict;        // the raw output entry from `outputs:`
 };
+
+// The top-level sections an OutputMeta carries: all but `outputs` and
+// `source`, which no output's metadata is read for.
+Meta output_sections(const Meta& meta);
 
 // The outputs of one variant, in recipe order (skipped ones included).
 // Without `variant_versions`, bare requirement names keep no variant version

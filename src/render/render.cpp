@@ -401,7 +401,7 @@ Result<RenderedRecipe> Renderer::run() {
         OutputMeta om;
         om.name = str_of(sub(vt.meta, "package").value("name", Meta("")));
         om.is_output = false;
-        om.meta = vt.meta;
+        om.meta = output_sections(vt.meta);
         return om;
     };
     auto as_vec = [](const std::set<std::string>& s) { return std::vector<std::string>(s.begin(), s.end()); };
