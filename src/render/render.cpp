@@ -346,34 +346,34 @@ void Renderer::resolve_pins(std::vector<RenderedOutput>& outs) {
 // Dependencies first (build, host and run edges between outputs), recipe
 // order otherwise; grouped by staging variant.
 void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
-    std::vector<RenderedOutput> ordered;
+    std::vector<size_t> order;
     std::vector<bool> placed(outs.size(), false);
-    auto deps_of = [&](const RenderedOutput& o) {
-        std::set<std::string> d;
-        for (const auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run})
-            for (const auto& s : *l) d.insert(s.substr(0, s.find(' ')));
-        return d;
-    };
+    std::vector<std::set<std::string>> deps(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i)
+        for (const auto* l : {&outs[i].requirements.build, &outs[i].requirements.host, &outs[i].requirements.run})
+            for (const auto& s : *l) deps[i].insert(s.substr(0, s.find(' ')));
     bool progress = true;
-    while (ordered.size() < outs.size() && progress) {
+    while (order.size() < outs.size() && progress) {
         progress = false;
         for (size_t i = 0; i < outs.size(); ++i) {
             if (placed[i]) continue;
-            auto d = deps_of(outs[i]);
             bool ready = true;
-            for (size_t j = 0; j < outs.size(); ++j)
-                if (!placed[j] && j != i && outs[j].top_variant == outs[i].top_variant && d.count(outs[j].name) &&
+            for (size_t j = 0; j < outs.size() && ready; ++j)
+                if (!placed[j] && j != i && outs[j].top_variant == outs[i].top_variant && deps[i].count(outs[j].name) &&
                     outs[j].name != outs[i].name)
                     ready = false;
             if (ready) {
                 placed[i] = true;
-                ordered.push_back(outs[i]);
+                order.push_back(i);
                 progress = true;
             }
         }
     }
     for (size_t i = 0; i < outs.size(); ++i)
-        if (!placed[i]) ordered.push_back(outs[i]);  // a cycle: keep recipe order
+        if (!placed[i]) order.push_back(i);  // a cycle: keep recipe order
+    std::vector<RenderedOutput> ordered;
+    ordered.reserve(outs.size());
+    for (size_t i : order) ordered.push_back(std::move(outs[i]));
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const RenderedOutput& a, const RenderedOutput& b) { return a.top_variant < b.top_variant; });
     outs = std::move(ordered);

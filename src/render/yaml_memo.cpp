@@ -10,8 +10,11 @@ namespace sf::render {
 namespace {
 
 bool is_blank_or_comment(std::string_view line) {
-    auto t = str::trim(line);
-    return t.empty() || t.front() == '#';
+    for (char c : line) {
+        if (c == '#') return true;
+        if (!std::isspace(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
 }
 
 size_t indent_of(std::string_view line) {
