@@ -136,7 +136,7 @@ private:
                 n->kind = NodeKind::text;
                 n->line = t.line;
                 n->col = t.col;
-                n->text = t.text;
+                n->text = std::move(t_[std::min(i_, t_.size() - 1)].text);  // a text token is read once
                 next();
                 body.push_back(std::move(n));
                 continue;

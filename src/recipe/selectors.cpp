@@ -164,6 +164,10 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
                                  const std::string& file, SelectorCache* cache,
                                  std::map<std::string, bool>* outcomes, Diagnostics* diag) {
     Selected out;
+    size_t size = 0;
+    for (const auto& l : lines) size += l.text.size() + 1;
+    out.text.reserve(size);
+    out.source_line.reserve(lines.size());
     std::map<std::string, bool> local;
     std::map<std::string, bool>& seen = outcomes ? *outcomes : local;
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -185,9 +189,7 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
             out.text += l.text;
             out.text += '\n';
             out.source_line.push_back(static_cast<int>(i) + 1);
-            out.blanked += l.text;
         }
-        out.blanked += '\n';
     }
     return out;
 }

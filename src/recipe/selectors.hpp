@@ -42,7 +42,6 @@ std::optional<SelectorMatch> match_selector_by_regex(std::string_view line);
 struct Selected {
     std::string text;              // unselected lines dropped (what conda-build scans)
     std::vector<int> source_line;  // for each line of `text`, its source line
-    std::string blanked;           // unselected lines blanked: line numbers stay exact
 };
 
 // Parsed selector expressions, shared by every variant of one recipe.
