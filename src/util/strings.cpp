@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 
 namespace sf::str {
 
@@ -39,8 +41,21 @@ std::vector<std::string> split_lines(std::string_view s) {
 }
 
 bool is_plain_ascii(std::string_view s) {
-    for (char c : s)
-        if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return false;
+    auto plain = [](char c) { return (c >= 0x20 && c <= 0x7e) || c == '\t'; };
+    // Eight bytes at a time: a word with no byte >= 0x80, below 0x20 or equal
+    // to 0x7f is plain; any other word is judged byte by byte.
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        std::uint64_t del = w ^ (ones * 0x7f);
+        if (((w & highs) | ((w - ones * 0x20) & ~w & highs) | ((del - ones) & ~del & highs)) == 0) continue;
+        for (size_t j = i; j < i + 8; ++j)
+            if (!plain(s[j])) return false;
+    }
+    for (; i < s.size(); ++i)
+        if (!plain(s[i])) return false;
     return true;
 }
 

@@ -219,3 +219,21 @@ TEST_CASE("str::is_valid_utf8") {
         CHECK(off == 0);
     }
 }
+
+TEST_CASE("str::is_plain_ascii: every byte at every offset of a word") {
+    auto naive = [](std::string_view s) {
+        for (char c : s)
+            if (!((c >= 0x20 && c <= 0x7e) || c == '\t')) return false;
+        return true;
+    };
+    CHECK(str::is_plain_ascii(""));
+    CHECK(str::is_plain_ascii("  - python >=3.10  # [win]\t"));
+    for (int b = 0; b < 256; ++b)
+        for (size_t len : {1u, 7u, 8u, 9u, 17u})
+            for (size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = static_cast<char>(b);
+                INFO("byte " << b << " at " << at << " of " << len);
+                CHECK(str::is_plain_ascii(s) == naive(s));
+            }
+}
