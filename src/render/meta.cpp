@@ -13,11 +13,6 @@
 namespace sf::render {
 namespace {
 
-std::string rstrip(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    return s;
-}
-
 std::string as_string(const Meta& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_null()) return "";
@@ -291,18 +286,19 @@ const std::string& TextCache::extract(const char* pattern, const std::string& te
 const std::string& VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
     std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
-    std::string text = pattern ? cache->extract(pattern, raw->text, "\x1eraw") : raw->text;
+    const std::string& source = pattern ? cache->extract(pattern, raw->text, "\x1eraw") : raw->text;
+    std::optional<recipe::Selected> sel;
     if (apply_selectors) {
         const std::vector<recipe::SelectorLine>* lines = &raw->lines;
         if (pattern) {
             auto split = cache->split_lines.find(pattern);
-            if (split == cache->split_lines.end()) split = cache->split_lines.emplace(pattern, recipe::split_selectors(text)).first;
+            if (split == cache->split_lines.end()) split = cache->split_lines.emplace(pattern, recipe::split_selectors(source)).first;
             lines = &split->second;
         }
-        auto sel = recipe::apply_selectors(*lines, *ns, raw->meta_file, &cache->selectors, &outcomes, diag);
-        if (sel) text = sel->text;
+        if (auto s = recipe::apply_selectors(*lines, *ns, raw->meta_file, &cache->selectors, &outcomes, diag)) sel = std::move(*s);
     }
-    text = rstrip(text);
+    std::string text = sel ? std::move(sel->text) : source;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     return cache->memo.emplace(std::move(key), std::move(text)).first->second;
 }
 

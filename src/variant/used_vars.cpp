@@ -262,8 +262,11 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
     }
     std::set<std::string> used;
     for (const auto& key : keys_) {
-        if (text.find(key) == std::string_view::npos) continue;
-        if (identifier_keys_ ? names.count(key) > 0 : patterns(key).shell->matches_anywhere(text)) used.insert(key);
+        if (identifier_keys_) {
+            if (names.count(key)) used.insert(key);  // a name read from the text: it is in the text
+        } else if (text.find(key) != std::string_view::npos && patterns(key).shell->matches_anywhere(text)) {
+            used.insert(key);
+        }
     }
     memo->second = used;
     return used;
