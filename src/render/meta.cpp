@@ -370,24 +370,33 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
     Meta top = output_sections(vt.meta);
     std::string top_name = as_string(section(top, "package").value("name", Meta("")));
     std::string top_version = as_string(section(top, "package").value("version", Meta("")));
-    Meta outs = vt.meta.contains("outputs") && vt.meta["outputs"].is_array() ? vt.meta["outputs"] : Meta::array();
+    // The output entries are read in place, never copied: an OutputMeta
+    // keeps only the script and files of its entry.
+    const Meta synthetic = Meta{{"name", top_name}};  // the top level as an output of its own
+    std::vector<const Meta*> outs;
+    if (vt.meta.contains("outputs") && vt.meta["outputs"].is_array())
+        for (const auto& o : vt.meta["outputs"]) outs.push_back(&o);
     if (outs.empty()) {
-        outs.push_back(Meta{{"name", top_name}});
+        outs.push_back(&synthetic);
     } else {
         std::vector<std::string> names;
         bool has_top = false;
-        for (const auto& o : outs) {
-            std::string n = o.is_object() ? as_string(o.value("name", Meta(""))) : "";
+        for (const Meta* o : outs) {
+            std::string n = o->is_object() ? as_string(o->value("name", Meta(""))) : "";
             names.push_back(n);
             has_top |= n == top_name;
         }
-        if (!has_top && uses_subpackage(vt, names)) outs.push_back(Meta{{"name", top_name}});
+        if (!has_top && uses_subpackage(vt, names)) outs.push_back(&synthetic);
     }
     bool has_package = vt.raw->text.find("package:") != std::string::npos;
     std::vector<OutputMeta> result;
-    for (auto& out : outs) {
+    for (const Meta* outp : outs) {
+        const Meta& out = *outp;
         if (!out.is_object()) continue;
         std::string name = as_string(out.value("name", Meta(top_name)));
+        // An output named like the top level merges its requirements, build
+        // and about with the top level's; its merged requirements replace its own.
+        std::optional<Meta> merged_reqs;
         if (name == top_name && has_package) {
             for (const char* sec : {"requirements", "build", "about"}) {
                 Meta msec = top.contains(sec) && top[sec].is_object() ? top[sec] : Meta::object();
@@ -396,15 +405,15 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
                 if (!osec.is_object()) osec = Meta::object();
                 for (auto& [k, val] : msec.items())
                     if (!osec.contains(k)) osec[k] = val;
-                out[sec] = osec;
-                top[sec] = osec;
+                if (std::string(sec) == "requirements") merged_reqs = osec;
+                top[sec] = std::move(osec);
             }
         }
-        Meta reqs = out.contains("requirements") ? expand_reqs(out["requirements"]) : Meta::object();
+        const bool has_reqs = merged_reqs || out.contains("requirements");
+        Meta reqs = has_reqs ? expand_reqs(merged_reqs ? *merged_reqs : out["requirements"]) : Meta::object();
         if (variant_versions)
             for (const char* env : {"build", "host", "run"}) insert_variant_versions(reqs, v, env);
-        if (out.contains("requirements")) out["requirements"] = reqs;
-        if (name == top_name) top["requirements"] = out.contains("requirements") ? reqs : top.value("requirements", Meta::object());
+        if (name == top_name) top["requirements"] = has_reqs ? reqs : top.value("requirements", Meta::object());
 
         OutputMeta om;
         om.name = name;
@@ -461,7 +470,9 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
             if (out.contains("about")) m["about"] = out["about"];
             om.meta = std::move(m);
         }
-        om.output_dict = std::move(out);
+        om.output_dict = Meta::object();
+        for (const char* key : {"script", "files"})
+            if (out.contains(key)) om.output_dict[key] = out[key];
         result.push_back(std::move(om));
     }
     return result;

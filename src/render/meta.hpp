@@ -84,7 +84,7 @@ struct OutputMeta {
     std::string name;
     bool is_output = false;  // false for the top level (or an output named like it)
     Meta meta;               // package/build/requirements/test/about/extra of this output
-    Meta output_dict;        // the raw output entry from `outputs:`
+    Meta output_dict;        // `script` and `files` of its entry in `outputs:`
 };
 
 // The top-level sections an OutputMeta carries: all but `outputs` and
