@@ -532,11 +532,26 @@ const std::string& requirements_text(const VariantText& vt, const OutputMeta& om
     return own_section(vt, om, pattern);
 }
 
-bool numpy_xx(const VariantText& vt, const OutputMeta& om) {
+// numpy in an output's requirements text: pinned `numpy x.x` (or a
+// pin_compatible with max_pin='x.x'), and whether the hash leaves it out.
+// Pure functions of the text, memoized by the text (TextCache owns it).
+const TextCache::NumpyPins& numpy_pins(const VariantText& vt, const OutputMeta& om) {
     const std::string& text = requirements_text(vt, om);
-    if (text.find("numpy") == std::string::npos) return false;  // both alternatives spell it
-    static const PyRegex re(R"((numpy\s*x\.x)|pin_compatible\([\'\"]numpy.*max_pin=[\'\"]x\.x[\'\"])");
-    return re.matches_anywhere(text);
+    auto [it, fresh] = vt.cache->numpy_pins.try_emplace(&text);
+    if (!fresh || text.find("numpy") == std::string::npos) return it->second;  // every pattern spells it
+    static const PyRegex xx_re(R"((numpy\s*x\.x)|pin_compatible\([\'\"]numpy.*max_pin=[\'\"]x\.x[\'\"])");
+    static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
+    static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
+    it->second.xx = xx_re.matches_anywhere(text);
+    bool pin_compatible = compat.matches_anywhere(text);
+    bool not_xx = true;
+    if (pin_compatible)
+        if (auto m = compat_x.search(text)) {
+            const std::string pin = m->str(1);  // one string: begin() and end() of two copies are UB
+            not_xx = std::count(pin.begin(), pin.end(), 'x') != 2;
+        }
+    it->second.excluded = it->second.xx || (pin_compatible && !not_xx);
+    return it->second;
 }
 
 void splitforge_keys(const Meta& meta, const std::string& field, std::vector<std::string>& out) {
@@ -638,19 +653,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
                              const variant::Variant& v, const variant::Specials& sp) {
     std::vector<std::string> excludes = {"python", "r_base", "perl", "lua"};
     excludes.insert(excludes.end(), sp.ignore_version.begin(), sp.ignore_version.end());
-    if (used.count("numpy")) {
-        const std::string& text = requirements_text(vt, om);
-        static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
-        static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
-        bool pin_compatible = text.find("numpy") != std::string::npos && compat.matches_anywhere(text);
-        bool not_xx = true;
-        if (pin_compatible)
-            if (auto m = compat_x.search(text)) {
-                const std::string pin = m->str(1);  // one string: begin() and end() of two copies are UB
-                not_xx = std::count(pin.begin(), pin.end(), 'x') != 2;
-            }
-        if (numpy_xx(vt, om) || (pin_compatible && !not_xx)) excludes.push_back("numpy");
-    }
+    if (used.count("numpy") && numpy_pins(vt, om).excluded) excludes.push_back("numpy");
     // re.match("|".join(e + r"[\s$]?.*" for e in excludes), key): a prefix
     // test while every exclude is a plain name, else the regex.
     bool plain = std::all_of(excludes.begin(), excludes.end(), [](const std::string& e) {
@@ -731,7 +734,7 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
             for (const auto& rn : run_names)
                 for (const auto& name : p.names) {
                     if (rn != name || std::find(build_names.begin(), build_names.end(), name) == build_names.end()) continue;
-                    if (name == "numpy" && !numpy_xx(vt, om)) continue;
+                    if (name == "numpy" && !numpy_pins(vt, om).xx) continue;
                     if (noarch == name || (noarch_python && name == "python")) {
                         res.push_back(p.s);
                         continue;

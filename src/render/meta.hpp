@@ -51,6 +51,10 @@ struct TextCache {
     };
     std::unordered_map<std::string, Scan> scans;
     std::unordered_map<std::string, std::set<std::string>> script_scans;  // by scanner and script name
+    struct NumpyPins {
+        bool xx = false, excluded = false;
+    };
+    std::unordered_map<const std::string*, NumpyPins> numpy_pins;  // by requirements text (owned here)
     // First group of `pattern` (multiline, dotall) searched in `text`,
     // memoized by pattern and `text_id`, a short name that identifies `text`.
     const std::string& extract(const char* pattern, const std::string& text, const std::string& text_id);
