@@ -14,6 +14,16 @@ void dump_string(const std::string& s, std::string& out) {
         out += fmt::format("\\u{:04x}", v);
     };
     while (i < s.size()) {
+        // A run of characters json.dumps writes as they are, in one append.
+        size_t run = i;
+        while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 && static_cast<unsigned char>(s[run]) < 0x80 &&
+               s[run] != '"' && s[run] != '\\')
+            ++run;
+        if (run > i) {
+            out.append(s, i, run - i);
+            i = run;
+            continue;
+        }
         unsigned char c = s[i];
         if (c < 0x80) {
             switch (c) {
@@ -72,7 +82,7 @@ void dump(const nlohmann::json& v, std::string& out) {
             out += ']';
             break;
         }
-        case nlohmann::json::value_t::string: dump_string(v.get<std::string>(), out); break;
+        case nlohmann::json::value_t::string: dump_string(v.get_ref<const std::string&>(), out); break;
         case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
         case nlohmann::json::value_t::null: out += "null"; break;
         default: out += v.dump(); break;

@@ -542,10 +542,11 @@ const TextCache::NumpyPins& numpy_pins(const VariantText& vt, const OutputMeta& 
     static const PyRegex xx_re(R"((numpy\s*x\.x)|pin_compatible\([\'\"]numpy.*max_pin=[\'\"]x\.x[\'\"])");
     static const PyRegex compat(R"(pin_\w+\([\'\"]numpy[\'\"])");
     static const PyRegex compat_x(R"(pin_\w+\([\'\"]numpy[\'\"].*((?<=x_pin=[\'\"])[x\.]*(?=[\'\"])))");
-    it->second.xx = xx_re.matches_anywhere(text);
-    bool pin_compatible = compat.matches_anywhere(text);
+    // Each pattern needs a literal: "x.x", "pin_", "x_pin=".
+    it->second.xx = text.find("x.x") != std::string::npos && xx_re.matches_anywhere(text);
+    bool pin_compatible = text.find("pin_") != std::string::npos && compat.matches_anywhere(text);
     bool not_xx = true;
-    if (pin_compatible)
+    if (pin_compatible && text.find("x_pin=") != std::string::npos)
         if (auto m = compat_x.search(text)) {
             const std::string pin = m->str(1);  // one string: begin() and end() of two copies are UB
             not_xx = std::count(pin.begin(), pin.end(), 'x') != 2;
