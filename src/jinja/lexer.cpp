@@ -1,7 +1,9 @@
 #include "jinja/lexer.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -73,8 +75,15 @@ private:
 
     void locate(std::size_t off, int& line, int& col) {
         if (off < track_) { track_ = 0; line_idx_ = 0; line_start_ = 0; }
-        for (; track_ < off && track_ < s_.size(); ++track_) {
-            if (s_[track_] == '\n') { ++line_idx_; line_start_ = track_ + 1; }
+        const std::size_t end = std::min(off, s_.size());
+        while (track_ < end) {  // newline to newline (memchr), not character by character
+            const void* nl = std::memchr(s_.data() + track_, '\n', end - track_);
+            if (!nl) {
+                track_ = end;
+                break;
+            }
+            line_start_ = track_ = static_cast<std::size_t>(static_cast<const char*>(nl) - s_.data()) + 1;
+            ++line_idx_;
         }
         line = origin_.first_line + line_idx_;
         col = static_cast<int>(off - line_start_) + 1 + (line_idx_ == 0 ? origin_.first_col - 1 : 0);
