@@ -43,6 +43,13 @@ struct Context {
     // Names not in `globals` are looked up here: a layer shared, not copied.
     const Context* base = nullptr;
     Undefinedness undefined = Undefinedness::strict;
+
+    // A global name, here or in a base; null when none holds it.
+    const Value* find(std::string_view name) const {
+        for (const Context* c = this; c; c = c->base)
+            if (auto it = c->globals.find(name); it != c->globals.end()) return &it->second;
+        return nullptr;
+    }
 };
 
 // Where the text came from, so errors point into the real file.

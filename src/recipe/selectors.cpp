@@ -381,8 +381,9 @@ jinja::Context selector_base(const std::string& subdir, const std::string& build
     return ctx;
 }
 
-jinja::Context selector_namespace(jinja::Context base, const VariantValues& variant) {
-    jinja::Context ctx = std::move(base);
+jinja::Context selector_layer(const jinja::Context& base, const VariantValues& variant) {
+    jinja::Context ctx;
+    ctx.base = &base;
     auto& d = ctx.globals;
     auto get = [&](const std::string& k, const std::string& def) {
         auto it = variant.find(k);
@@ -415,7 +416,7 @@ jinja::Context selector_namespace(jinja::Context base, const VariantValues& vari
 
     // Variant keys, converted as conda-build does; they never shadow the flags.
     for (const auto& [k, v] : variant) {
-        if (d.count(k)) continue;
+        if (ctx.find(k)) continue;
         if (auto n = parse_int(str::trim(v)))
             d[k] = *n;
         else if (str::lower(v) == "true" || str::lower(v) == "false")
@@ -428,7 +429,9 @@ jinja::Context selector_namespace(jinja::Context base, const VariantValues& vari
 
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
                                   const VariantValues& variant) {
-    return selector_namespace(selector_base(subdir, build_subdir), variant);
+    jinja::Context ns = selector_base(subdir, build_subdir);
+    for (auto& [k, v] : selector_layer(ns, variant).globals) ns.globals[k] = std::move(v);
+    return ns;
 }
 
 }  // namespace sf::recipe

@@ -70,8 +70,9 @@ jinja::Value os_module(const jinja::Value& env);
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
                                   const VariantValues& variant);
 // The same in two steps, for callers with many variants: the part that does
-// not depend on the variant (flags, environment, builtins), then the rest.
+// not depend on the variant (flags, environment, builtins), then a layer of
+// the rest over it, which reads `base` (it must outlive the layer) and copies none of it.
 jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir);
-jinja::Context selector_namespace(jinja::Context base, const VariantValues& variant);
+jinja::Context selector_layer(const jinja::Context& base, const VariantValues& variant);
 
 }  // namespace sf::recipe

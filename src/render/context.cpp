@@ -152,7 +152,7 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
     ctx.base = &selector_ns;  // selector names and os.environ, shared with the pass
     // conda-build's layering: selector names, the build environment, then
     // the variant values (strings inside Jinja; only selectors convert them).
-    const Value* os_env = selector_ns.globals.count("environ") ? &selector_ns.globals.at("environ") : nullptr;
+    const Value* os_env = selector_ns.find("environ");
     Value env = os_env ? *os_env : recipe::environment_dict();
     jinja::Dict build_env = build_environment(v, pkg, recipe_dir, env);
     for (const auto& [k, x] : build_env) ctx.globals[k] = x;

@@ -190,7 +190,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
         if (pv == v) return p.get();
     auto pass = std::make_unique<Pass>();
     if (!ns_base_) ns_base_ = recipe::selector_base(sel_.platform.name(), sel_.build_platform.name());
-    pass->ns = recipe::selector_namespace(*ns_base_, v.as_map());
+    pass->ns = recipe::selector_layer(*ns_base_, v.as_map());  // ns_base_ outlives the passes
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes, &diag_);
     if (!sel) return unexpected(sel.error());
