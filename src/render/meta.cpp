@@ -283,8 +283,22 @@ const std::string& TextCache::extract(const char* pattern, const std::string& te
     return extracts_.emplace(std::move(key), m && m->group(1) ? *m->group(1) : std::string()).first->second;
 }
 
+namespace {
+std::string text_key(const char* pattern, bool apply_selectors, const std::string& outcome_key) {
+    return std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
+}
+void rstrip(std::string& s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+}
+}  // namespace
+
+void VariantText::seed_selected_text(std::string text) const {
+    rstrip(text);
+    cache->memo.try_emplace(text_key(nullptr, true, outcome_key), std::move(text));
+}
+
 const std::string& VariantText::recipe_text(const char* pattern, bool apply_selectors) const {
-    std::string key = std::string(pattern ? pattern : "") + '\x1f' + (apply_selectors ? outcome_key : "raw");
+    std::string key = text_key(pattern, apply_selectors, outcome_key);
     if (auto it = cache->memo.find(key); it != cache->memo.end()) return it->second;
     const std::string& source = pattern ? cache->extract(pattern, raw->text, "\x1eraw") : raw->text;
     std::optional<recipe::Selected> sel;
@@ -298,7 +312,7 @@ const std::string& VariantText::recipe_text(const char* pattern, bool apply_sele
         if (auto s = recipe::apply_selectors(*lines, *ns, raw->meta_file, &cache->selectors, &outcomes, diag)) sel = std::move(*s);
     }
     std::string text = sel ? std::move(sel->text) : source;
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    rstrip(text);
     return cache->memo.emplace(std::move(key), std::move(text)).first->second;
 }
 

@@ -80,6 +80,9 @@ struct VariantText {
     // conda-build's get_recipe_text(extract_pattern, apply_selectors)
     // Memoized in `cache`: the reference lives as long as the cache.
     const std::string& recipe_text(const char* pattern, bool apply_selectors) const;
+    // The whole recipe with this variant's selectors applied, as its pass
+    // selected it: recipe_text(nullptr, true) then selects nothing again.
+    void seed_selected_text(std::string text) const;
     const std::string& outputs_text(bool apply_selectors) const;
     const std::string& single_output_text(const std::string& name, bool apply_selectors) const;
 };

@@ -209,6 +209,7 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     pass->vt.diag = &diag_;
     pass->vt.outcomes = std::move(outcomes);
     pass->vt.outcome_key = std::move(key);
+    if (fresh) pass->vt.seed_selected_text(std::move(sel->text));
     passes_.emplace_back(v, std::move(pass));
     // The pass lives in a unique_ptr, so `ns` keeps its address.
     passes_.back().second->vt.ns = &passes_.back().second->ns;
