@@ -144,11 +144,10 @@ std::string compiler_spec(const std::string& language, const std::string& compon
     return out;
 }
 
-jinja::Context make_context(const variant::Variant& v, const jinja::Context& selector_ns,
-                            const PackageInfo& pkg, const std::string& recipe_dir,
-                            jinja::Undefinedness undefined) {
+jinja::Context variant_context(const variant::Variant& v, const jinja::Context& selector_ns,
+                               const std::string& recipe_dir) {
+    const PackageInfo pkg;  // package_context() fills these in
     jinja::Context ctx;
-    ctx.undefined = undefined;
     ctx.base = &selector_ns;  // selector names and os.environ, shared with the pass
     // conda-build's layering: selector names, the build environment, then
     // the variant values (strings inside Jinja; only selectors convert them).
@@ -235,6 +234,28 @@ jinja::Context make_context(const variant::Variant& v, const jinja::Context& sel
         m.exact = exact && exact->truthy();
         return Value(types::encode_pin(m));
     });
+    return ctx;
+}
+
+jinja::Context package_context(const jinja::Context& variant_ctx, const variant::Variant& v, const PackageInfo& pkg,
+                               jinja::Undefinedness undefined) {
+    jinja::Context ctx;
+    ctx.base = &variant_ctx;  // `{% set %}` writes here, never into the shared layer
+    ctx.undefined = undefined;
+    const std::pair<const char*, const std::string*> values[] = {
+        {"PKG_NAME", &pkg.name}, {"PKG_VERSION", &pkg.version}, {"PKG_BUILDNUM", &pkg.build_number}};
+    const PackageInfo none;
+    if (pkg.name == none.name && pkg.version == none.version && pkg.build_number == none.build_number) return ctx;
+    for (const auto& [k, val] : values)
+        if (!v.has(k)) ctx.globals[k] = *val;  // a variant key of that name wins, as in variant_context()
+    // environ holds them too, in place.
+    if (const Value* env = variant_ctx.globals.count("environ") ? &variant_ctx.globals.at("environ") : nullptr) {
+        jinja::Dict d = env->as_dict();
+        for (auto& [k, x] : d)
+            for (const auto& [name, val] : values)
+                if (k == name) x = *val;
+        ctx.globals["environ"] = Value(std::move(d));
+    }
     return ctx;
 }
 

@@ -14,9 +14,14 @@ struct PackageInfo {
     std::string name, version, build_number = "0";
 };
 
-jinja::Context make_context(const variant::Variant& v, const jinja::Context& selector_ns,
-                            const PackageInfo& pkg, const std::string& recipe_dir,
-                            jinja::Undefinedness undefined);
+// Everything that depends on the variant alone, layered over `selector_ns`
+// (which must outlive it); PKG_NAME, PKG_VERSION and PKG_BUILDNUM are empty.
+jinja::Context variant_context(const variant::Variant& v, const jinja::Context& selector_ns,
+                               const std::string& recipe_dir);
+// A layer over `variant_ctx` (which must outlive it) with the package's
+// PKG_* values; one rendering's `{% set %}` lands here.
+jinja::Context package_context(const jinja::Context& variant_ctx, const variant::Variant& v, const PackageInfo& pkg,
+                               jinja::Undefinedness undefined);
 
 // conda-build's compiler()/stdlib(): "<pkg>_<target_platform> <version>.*".
 std::string compiler_spec(const std::string& language, const std::string& component,

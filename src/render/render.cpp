@@ -164,14 +164,14 @@ Result<Meta> Renderer::render_meta(const recipe::Selected& sel, const std::strin
     const jinja::Template& tmpl = tit->second;
     PackageInfo pkg;
     std::string recipe_dir = raw_.dir.empty() ? "" : std::filesystem::absolute(raw_.dir).string();
+    const jinja::Context vctx = variant_context(v, ns, recipe_dir);
     if (reads_pkg_info_) {
         // PKG_NAME/VERSION/BUILDNUM come from the recipe itself: read them
         // from a lenient rendering first.
-        auto ctx = make_context(v, ns, pkg, recipe_dir, jinja::Undefinedness::lenient);
+        auto ctx = package_context(vctx, v, pkg, jinja::Undefinedness::lenient);
         if (auto text = tmpl.render(ctx)) pkg = package_info(*text);
     }
-    auto ctx = make_context(v, ns, pkg, recipe_dir,
-                            opts_.smithy ? jinja::Undefinedness::lenient : jinja::Undefinedness::strict);
+    auto ctx = package_context(vctx, v, pkg, opts_.smithy ? jinja::Undefinedness::lenient : jinja::Undefinedness::strict);
     auto text = tmpl.render(ctx);
     if (!text) return at_source(text.error());
     auto parsed = yaml_.parse(*text, raw_.meta_file, sel.source_line, &diag_);
