@@ -344,19 +344,6 @@ const std::string& VariantText::single_output_text(const std::string& name, bool
 
 namespace {
 
-bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
-    auto run = reqs_of(vt.meta, "run");
-    for (const auto& n : output_names) {
-        const PyRegex& re = vt.cache->regex("^" + n + R"((\s|\Z|$))");
-        for (const auto& r : run)
-            if (re.match(r)) return true;
-    }
-    static const PyRegex pin_re(R"(\{\{\s*pin_subpackage\(.*\)\s*\}\})");
-    std::string reqs_text =
-        vt.recipe_text(R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))", true);
-    return pin_re.matches_anywhere(reqs_text);
-}
-
 // re.match("(?:^NAME(?:\\s|$|\\Z))", spec) with NAME unescaped, as conda-build
 // writes it: by hand for names without regex syntax.
 bool names_self(const std::string& name, const std::string& spec) {
@@ -366,8 +353,19 @@ bool names_self(const std::string& name, const std::string& spec) {
     if (!plain) return PyRegex("(?:^" + name + R"((?:\s|$|\Z)))").match(spec).has_value();
     if (spec.compare(0, name.size(), name) != 0) return false;
     if (spec.size() == name.size()) return true;
-    char c = spec[name.size()];
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    char c = spec[name.size()];  // Python's \s on ASCII
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
+}
+
+bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
+    auto run = reqs_of(vt.meta, "run");
+    for (const auto& n : output_names)  // re.match("^" + n + r"(\s|\Z|$)", r)
+        for (const auto& r : run)
+            if (names_self(n, r)) return true;
+    static const PyRegex pin_re(R"(\{\{\s*pin_subpackage\(.*\)\s*\}\})");
+    const std::string& reqs_text =
+        vt.recipe_text(R"((^requirements:.*?)(?=^test:|^extra:|^about:|^outputs:|\Z))", true);
+    return reqs_text.find("pin_subpackage(") != std::string::npos && pin_re.matches_anywhere(reqs_text);
 }
 
 }  // namespace
