@@ -46,14 +46,17 @@ std::optional<SelectorMatch> match_selector(std::string_view s) {
     }
     // Case "[X]" at the very end, nothing after it.
     bool ends_closed = n >= 3 && s[n - 1] == ']';
-    // (.+?): the shortest group 1, then \s* to the '#' or the '['.
-    for (size_t len = 1; len < n; ++len) {
+    // (.+?): the shortest group 1, then \s* to the '#' or the '['. Every
+    // length up to the next non-space p reaches the same p, so the lengths
+    // go from one such p to the next (linear, however deep the indent).
+    for (size_t len = 1; len < n;) {
         size_t p = len;
         while (p < n && space(p)) ++p;
         if (p >= n) break;
         if (s[p] == '#' && hash_b != std::string_view::npos && p < hash_b) return SelectorMatch{len, hash_b + 1, hash_c};
         if (s[p] == '[' && ends_closed && p + 2 < n && s.find_first_of("[]", p + 1) == n - 1)
             return SelectorMatch{len, p + 1, n - 1};
+        len = p + 1;
     }
     return std::nullopt;
 }
