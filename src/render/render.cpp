@@ -58,19 +58,20 @@ std::vector<types::Source> sources_of(const Meta& meta) {
 // scalars, and this runs once per variant.
 PackageInfo package_info(const std::string& text) {
     PackageInfo pkg;
-    std::string section;
-    for (const auto& line : str::split_lines(text)) {
+    std::string_view section;
+    for (std::string_view line : str::split_line_views(text)) {
         if (line.empty() || line[0] == '#') continue;
         if (!std::isspace(static_cast<unsigned char>(line[0]))) {
-            section = std::string(str::trim(line.substr(0, line.find(':'))));
+            section = str::trim(line.substr(0, line.find(':')));
             continue;
         }
+        if (section != "package" && section != "build") continue;
         std::string_view t = str::trim(line);
         auto colon = t.find(':');
         if (colon == std::string_view::npos) continue;
-        std::string key(str::trim(t.substr(0, colon)));
-        std::string value(str::trim(t.substr(colon + 1)));
-        if (auto hash = value.find(" #"); hash != std::string::npos) value = std::string(str::trim(value.substr(0, hash)));
+        std::string_view key = str::trim(t.substr(0, colon));
+        std::string_view value = str::trim(t.substr(colon + 1));
+        if (auto hash = value.find(" #"); hash != std::string_view::npos) value = str::trim(value.substr(0, hash));
         if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
             value = value.substr(1, value.size() - 2);
         if (section == "package" && key == "name" && pkg.name.empty()) pkg.name = value;
