@@ -1,6 +1,8 @@
 #include "render/context.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -188,16 +190,24 @@ jinja::Context variant_context(const variant::Variant& v, const jinja::Context& 
     os_environ.emplace_back("CONDA_BUILD_STATE", "RENDER");
     ctx.globals["os"] = recipe::os_module(Value(std::move(os_environ)));
 
-    auto target = [v](const std::string& component) {
-        return [v, component](const List& args, const KwArgs& kw) -> Result<Value> {
+    // One copy of the variant for the functions, and compiler()/stdlib()
+    // answers memoized: a recipe asks for the same few many times.
+    auto vp = std::make_shared<const variant::Variant>(v);
+    auto specs = std::make_shared<std::map<std::pair<std::string, std::string>, std::string>>();
+    auto target = [vp, specs](const std::string& component) {
+        return [vp, specs, component](const List& args, const KwArgs& kw) -> Result<Value> {
             auto lang = string_arg(args, kw, 0, "language", component);
             if (!lang) return unexpected(lang.error());
-            return Value(compiler_spec(*lang, component, v));
+            auto key = std::make_pair(*lang, component);
+            auto it = specs->find(key);
+            if (it == specs->end()) it = specs->emplace(key, compiler_spec(*lang, component, *vp)).first;
+            return Value(it->second);
         };
     };
     ctx.globals["compiler"] = jinja::Function(target("compiler"));
     ctx.globals["stdlib"] = jinja::Function(target("stdlib"));
-    ctx.globals["cdt"] = jinja::Function([v](const List& args, const KwArgs& kw) -> Result<Value> {
+    ctx.globals["cdt"] = jinja::Function([vp](const List& args, const KwArgs& kw) -> Result<Value> {
+        const variant::Variant& v = *vp;
         auto name = string_arg(args, kw, 0, "package_name", "cdt");
         if (!name) return unexpected(name.error());
         std::string target = v.value_or("target_platform", "linux-64");
