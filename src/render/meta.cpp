@@ -164,15 +164,14 @@ size_t next_line(std::string_view t, size_t p) {
     return nl == std::string_view::npos ? t.size() : nl + 1;
 }
 
-bool is_re_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 size_t anchor_end(std::string_view t, size_t p, const Anchor& a) {
     if (a.ws)
-        while (p < t.size() && is_re_space(t[p])) ++p;
+        while (p < t.size() && str::is_py_space(t[p])) ++p;
     if (a.dash) {
         if (p >= t.size() || t[p] != '-') return std::string_view::npos;
         size_t q = ++p;
-        while (p < t.size() && is_re_space(t[p])) ++p;
+        while (p < t.size() && str::is_py_space(t[p])) ++p;
         if (p == q) return std::string_view::npos;
     }
     return t.compare(p, a.lit.size(), a.lit) == 0 ? p + a.lit.size() : std::string_view::npos;
@@ -255,8 +254,8 @@ std::string requirements_block(std::string_view t) {
     auto stops_at = [&](size_t q) {  // q is a line start
         if (is_word(t[q])) return true;
         size_t i = q;
-        while (i < t.size() && is_re_space(t[i])) ++i;
-        return i > q && i + 1 < t.size() && t[i] == '-' && is_re_space(t[i + 1]) &&
+        while (i < t.size() && str::is_py_space(t[i])) ++i;
+        return i > q && i + 1 < t.size() && t[i] == '-' && str::is_py_space(t[i + 1]) &&
                (t.compare(i + 2, 4, "name") == 0 || t.compare(i + 2, 4, "type") == 0);
     };
     for (size_t at = t.find("requirements:"); at != std::string_view::npos; at = t.find("requirements:", at + 1)) {
@@ -353,8 +352,7 @@ bool names_self(const std::string& name, const std::string& spec) {
     if (!plain) return PyRegex("(?:^" + name + R"((?:\s|$|\Z)))").match(spec).has_value();
     if (spec.compare(0, name.size(), name) != 0) return false;
     if (spec.size() == name.size()) return true;
-    char c = spec[name.size()];  // Python's \s on ASCII
-    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
+    return str::is_py_space(spec[name.size()]);
 }
 
 bool uses_subpackage(const VariantText& vt, const std::vector<std::string>& output_names) {
@@ -694,18 +692,15 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
 
 namespace {
 
-// re.search(r"h\{\{\s*PKG_HASH\s*\}\}", text): by hand on ASCII text, where
-// Python's \s is one of " \t\n\r\f\v\x1c\x1d\x1e\x1f".
+// re.search(r"h\{\{\s*PKG_HASH\s*\}\}", text): by hand on ASCII text.
 bool has_pkg_hash_ref(const std::string& text) {
     if (text.find("PKG_HASH") == std::string::npos) return false;
-    if (!std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    if (!str::is_ascii(text)) {
         static const PyRegex re(R"(h\{\{\s*PKG_HASH\s*\}\})");
         return re.matches_anywhere(text);
     }
     auto skip = [&](size_t i) {
-        while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r') ||
-                                   (text[i] >= '\x1c' && text[i] <= '\x1f')))
-            ++i;
+        while (i < text.size() && str::is_py_space(text[i])) ++i;
         return i;
     };
     for (size_t p = text.find("h{{"); p != std::string::npos; p = text.find("h{{", p + 1)) {

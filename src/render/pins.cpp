@@ -130,12 +130,10 @@ std::string ensure_valid_spec_by_regex(const std::string& spec) {
 }
 
 // re.match(kNeedsStar, spec) by hand on ASCII: NAME \s+ VERSION, then an
-// optional \s+ BUILD, then the end (or a final newline). Python's \s there is
-// " \t\n\r\f\v\x1c\x1d\x1e\x1f"; a VERSION followed by '*' never matches.
+// optional \s+ BUILD, then the end (or a final newline); a VERSION followed
+// by '*' never matches.
 std::string ensure_valid_spec(const std::string& spec) {
-    if (std::any_of(spec.begin(), spec.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
-        return ensure_valid_spec_by_regex(spec);
-    auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); };
+    if (!str::is_ascii(spec)) return ensure_valid_spec_by_regex(spec);
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
     auto name_char = [&](char c) { return word(c) || c == '-'; };
     const size_t n = spec.size();
@@ -145,10 +143,10 @@ std::string ensure_valid_spec(const std::string& spec) {
     };
     auto at_end = [&](size_t i) { return i == n || (i + 1 == n && spec[i] == '\n'); };
     size_t a = run(0, name_char);
-    size_t b = run(a, space);
+    size_t b = run(a, str::is_py_space);
     size_t c = run(b, name_char);
     if (a == 0 || b == a || c == b || (c < n && spec[c] == '*')) return spec;
-    size_t d = run(c, space);
+    size_t d = run(c, str::is_py_space);
     if (d > c) {
         size_t e = run(d, word);
         if (e > d && at_end(e)) return spec;  // a build string: left as it is

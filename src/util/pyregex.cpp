@@ -3,7 +3,7 @@
 namespace sf {
 namespace {
 
-// Python's \s on ASCII (str.isspace): boost's \s lacks \x1c-\x1f.
+// Python's \s on ASCII (str::is_py_space's set): boost's \s lacks \x1c-\x1f.
 constexpr const char* kSpace = " \\t\\n\\r\\f\\v\\x1c-\\x1f";
 
 // Python's syntax in boost's: \Z is boost's \z, \s is kSpace; without

@@ -40,6 +40,10 @@ std::vector<std::string> split_lines(std::string_view s) {
     return {views.begin(), views.end()};
 }
 
+bool is_ascii(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 bool is_plain_ascii(std::string_view s) {
     auto plain = [](char c) { return (c >= 0x20 && c <= 0x7e) || c == '\t'; };
     // Eight bytes at a time: a word with no byte >= 0x80, below 0x20 or equal

@@ -20,6 +20,11 @@ bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
 // Printable ASCII and tabs only: the lines where Python's and Boost's `\s`
 // and `.` agree, so hand-written matchers may stand in for a regex.
 bool is_plain_ascii(std::string_view s);
+// No byte of `s` is >= 0x80.
+bool is_ascii(std::string_view s);
+// Python's `\s` (str.isspace) on an ASCII character: " \t\n\v\f\r" and
+// \x1c-\x1f, which C's isspace leaves out.
+inline bool is_py_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); }
 
 // Levenshtein distance, and the candidate nearest to `name` when it is close
 // enough to be a likely typo (for "did you mean"), else "".

@@ -60,7 +60,9 @@ TEST_CASE("section fast path: equals the regex on edge cases") {
                           "xoutputs:\noutputs: a\n test:\ntest:", "requirements:requirements:\n\ntest:",
                           "outputs:\n  - name: a\n  - name: b", "  - name:", "  - name:x\n", "  - type: a\nx\n  - name: b\n",
                           "a requirements:", "requirements:\n\n   - name\n", "requirements: x\n \n -\ttype: y\n",
-                          "requirements:\n  - a\n\n  -  name: b\nc"})
+                          "requirements:\n  - a\n\n  -  name: b\nc",
+                          // Python's \s includes \x1c-\x1f
+                          "requirements:\n  - a\n\x1ctest:\n", "requirements:\n  - a\n \x1f-\x1cname: b\n"})
         check_all(t, t);
     CHECK(!render::section_fast_path("(^foo:.*?)(?=\\Z)", "foo:"));
 }
