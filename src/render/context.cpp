@@ -259,7 +259,7 @@ jinja::Context package_context(const jinja::Context& variant_ctx, const variant:
     for (const auto& [k, val] : values)
         if (!v.has(k)) ctx.globals[k] = *val;  // a variant key of that name wins, as in variant_context()
     // environ holds them too, in place.
-    if (const Value* env = variant_ctx.globals.count("environ") ? &variant_ctx.globals.at("environ") : nullptr) {
+    if (const Value* env = variant_ctx.find("environ")) {
         jinja::Dict d = env->as_dict();
         for (auto& [k, x] : d)
             for (const auto& [name, val] : values)

@@ -57,10 +57,6 @@ std::vector<std::string> reqs_of(const Meta& meta, const char* env) {
     return r.contains(env) ? string_list(r[env]) : std::vector<std::string>{};
 }
 
-}  // namespace
-
-namespace {
-
 // `name` is in string_list(list): the list's items (or the one scalar) as strings.
 bool lists_name(const Meta& list, const std::string& name) {
     auto is = [&](const Meta& x) { return !x.is_null() && (x.is_string() ? x.get_ref<const std::string&>() == name : x.dump() == name); };
