@@ -249,12 +249,11 @@ std::set<std::string> UsedVarScanner::in_shell_script(std::string_view text) con
             if (d != std::string_view::npos && d < eol) {
                 size_t q = d + 1;
                 if (q < text.size() && text[q] == '{') ++q;
-                while (q < text.size() && std::isspace(static_cast<unsigned char>(text[q]))) ++q;
+                while (q < text.size() && str::is_py_space(text[q])) ++q;
                 size_t w = q;
                 while (q < text.size() && is_word(text[q])) ++q;
                 // `\s*[\s|}]` after the name: its next character is one of those.
-                bool ends = q < text.size() &&
-                            (std::isspace(static_cast<unsigned char>(text[q])) || text[q] == '|' || text[q] == '}');
+                bool ends = q < text.size() && (str::is_py_space(text[q]) || text[q] == '|' || text[q] == '}');
                 if (q > w && ends) names.emplace(text.substr(w, q - w));
             }
             line = eol + 1;
