@@ -47,7 +47,7 @@ TEST_CASE("used keys: shell scripts, as conda-build scans them") {
     CHECK(s.first_use_in_script("with_feature", "a\nb ${with_feature} \n") == 2);
 }
 
-TEST_CASE("used keys: the shell scan by hand agrees with the regex, Python's \\s included") {
+TEST_CASE("used keys: the shell scan by hand agrees with the regex on Python whitespace") {
     UsedVarScanner by_hand({"opt_level"});
     UsedVarScanner by_regex({"opt_level", "not-an-identifier"});  // such a key sends every key to the regex
     for (std::string text : {"x $opt_level\n", "x $opt_level\x1c\n", "x ${\x1fopt_level}\n", "x $\x1copt_level \n",
