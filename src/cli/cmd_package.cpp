@@ -50,7 +50,7 @@ int run_package(const PackageOpts& o, const Console& console) {
     if (!o.depends.empty()) m.depends = o.depends;
     if (!o.constrains.empty()) m.constrains = o.constrains;
     if (!o.noarch.empty()) {
-        m.noarch = o.noarch;
+        m.noarch = value_or_throw(types::parse_noarch(o.noarch), "--noarch");
         if (o.subdir.empty()) m.subdir = types::Platform::noarch();
     }
     if (!o.subdir.empty()) m.subdir = value_or_throw(types::Platform::parse(o.subdir), "--subdir");

@@ -16,7 +16,7 @@ namespace {
 std::vector<std::string> package_paths(const render::RenderedRecipe& rr, const std::string& folder) {
     std::vector<std::string> out;
     for (const auto& o : rr.outputs) {
-        std::string subdir = o.noarch.empty() ? rr.platform.name() : "noarch";
+        std::string subdir = o.noarch == types::NoArch::none ? rr.platform.name() : "noarch";
         out.push_back((std::filesystem::path(folder) / subdir / (o.dist() + ".conda")).lexically_normal().string());
     }
     return out;

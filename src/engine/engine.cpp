@@ -149,12 +149,12 @@ std::map<std::string, std::string> staging_keys(const plan::StagingBuild& b) {
 }
 
 // Requirements of the top level minus the recipe's own outputs.
-std::vector<std::string> without_own(const std::vector<std::string>& reqs, const plan::StagingBuild& b) {
+std::vector<std::string> without_own(const std::vector<types::Dependency>& reqs, const plan::StagingBuild& b) {
     std::set<std::string> own;
     for (const auto& s : b.steps) own.insert(s.output.name);
     std::vector<std::string> out;
     for (const auto& r : reqs)
-        if (!own.count(types::MatchSpec::name_of(r))) out.push_back(r);
+        if (!own.count(r.name())) out.push_back(r.str());
     return out;
 }
 

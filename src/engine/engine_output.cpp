@@ -67,7 +67,7 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.build_number = o.build_number;
     m.depends = std::move(depends);
     m.constrains = std::move(constrains);
-    m.subdir = o.noarch.empty() ? ctx.opts.selection.platform : types::Platform::noarch();
+    m.subdir = o.noarch == types::NoArch::none ? ctx.opts.selection.platform : types::Platform::noarch();
     m.noarch = o.noarch;
     m.license = about_str(o.about, "license");
     m.license_family = about_str(o.about, "license_family");
@@ -76,11 +76,11 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.home = about_str(o.about, "home");
     m.dev_url = about_str(o.about, "dev_url");
     m.doc_url = about_str(o.about, "doc_url");
-    m.run_exports = o.run_exports;
+    m.run_exports = o.run_exports.strings();
     m.hash_input = o.hash_input;
     m.test.commands = o.test.commands;
     for (const auto& i : o.test.imports) m.test.commands.push_back("python -c \"import " + i + "\"");
-    m.test.requires_ = o.test.requires_;
+    m.test.requires_ = types::dependency_strings(o.test.requires_);
     m.timestamp = ctx.timestamp_ms;
     return m;
 }
@@ -135,12 +135,12 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     std::vector<std::string> files, rebuilt;
     bool has_script = !o.script.empty() || !o.script_lines.empty();
     if (step.role != plan::Role::metapackage) {
-        env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, o.requirements.build, {}, ""};
+        env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, types::dependency_strings(o.requirements.build), {}, ""};
         auto br = ctx.provider->create(be);
         if (!br) return err("build env", br.error());
         benv = std::move(*br);
         std::string py = step.python.empty() ? b.python : step.python;
-        env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, o.requirements.host, {}, py};
+        env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", hr.error());
         henv = std::move(*hr);
@@ -176,7 +176,8 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
         }
     }
 
-    std::vector<std::string> depends = o.requirements.run, constrains = o.requirements.run_constrained;
+    std::vector<std::string> depends = types::dependency_strings(o.requirements.run),
+                             constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
 
     package::MakeOptions mo;

@@ -35,9 +35,9 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     const auto& t = step.output.test;
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
     std::error_code ec;
-    env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, t.requires_, {pkg}, step.python};
+    env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python};
     if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
-                                           [](const std::string& s) { return types::MatchSpec::name_of(s) == "python"; }))
+                                           [](const types::Dependency& d) { return d.name() == "python"; }))
         spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
     auto prepared = ctx.provider->create(spec);
     if (!prepared) return fail("creating the test prefix: " + prepared.error().str());

@@ -496,7 +496,7 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
 
     std::vector<const render::RenderedOutput*> metas;
     for (const auto& o : rr->outputs)
-        if (o.noarch.empty() || ft.keep_noarch) metas.push_back(&o);
+        if (o.noarch == types::NoArch::none || ft.keep_noarch) metas.push_back(&o);
     if (metas.empty() || input_variants.empty()) return out;
     for (const auto* o : metas)
         if (out.first_dist.empty() || o->dist() < out.first_dist) {
@@ -504,7 +504,7 @@ Result<Target> render_target(const recipe::RawRecipe& raw, const ForgeConfig& fo
             out.first_name = o->name;
         }
 
-    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return !o->noarch.empty(); });
+    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
     std::set<std::string> all_used;
     for (const auto* o : metas) {
         for (const auto& [k, v] : o->used) all_used.insert(k);

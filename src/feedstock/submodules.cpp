@@ -39,8 +39,8 @@ Result<RecipePins> recipe_pins(const stdfs::path& dir, const types::Platform& pl
     for (const auto& o : rr->outputs)
         for (const auto* list : {&o.requirements.host, &o.requirements.run, &o.requirements.run_constrained,
                                  &o.requirements.build}) {
-            for (const auto& s : *list) {
-                std::string t(str::trim(s));
+            for (const auto& d : *list) {
+                std::string t(str::trim(d.str()));
                 auto sp = t.find(' ');
                 std::string name = t.substr(0, sp);
                 std::string ver = sp == std::string::npos ? "" : std::string(str::trim(t.substr(sp + 1)));

@@ -37,15 +37,6 @@ bool safe_rel(const std::string& p) {
 
 }  // namespace
 
-const char* to_string(PathType t) {
-    switch (t) {
-        case PathType::hardlink: return "hardlink";
-        case PathType::softlink: return "softlink";
-        case PathType::directory: return "directory";
-    }
-    return "hardlink";
-}
-
 Result<std::vector<archive::TarEntry>> payload_entries(const stdfs::path& dir) {
     auto entries = archive::tree_entries(dir);
     if (!entries) return unexpected(entries.error());
@@ -65,14 +56,15 @@ Result<std::vector<archive::TarEntry>> payload_entries(const stdfs::path& dir) {
     return entries;
 }
 
-Result<std::vector<PathRecord>> path_records(const stdfs::path& dir, const std::vector<archive::TarEntry>& payload,
-                                             const std::vector<PrefixFile>& prefix_files) {
+Result<std::vector<PathEntry>> path_entries(const stdfs::path& dir, const std::vector<archive::TarEntry>& payload,
+                                            const std::vector<PrefixFile>& prefix_files) {
+    using types::PathType;
     std::map<std::string, PrefixFile> pf;
     for (const auto& p : prefix_files) pf[p.path] = p;
-    std::vector<PathRecord> out;
+    std::vector<PathEntry> out;
     out.reserve(payload.size());
     for (const auto& e : payload) {
-        PathRecord r;
+        PathEntry r;
         r.path = e.name;
         switch (e.kind) {
             case archive::EntryKind::directory:
@@ -86,8 +78,10 @@ Result<std::vector<PathRecord>> path_records(const stdfs::path& dir, const std::
                 struct stat st {};
                 if (::stat(e.source.c_str(), &st) != 0) return fail(SourceLoc{e.source.string()}, "cannot stat");
                 r.size = static_cast<std::uint64_t>(st.st_size);
-                auto it = pf.find(e.name);
-                if (it != pf.end()) r.prefix = it->second;
+                if (auto it = pf.find(e.name); it != pf.end()) {
+                    r.prefix_placeholder = it->second.placeholder;
+                    r.file_mode = it->second.mode;
+                }
                 break;
             }
             case archive::EntryKind::symlink: {
@@ -98,7 +92,7 @@ Result<std::vector<PathRecord>> path_records(const stdfs::path& dir, const std::
                     auto d = hash::file_sha256(abs);
                     if (!d) return unexpected(d.error());
                     r.sha256 = *d;
-                    r.size = stdfs::file_size(abs, ec);
+                    r.size = static_cast<std::uint64_t>(stdfs::file_size(abs, ec));
                 } else {
                     r.sha256 = kEmptySha256;
                     r.size = 0;
@@ -127,7 +121,7 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     if (!m.license.empty()) j["license"] = m.license;
     if (!m.license_family.empty()) j["license_family"] = m.license_family;
     j["name"] = m.name;
-    if (!m.noarch.empty()) j["noarch"] = m.noarch;
+    if (m.noarch != types::NoArch::none) j["noarch"] = types::to_string(m.noarch);
     j["subdir"] = m.subdir.name();
     j["timestamp"] = timestamp_ms;
     if (!m.track_features.empty()) j["track_features"] = str::join(m.track_features, " ");
@@ -135,36 +129,24 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     return dump(j);
 }
 
-std::string paths_json(const std::vector<PathRecord>& records) {
-    json paths = json::array();
-    for (const auto& r : records) {
-        json e = json::object();
-        e["_path"] = r.path;
-        e["path_type"] = to_string(r.type);
-        if (r.type != PathType::directory) {
-            e["sha256"] = r.sha256;
-            e["size_in_bytes"] = r.size;
-        }
-        if (r.prefix) {
-            e["prefix_placeholder"] = r.prefix->placeholder;
-            e["file_mode"] = to_string(r.prefix->mode);
-        }
-        paths.push_back(std::move(e));
-    }
-    return dump(json{{"paths", paths}, {"paths_version", 1}});
+std::string paths_json(const std::vector<PathEntry>& records) {
+    types::PathsJson doc;
+    doc.paths = records;
+    return dump(doc.to_json());
 }
 
-std::string files_list(const std::vector<PathRecord>& records) {
+std::string files_list(const std::vector<PathEntry>& records) {
     std::string out;
     for (const auto& r : records)
-        if (r.type != PathType::directory) out += r.path + "\n";
+        if (r.type != types::PathType::directory) out += r.path + "\n";
     return out;
 }
 
-std::string has_prefix(const std::vector<PathRecord>& records) {
+std::string has_prefix(const std::vector<PathEntry>& records) {
     std::string out;
     for (const auto& r : records)
-        if (r.prefix) out += r.prefix->placeholder + " " + to_string(r.prefix->mode) + " " + r.path + "\n";
+        if (!r.prefix_placeholder.empty())
+            out += r.prefix_placeholder + " " + std::string(types::to_string(r.file_mode)) + " " + r.path + "\n";
     return out;
 }
 
@@ -191,7 +173,7 @@ std::string run_exports_json(const types::RunExports& r) {
     return dump(r.to_json());
 }
 
-Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathRecord>& records,
+Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathEntry>& records,
                                                     std::int64_t timestamp_ms) {
     std::vector<archive::TarEntry> out;
     auto text = [&](const std::string& name, std::string content) {

@@ -10,19 +10,11 @@
 #include "archive/write.hpp"
 #include "package/meta.hpp"
 #include "package/postprocess.hpp"
+#include "types/package_record.hpp"
 
 namespace sf::package {
 
-enum class PathType { hardlink, softlink, directory };
-const char* to_string(PathType t);
-
-struct PathRecord {
-    std::string path;
-    PathType type = PathType::hardlink;
-    std::string sha256;  // empty for directories
-    std::uint64_t size = 0;
-    std::optional<PrefixFile> prefix;
-};
+using types::PathEntry;
 
 // The payload of `dir`: every file, symlink and empty directory, sorted,
 // excluding nothing. Errors if `dir` holds info/ or a symlink that is
@@ -31,20 +23,20 @@ Result<std::vector<archive::TarEntry>> payload_entries(const std::filesystem::pa
 
 // sha256/size for each payload entry (softlinks: of the target file when it
 // is a regular file in the package, else of nothing), with prefix records.
-Result<std::vector<PathRecord>> path_records(const std::filesystem::path& dir,
+Result<std::vector<PathEntry>> path_entries(const std::filesystem::path& dir,
                                              const std::vector<archive::TarEntry>& payload,
                                              const std::vector<PrefixFile>& prefix_files);
 
 // The generated documents (each a complete file's text).
 std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms);
-std::string paths_json(const std::vector<PathRecord>& records);
-std::string files_list(const std::vector<PathRecord>& records);
-std::string has_prefix(const std::vector<PathRecord>& records);  // empty when no prefix files
+std::string paths_json(const std::vector<PathEntry>& records);
+std::string files_list(const std::vector<PathEntry>& records);
+std::string has_prefix(const std::vector<PathEntry>& records);  // empty when no prefix files
 std::string about_json(const PackageMeta& m);
 std::string run_exports_json(const types::RunExports& r);  // empty when r.empty()
 
 // Every info/ entry, sorted by name.
-Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathRecord>& records,
+Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const std::vector<PathEntry>& records,
                                                     std::int64_t timestamp_ms);
 
 }  // namespace sf::package

@@ -28,11 +28,10 @@ Result<void> validate(const PackageMeta& m) {
     if (m.build.empty() || m.build.find_first_of(" -=<>!,|*/") != std::string::npos)
         return fail("invalid build string '" + m.build + "'", "a build string has no spaces or '-'");
     if (m.build_number < 0) return fail("build_number must not be negative");
-    if (!m.noarch.empty() && m.noarch != "generic" && m.noarch != "python")
-        return fail("invalid noarch '" + m.noarch + "'", "use 'generic' or 'python'");
-    if (!m.noarch.empty() && !m.subdir.is_noarch())
+    bool noarch = m.noarch != types::NoArch::none;
+    if (noarch && !m.subdir.is_noarch())
         return fail("a noarch package must have subdir 'noarch' (got '" + m.subdir.name() + "')");
-    if (m.noarch.empty() && m.subdir.is_noarch())
+    if (!noarch && m.subdir.is_noarch())
         return fail("subdir 'noarch' needs noarch set", "set noarch to 'generic' or 'python'");
     return {};
 }
@@ -117,7 +116,14 @@ Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& o
         else
             r.err = Error{SourceLoc{origin}, "field 'subdir': " + p.error().message, p.error().hint};
     }
-    r.get("noarch", m.noarch);
+    std::string noarch;
+    r.get("noarch", noarch);
+    if (!r.err) {
+        if (auto n = types::parse_noarch(noarch))
+            m.noarch = *n;
+        else
+            r.err = Error{SourceLoc{origin}, "field 'noarch': " + n.error().message, n.error().hint};
+    }
     r.get("license", m.license);
     r.get("license_family", m.license_family);
     r.get("summary", m.summary);

@@ -34,7 +34,7 @@ struct PackageMeta {
     int build_number = 0;
     std::vector<std::string> depends, constrains, track_features;
     types::Platform subdir;  // default: this machine
-    std::string noarch;  // "", "generic" or "python"
+    types::NoArch noarch = types::NoArch::none;
     std::string license, license_family;
     // about.json
     std::string summary, description, home, dev_url, doc_url;

@@ -14,8 +14,6 @@ namespace sf::package {
 
 namespace stdfs = std::filesystem;
 
-const char* to_string(FileMode m) { return m == FileMode::text ? "text" : "binary"; }
-
 namespace {
 
 // "prefix/x" -> "x"; "prefix" -> "."; otherwise nullopt.
@@ -145,7 +143,7 @@ Result<std::optional<PrefixFile>> detect_prefix(const stdfs::path& file, const s
     ::close(fd);
     if (!found) return std::optional<PrefixFile>{};
     if (has_nul && binary == BinaryPrefix::ignore) return std::optional<PrefixFile>{};
-    return std::optional<PrefixFile>{PrefixFile{rel, prefix, has_nul ? FileMode::binary : FileMode::text}};
+    return std::optional<PrefixFile>{PrefixFile{rel, prefix, has_nul ? types::FileMode::binary : types::FileMode::text}};
 }
 
 namespace {

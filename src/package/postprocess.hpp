@@ -13,16 +13,14 @@
 
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "types/package_record.hpp"
 
 namespace sf::package {
-
-enum class FileMode { text, binary };
-const char* to_string(FileMode m);
 
 struct PrefixFile {
     std::string path;         // relative to the package root
     std::string placeholder;  // the prefix string found in it
-    FileMode mode = FileMode::text;
+    types::FileMode mode = types::FileMode::text;
 };
 
 enum class BinaryPrefix { detect, ignore };  // detect_binary_files_with_prefix

@@ -70,7 +70,7 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
 
     auto payload = payload_entries(in.dir);
     if (!payload) return unexpected(payload.error());
-    auto records = path_records(in.dir, *payload, in.prefix_files);
+    auto records = path_entries(in.dir, *payload, in.prefix_files);
     if (!records) return unexpected(records.error());
     const std::int64_t ts = resolved_timestamp(in.meta);
     auto info = info_entries(in.meta, *records, ts);

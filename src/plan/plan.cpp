@@ -31,18 +31,18 @@ std::string python_of(const render::RenderedOutput& o) {
 
 namespace {
 
-bool mentions_python(const std::vector<std::string>& specs) {
-    for (const auto& s : specs)
-        if (types::MatchSpec::name_of(s) == "python") return true;
+bool mentions_python(const std::vector<types::Dependency>& deps) {
+    for (const auto& d : deps)
+        if (d.name() == "python") return true;
     return false;
 }
 
 // The staging build's Python: "python 3.12" in the top-level host (megabuild),
 // else a bare "python" means the variant's Python.
 std::string staging_python(const render::Requirements& r, const variant::Variant& v) {
-    for (const auto& s : r.host) {
-        if (types::MatchSpec::name_of(s) != "python") continue;
-        auto parts = str::split(std::string(str::trim(s)), ' ');
+    for (const auto& d : r.host) {
+        if (d.name() != "python") continue;
+        auto parts = str::split(std::string(str::trim(d.str())), ' ');
         if (parts.size() >= 2 && !types::minor_version(parts[1]).empty()) return types::minor_version(parts[1]);
         if (const std::string* pv = v.get("python")) return types::minor_version(*pv);
         return "";
@@ -79,8 +79,8 @@ std::string label_of(const variant::Variant& v, bool cuda) {
 
 bool needs_cuda(const render::Requirements& r, const variant::Variant& v) {
     for (const auto* l : {&r.build, &r.host})
-        for (const auto& s : *l) {
-            std::string n = types::MatchSpec::name_of(s);
+        for (const auto& d : *l) {
+            std::string n = d.name();
             if (str::starts_with(n, "cuda-nvcc") || n == "nvcc" || str::starts_with(n, "nvcc_")) return true;
         }
     const std::string* cv = v.get("cuda_compiler_version");

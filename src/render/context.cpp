@@ -9,7 +9,7 @@
 
 #include "render/pins.hpp"
 #include "recipe/selectors.hpp"
-#include "types/pin.hpp"
+#include "render/pin_text.hpp"
 #include "types/platform.hpp"
 #include "util/strings.hpp"
 
@@ -221,20 +221,20 @@ jinja::Context variant_context(const variant::Variant& v, const jinja::Context& 
     ctx.globals["pin_subpackage"] = jinja::Function([](const List& args, const KwArgs& kw) -> Result<Value> {
         auto name = string_arg(args, kw, 0, "subpackage_name", "pin_subpackage");
         if (!name) return unexpected(name.error());
-        types::PinMarker m;
-        m.kind = types::PinMarker::Kind::subpackage;
+        types::Pin m;
+        m.kind = types::Pin::Kind::subpackage;
         m.name = *name;
         m.min_pin = pin_arg(args, kw, 1, "min_pin", "x.x.x.x.x.x");
         m.max_pin = pin_arg(args, kw, 2, "max_pin", "x");
         const Value* exact = arg(args, kw, 3, "exact");
         m.exact = exact && exact->truthy();
-        return Value(types::encode_pin(m));
+        return Value(pin_placeholder(m));
     });
     ctx.globals["pin_compatible"] = jinja::Function([](const List& args, const KwArgs& kw) -> Result<Value> {
         auto name = string_arg(args, kw, 0, "package_name", "pin_compatible");
         if (!name) return unexpected(name.error());
-        types::PinMarker m;
-        m.kind = types::PinMarker::Kind::compatible;
+        types::Pin m;
+        m.kind = types::Pin::Kind::compatible;
         m.name = *name;
         m.lower_bound = pin_arg(args, kw, 1, "lower_bound", "");
         m.upper_bound = pin_arg(args, kw, 2, "upper_bound", "");
@@ -242,7 +242,7 @@ jinja::Context variant_context(const variant::Variant& v, const jinja::Context& 
         m.max_pin = pin_arg(args, kw, 4, "max_pin", "x");
         const Value* exact = arg(args, kw, 5, "exact");
         m.exact = exact && exact->truthy();
-        return Value(types::encode_pin(m));
+        return Value(pin_placeholder(m));
     });
     return ctx;
 }

@@ -15,29 +15,32 @@ nlohmann::ordered_json to_json(const RenderedOutput& o) {
     j["version"] = o.version;
     j["build"] = o.build_string;
     j["build_number"] = o.build_number;
-    if (!o.noarch.empty()) j["noarch"] = o.noarch;
+    if (o.noarch != types::NoArch::none) j["noarch"] = types::to_string(o.noarch);
     auto put = [](J& obj, const char* k, const std::vector<std::string>& v) {
         if (!v.empty()) obj[k] = v;
     };
+    auto put_deps = [&](J& obj, const char* k, const std::vector<types::Dependency>& v) {
+        put(obj, k, types::dependency_strings(v));
+    };
     auto reqs_json = [&](const Requirements& r) {
         J reqs = J::object();
-        put(reqs, "build", r.build);
-        put(reqs, "host", r.host);
-        put(reqs, "run", r.run);
-        put(reqs, "run_constrained", r.run_constrained);
+        put_deps(reqs, "build", r.build);
+        put_deps(reqs, "host", r.host);
+        put_deps(reqs, "run", r.run);
+        put_deps(reqs, "run_constrained", r.run_constrained);
         return reqs;
     };
     j["requirements"] = reqs_json(o.requirements);
     j["nonfinal_requirements"] = reqs_json(o.nonfinal_requirements);
     J re = J::object();
-    put(re, "weak", o.run_exports.weak);
-    put(re, "strong", o.run_exports.strong);
-    put(re, "noarch", o.run_exports.noarch);
-    put(re, "weak_constrains", o.run_exports.weak_constrains);
-    put(re, "strong_constrains", o.run_exports.strong_constrains);
+    put_deps(re, "weak", o.run_exports.weak);
+    put_deps(re, "strong", o.run_exports.strong);
+    put_deps(re, "noarch", o.run_exports.noarch);
+    put_deps(re, "weak_constrains", o.run_exports.weak_constrains);
+    put_deps(re, "strong_constrains", o.run_exports.strong_constrains);
     if (!re.empty()) j["run_exports"] = re;
     J test = J::object();
-    put(test, "requires", o.test.requires_);
+    put_deps(test, "requires", o.test.requires_);
     put(test, "imports", o.test.imports);
     put(test, "commands", o.test.commands);
     put(test, "files", o.test.files);
@@ -71,6 +74,10 @@ void emit_list(YAML::Emitter& e, const char* key, const std::vector<std::string>
     e << YAML::EndSeq;
 }
 
+void emit_list(YAML::Emitter& e, const char* key, const std::vector<types::Dependency>& v) {
+    emit_list(e, key, types::dependency_strings(v));
+}
+
 }  // namespace
 
 std::string to_yaml(const RenderedRecipe& r) {
@@ -85,8 +92,9 @@ std::string to_yaml(const RenderedRecipe& r) {
         e << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
         e << YAML::Key << "number" << YAML::Value << o.build_number;
         e << YAML::Key << "string" << YAML::Value << o.build_string;
-        if (!o.noarch.empty()) e << YAML::Key << "noarch" << YAML::Value << o.noarch;
-        if (!o.run_exports.empty()) {
+        if (o.noarch != types::NoArch::none)
+            e << YAML::Key << "noarch" << YAML::Value << std::string(types::to_string(o.noarch));
+        if (!o.run_exports.strings().empty()) {
             e << YAML::Key << "run_exports" << YAML::Value << YAML::BeginMap;
             emit_list(e, "weak", o.run_exports.weak);
             emit_list(e, "strong", o.run_exports.strong);

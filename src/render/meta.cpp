@@ -6,7 +6,7 @@
 
 #include "render/pins.hpp"
 #include "types/match_spec.hpp"
-#include "types/pin.hpp"
+#include "render/pin_text.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
 
@@ -504,7 +504,7 @@ std::set<std::string> trim_build_only_deps(const OutputMeta& om, std::set<std::s
     };
     auto build = names("build"), host = names("host");
     auto run = reqs_of(om.meta, "run");
-    for (auto& r : run) r = types::strip_pin(r);  // conda-build sees "tbb", not a pin, before finalizing
+    for (auto& r : run) r = strip_pin_placeholder(r);  // conda-build sees "tbb", not a pin, before finalizing
     const auto& ignore = sp.ignore_build_only_deps;
     std::set<std::string> out;
     for (const auto& dep : used) {
@@ -682,7 +682,7 @@ nlohmann::json hash_contents(const VariantText& vt, const OutputMeta& om, const 
         for (const auto& k : deps)
             if (const std::string* val = v.get(k)) h[k] = *val;
     for (const auto& r : reqs_of(om.meta, "run"))
-        if (str::starts_with(r, "__")) h[r.substr(0, r.find(' '))] = types::strip_pin(r);
+        if (str::starts_with(r, "__")) h[r.substr(0, r.find(' '))] = strip_pin_placeholder(r);
     return h;
 }
 
@@ -724,9 +724,9 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
         bool is_cross = section(om.meta, "requirements").contains("host");
         auto build_deps = reqs_of(om.meta, is_cross ? "host" : "build");
         std::vector<std::string> build_names;
-        for (const auto& d : build_deps) build_names.push_back(types::MatchSpec::name_of(types::strip_pin(d)));
+        for (const auto& d : build_deps) build_names.push_back(types::MatchSpec::name_of(strip_pin_placeholder(d)));
         std::vector<std::string> run_names;
-        for (const auto& d : reqs_of(om.meta, "run")) run_names.push_back(types::MatchSpec::name_of(types::strip_pin(d)));
+        for (const auto& d : reqs_of(om.meta, "run")) run_names.push_back(types::MatchSpec::name_of(strip_pin_placeholder(d)));
         std::string noarch = build.contains("noarch") ? as_string(build["noarch"]) : "";
         bool noarch_python = build.contains("noarch_python") && meta_truthy(build["noarch_python"]);
         struct Prefix { const char* s; std::vector<std::string> names; size_t places; };
@@ -749,7 +749,7 @@ std::string build_id(const VariantText& vt, const OutputMeta& om, const variant:
                     std::string version;
                     for (const auto& n : pkg_names) {
                         for (const auto& d : build_deps) {
-                            auto w = words(types::strip_pin(d));
+                            auto w = words(strip_pin_placeholder(d));
                             if (w.size() > 1 && w[0] == n) version = w[1];
                         }
                         if (version.empty()) version = v.value_or(str::replace_all(n, "-", "_"), "");

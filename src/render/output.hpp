@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "types/dependency.hpp"
 #include "types/platform.hpp"
 #include "types/recipe_values.hpp"
 #include "variant/config.hpp"
@@ -15,19 +16,20 @@
 namespace sf::render {
 
 struct Requirements {
-    std::vector<std::string> build, host, run, run_constrained;
+    std::vector<types::Dependency> build, host, run, run_constrained;
 };
+
 
 struct RenderedOutput {
     std::string name, version, build_string;
     int build_number = 0;
     bool is_staging = false;  // the top-level recipe itself (single-output recipes)
-    std::string noarch;       // "", "generic" or "python"
+    types::NoArch noarch = types::NoArch::none;
     Requirements requirements;  // pins resolved against the other outputs
     // conda-build's non-finalized lists (what conda-smithy sees): each pin
     // is its bare name and pin_run_as_build is not applied yet.
     Requirements nonfinal_requirements;
-    types::RunExports run_exports;
+    types::RunExportDeps run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
     types::Test test;
     nlohmann::json about = nlohmann::json::object();

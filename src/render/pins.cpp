@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "render/pin_text.hpp"
 #include "types/version.hpp"
 #include "util/pyregex.hpp"
 #include "util/strings.hpp"
@@ -153,6 +154,131 @@ std::string ensure_valid_spec(const std::string& spec) {
     }
     if (!at_end(c)) return spec;
     return finish(spec, spec.substr(0, a), spec.substr(b, c - b), c);
+}
+
+}  // namespace sf::render
+
+namespace sf::render {
+namespace {
+
+// "name ver ..." of a host entry: the version word, or "" when the entry is
+// not a plain spec named `name` (checked word by word, as conda-build does).
+enum class HostVersion { no_match, stop, found };
+HostVersion host_version(const types::Dependency& h, const std::string& name, std::string& ver) {
+    if (h.is_pin()) return h.name() == name ? HostVersion::stop : HostVersion::no_match;
+    auto parts = str::split(std::string(str::trim(h.str())), ' ');
+    if (parts.size() < 2 || parts[0] != name) return HostVersion::no_match;
+    ver = parts[1];
+    return HostVersion::found;
+}
+
+const RenderedOutput* pinned_output(const std::vector<RenderedOutput>& outs, const RenderedOutput& self,
+                                    const std::string& name) {
+    std::vector<const RenderedOutput*> cands;
+    for (const auto& o : outs)
+        if (o.name == name) cands.push_back(&o);
+    if (cands.size() == 1) return cands[0];
+    for (const auto* c : cands) {
+        bool agree = true;
+        for (const auto& [k, val] : c->used)
+            if (const std::string* mine = self.variant.get(k); mine && *mine != val) agree = false;
+        if (agree) return c;
+    }
+    return nullptr;
+}
+
+std::string with_bounds(const std::string& name, const std::string& bounds) {
+    return bounds.empty() ? name : name + " " + bounds;
+}
+
+// The spec text a pin resolves to.
+std::string resolve_pin(const std::vector<RenderedOutput>& outs, const RenderedOutput& self, const types::Pin& p) {
+    if (p.kind == types::Pin::Kind::subpackage) {
+        const RenderedOutput* hit = pinned_output(outs, self, p.name);
+        if (!hit) return p.name;
+        if (p.exact) return hit->name + " " + hit->version + " " + hit->build_string;
+        return with_bounds(hit->name, apply_pin_expressions(hit->version, p.min_pin, p.max_pin));
+    }
+    // pin_compatible: against the version this output builds with (host).
+    if (!p.lower_bound.empty() || !p.upper_bound.empty()) {
+        std::vector<std::string> b;
+        if (!p.lower_bound.empty()) b.push_back(">=" + p.lower_bound);
+        if (!p.upper_bound.empty()) b.push_back("<" + p.upper_bound);
+        return p.name + " " + str::join(b, ",");
+    }
+    for (const auto& h : self.requirements.host) {
+        std::string ver;
+        auto found = host_version(h, p.name, ver);
+        if (found == HostVersion::no_match) continue;
+        if (found == HostVersion::stop) break;
+        if (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
+        if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
+        if (p.exact) return p.name + " " + ver;
+        return with_bounds(p.name, apply_pin_expressions(ver, p.min_pin, p.max_pin));
+    }
+    return p.name;
+}
+
+// A resolved pin is a spec, unless the pinned version makes it none (then it
+// stays text, as conda-build's string would).
+void replace(types::Dependency& d, const std::string& text) {
+    auto parsed = types::Dependency::parse(text);
+    d = parsed ? std::move(*parsed) : types::Dependency(types::UnparsedSpec{text});
+}
+
+void apply_run_as_build(RenderedOutput& o, const std::map<std::string, variant::PinRunAsBuild>& run_as_build) {
+    for (auto& r : o.requirements.run) {
+        if (r.is_pin()) continue;
+        auto it = run_as_build.find(r.str());
+        if (it == run_as_build.end()) continue;
+        for (const auto& h : o.requirements.host) {
+            std::string ver;
+            auto found = host_version(h, r.str(), ver);
+            if (found == HostVersion::no_match) continue;
+            if (found == HostVersion::stop) break;
+            while (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
+            if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
+            std::string bounds = apply_pin_expressions(ver, it->second.min_pin, it->second.max_pin);
+            if (!bounds.empty()) replace(r, r.str() + " " + bounds);
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::string>& specs, const std::string& what,
+                                                       Diagnostics& diag) {
+    std::vector<types::Dependency> out;
+    out.reserve(specs.size());
+    for (const auto& s : specs) {
+        if (auto pin = read_pin_placeholder(s)) {
+            out.emplace_back(std::move(*pin));
+            continue;
+        }
+        auto d = types::Dependency::parse(s);
+        if (d) {
+            out.push_back(std::move(*d));
+            continue;
+        }
+        Error e{{}, what + ": " + d.error().message, "write a conda match spec: name, then version and build"};
+        if (diag.strict()) return unexpected(std::move(e));
+        diag.warn(std::move(e), "spec:" + s);  // once per text, not per list
+        out.emplace_back(types::UnparsedSpec{s});
+    }
+    return out;
+}
+
+void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build) {
+    for (auto& o : outs) apply_run_as_build(o, run_as_build);
+    for (auto& o : outs) {
+        for (auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run,
+                        &o.requirements.run_constrained, &o.run_exports.weak, &o.run_exports.strong,
+                        &o.run_exports.noarch, &o.run_exports.weak_constrains, &o.run_exports.strong_constrains,
+                        &o.test.requires_})
+            for (auto& d : *l)
+                if (const types::Pin* p = d.pin()) replace(d, resolve_pin(outs, o, *p));
+    }
 }
 
 }  // namespace sf::render

@@ -1,7 +1,16 @@
 #pragma once
-// The version arithmetic of pin_subpackage / pin_compatible (the markers
-// themselves are types/pin.hpp).
+// Pins: the version arithmetic of pin_subpackage / pin_compatible, and their
+// resolution once every output is rendered (how a pin crosses the rendered
+// text is pin_text.hpp).
+#include <map>
 #include <string>
+#include <vector>
+
+#include "core/diagnostics.hpp"
+#include "core/error.hpp"
+#include "render/output.hpp"
+#include "types/dependency.hpp"
+#include "variant/config.hpp"
 
 namespace sf::render {
 
@@ -13,5 +22,18 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
 // conda-build's ensure_valid_spec: "gxx_linux-64 13" -> "gxx_linux-64 13.*".
 std::string ensure_valid_spec(const std::string& spec);
 std::string ensure_valid_spec_by_regex(const std::string& spec);  // the same by conda-build's regex, for tests
+
+// A rendered requirement list as typed dependencies: pin placeholders become
+// types::Pin, everything else a match spec. Text that is no match spec is
+// kept as written, as conda-build renders it, with a warning (an error under
+// --strict). `what` names the list.
+Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::string>& specs, const std::string& what,
+                                                       Diagnostics& diag);
+
+// conda-build's finalize: every pin becomes a match spec against the output
+// it names (pin_subpackage) or the host's version (pin_compatible), and a
+// bare run dependency named in pin_run_as_build gets bounds around the
+// version the host pins.
+void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build);
 
 }  // namespace sf::render

@@ -10,7 +10,7 @@
 #include "render/pins.hpp"
 #include "render/validate.hpp"
 #include "render/yaml_memo.hpp"
-#include "types/pin.hpp"
+#include "render/pin_text.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
 #include "variant/used_vars.hpp"
@@ -122,9 +122,8 @@ private:
     Result<const Pass*> pass_for(const variant::Variant& v);
     Result<Meta> render_meta(const recipe::Selected& sel, const std::string& key, const variant::Variant& v,
                              const jinja::Context& ns);
-    RenderedOutput to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
-                             const std::set<std::string>& used);
-    void resolve_pins(std::vector<RenderedOutput>& outs);
+    Result<RenderedOutput> to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                                     const std::set<std::string>& used);
     void order_outputs(std::vector<RenderedOutput>& outs);
 
     const recipe::RawRecipe& raw_;
@@ -217,8 +216,8 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     return passes_.back().second.get();
 }
 
-RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
-                                   const std::set<std::string>& used) {
+Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
+                                           const std::set<std::string>& used) {
     RenderedOutput o;
     const Meta& m = om.meta;
     o.name = om.name;
@@ -230,41 +229,67 @@ RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, 
         if (const std::string* val = v.get(k)) o.used[k] = *val;
     const Meta& build = sub(m, "build");
     std::string noarch = build.contains("noarch") ? str_of(build["noarch"]) : "";
-    if (meta_truthy(Meta(noarch))) o.noarch = (noarch == "python") ? "python" : "generic";
+    if (meta_truthy(Meta(noarch))) o.noarch = (noarch == "python") ? types::NoArch::python : types::NoArch::generic;
     if (opts_.smithy) return o;  // conda-smithy reads the used keys and variants, nothing final
     o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
     o.hash = pkg_hash(o.hash_input);
     o.build_string = build_id(vt, om, v, o.hash);
+    // Each list as typed dependencies; errors name the output and the list.
+    auto deps = [&](const Meta& section, const char* k, const std::string& where) -> Result<std::vector<types::Dependency>> {
+        if (!section.contains(k)) return std::vector<types::Dependency>{};
+        return dependencies_of(string_list(section[k]), raw_.meta_file + ": " + o.name + ": " + where + k, diag_);
+    };
     const Meta& reqs = sub(m, "requirements");
     auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
-    o.requirements = {list("build"), list("host"), list("run"), list("run_constrained")};
+    {
+        std::vector<types::Dependency>* into[] = {&o.requirements.build, &o.requirements.host, &o.requirements.run,
+                                                  &o.requirements.run_constrained};
+        const char* keys[] = {"build", "host", "run", "run_constrained"};
+        for (size_t i = 0; i < 4; ++i) {
+            auto d = deps(reqs, keys[i], "requirements/");
+            if (!d) return unexpected(d.error());
+            *into[i] = std::move(*d);
+        }
+    }
     {
         // Before finalizing, conda-build's pins are bare names, and a bare
         // name that is a variant key then gets the variant's version.
         Meta nonfinal = Meta::object();
         for (const char* k : {"build", "host", "run", "run_constrained"}) {
             Meta l = Meta::array();
-            for (const auto& r : list(k)) l.push_back(types::strip_pin(r));
+            for (const auto& r : list(k)) l.push_back(strip_pin_placeholder(r));
             nonfinal[k] = std::move(l);
         }
         for (const char* env : {"build", "host", "run"}) insert_variant_versions(nonfinal, v, env);
-        o.nonfinal_requirements = {string_list(nonfinal["build"]), string_list(nonfinal["host"]),
-                                   string_list(nonfinal["run"]), string_list(nonfinal["run_constrained"])};
+        std::vector<types::Dependency>* into[] = {&o.nonfinal_requirements.build, &o.nonfinal_requirements.host,
+                                                  &o.nonfinal_requirements.run, &o.nonfinal_requirements.run_constrained};
+        const char* keys[] = {"build", "host", "run", "run_constrained"};
+        for (size_t i = 0; i < 4; ++i) {
+            auto d = deps(nonfinal, keys[i], "requirements/");
+            if (!d) return unexpected(d.error());
+            *into[i] = std::move(*d);
+        }
     }
     if (build.contains("run_exports")) {
         const Meta& re = build["run_exports"];
-        if (re.is_object()) {
-            auto get = [&](const char* k) { return re.contains(k) ? string_list(re[k]) : std::vector<std::string>{}; };
-            o.run_exports = {get("weak"), get("strong"), get("noarch"), get("weak_constrains"), get("strong_constrains")};
-        } else {
-            o.run_exports.weak = string_list(re);
+        std::vector<types::Dependency>* into[] = {&o.run_exports.weak, &o.run_exports.strong, &o.run_exports.noarch,
+                                                  &o.run_exports.weak_constrains, &o.run_exports.strong_constrains};
+        const char* keys[] = {"weak", "strong", "noarch", "weak_constrains", "strong_constrains"};
+        for (size_t i = 0; i < 5; ++i) {
+            if (!re.is_object() && i > 0) break;
+            auto d = re.is_object() ? deps(re, keys[i], "build/run_exports/")
+                                    : dependencies_of(string_list(re), raw_.meta_file + ": " + o.name + ": build/run_exports", diag_);
+            if (!d) return unexpected(d.error());
+            *into[i] = std::move(*d);
         }
     }
     if (build.contains("ignore_run_exports")) o.ignore_run_exports = string_list(build["ignore_run_exports"]);
     if (build.contains("ignore_run_exports_from")) o.ignore_run_exports_from = string_list(build["ignore_run_exports_from"]);
     const Meta& test = sub(m, "test");
     auto tl = [&](const char* k) { return test.contains(k) ? string_list(test[k]) : std::vector<std::string>{}; };
-    o.test = {tl("commands"), tl("imports"), tl("requires"), tl("files"), tl("source_files")};
+    auto test_requires = deps(test, "requires", "test/");
+    if (!test_requires) return unexpected(test_requires.error());
+    o.test = {tl("commands"), tl("imports"), std::move(*test_requires), tl("files"), tl("source_files")};
     for (auto& [k, val] : sub(m, "about").items()) o.about[k] = val;
     const Meta& od = om.output_dict;
     if (om.is_output) {
@@ -277,74 +302,6 @@ RenderedOutput Renderer::to_output(const VariantText& vt, const OutputMeta& om, 
     return o;
 }
 
-void Renderer::resolve_pins(std::vector<RenderedOutput>& outs) {
-    auto resolve = [&](const RenderedOutput& self, const std::string& spec) -> std::string {
-        auto m = types::decode_pin(spec);
-        if (!m) return spec;
-        if (m->kind == types::PinMarker::Kind::subpackage) {
-            const RenderedOutput* hit = nullptr;
-            std::vector<const RenderedOutput*> cands;
-            for (const auto& o : outs)
-                if (o.name == m->name) cands.push_back(&o);
-            if (cands.size() == 1) hit = cands[0];
-            for (const auto* c : cands) {
-                if (hit) break;
-                bool agree = true;
-                for (const auto& [k, val] : c->used)
-                    if (const std::string* mine = self.variant.get(k); mine && *mine != val) agree = false;
-                if (agree) hit = c;
-            }
-            if (!hit) return m->name;
-            if (m->exact) return hit->name + " " + hit->version + " " + hit->build_string;
-            std::string bounds = apply_pin_expressions(hit->version, m->min_pin, m->max_pin);
-            return bounds.empty() ? hit->name : hit->name + " " + bounds;
-        }
-        // pin_compatible: against the version this output builds with (host).
-        if (!m->lower_bound.empty() || !m->upper_bound.empty()) {
-            std::vector<std::string> b;
-            if (!m->lower_bound.empty()) b.push_back(">=" + m->lower_bound);
-            if (!m->upper_bound.empty()) b.push_back("<" + m->upper_bound);
-            return m->name + " " + str::join(b, ",");
-        }
-        for (const auto& h : self.requirements.host) {
-            auto parts = str::split(std::string(str::trim(h)), ' ');
-            if (parts.size() < 2 || parts[0] != m->name) continue;
-            std::string ver = parts[1];
-            if (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
-            if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
-            if (m->exact) return m->name + " " + ver;
-            std::string bounds = apply_pin_expressions(ver, m->min_pin, m->max_pin);
-            return bounds.empty() ? m->name : m->name + " " + bounds;
-        }
-        return m->name;
-    };
-    // pin_run_as_build (conda-build's finalize): a bare run dependency that
-    // the host pins to a version gets bounds around that version.
-    for (auto& o : outs) {
-        for (auto& r : o.requirements.run) {
-            auto it = spec_.specials.pin_run_as_build.find(r);
-            if (it == spec_.specials.pin_run_as_build.end()) continue;
-            for (const auto& h : o.requirements.host) {
-                auto parts = str::split(std::string(str::trim(h)), ' ');
-                if (parts.size() < 2 || parts[0] != r) continue;
-                std::string ver = parts[1];
-                while (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
-                if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
-                std::string bounds = apply_pin_expressions(ver, it->second.min_pin, it->second.max_pin);
-                if (!bounds.empty()) r += " " + bounds;
-                break;
-            }
-        }
-    }
-    for (auto& o : outs) {
-        for (auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run,
-                        &o.requirements.run_constrained, &o.run_exports.weak, &o.run_exports.strong,
-                        &o.run_exports.noarch, &o.run_exports.weak_constrains, &o.run_exports.strong_constrains,
-                        &o.test.requires_})
-            for (auto& s : *l) s = resolve(o, s);
-    }
-}
-
 // Dependencies first (build, host and run edges between outputs), recipe
 // order otherwise; grouped by staging variant.
 void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
@@ -353,7 +310,7 @@ void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
     std::vector<std::set<std::string>> deps(outs.size());
     for (size_t i = 0; i < outs.size(); ++i)
         for (const auto* l : {&outs[i].requirements.build, &outs[i].requirements.host, &outs[i].requirements.run})
-            for (const auto& s : *l) deps[i].insert(s.substr(0, s.find(' ')));
+            for (const auto& d : *l) deps[i].insert(d.name());
     bool progress = true;
     while (order.size() < outs.size() && progress) {
         progress = false;
@@ -461,8 +418,16 @@ Result<RenderedRecipe> Renderer::run() {
         int top_index = static_cast<int>(rr.tops.size());
         {
             const Meta& treqs = sub((*pt)->vt.meta, "requirements");
-            auto tl = [&](const char* k) { return treqs.contains(k) ? string_list(treqs[k]) : std::vector<std::string>{}; };
-            rr.tops.push_back({tv, {tl("build"), tl("host"), tl("run"), tl("run_constrained")}, sources_of((*pt)->vt.meta)});
+            Requirements top_reqs;
+            std::vector<types::Dependency>* into[] = {&top_reqs.build, &top_reqs.host, &top_reqs.run, &top_reqs.run_constrained};
+            const char* keys[] = {"build", "host", "run", "run_constrained"};
+            for (size_t i = 0; i < 4; ++i) {
+                if (!treqs.contains(keys[i])) continue;
+                auto d = dependencies_of(string_list(treqs[keys[i]]), raw_.meta_file + ": requirements/" + keys[i], diag_);
+                if (!d) return unexpected(d.error());
+                *into[i] = std::move(*d);
+            }
+            rr.tops.push_back({tv, std::move(top_reqs), sources_of((*pt)->vt.meta)});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);
@@ -471,7 +436,9 @@ Result<RenderedRecipe> Renderer::run() {
                 if (meta_truthy(sub(om.meta, "build").value("skip", Meta(nullptr)))) continue;
                 auto used = used_vars((*p)->vt, om, v, spec_.specials, *scanner_);
                 all_used.insert(used.begin(), used.end());
-                RenderedOutput o = to_output((*p)->vt, om, v, used);
+                auto made = to_output((*p)->vt, om, v, used);
+                if (!made) return unexpected(made.error());
+                RenderedOutput o = std::move(*made);
                 o.top_variant = top_index;
                 if (opts_.smithy) {
                     UsedVarsOptions top;
@@ -488,7 +455,7 @@ Result<RenderedRecipe> Renderer::run() {
     for (const auto& o : outs)
         if (auto ok = check_output(o, raw_.meta_file, !opts_.smithy); !ok) return unexpected(ok.error());
     order_outputs(outs);
-    resolve_pins(outs);
+    resolve_pins(outs, spec_.specials.pin_run_as_build);
     rr.outputs = std::move(outs);
     rr.staging_keys = loop_top;
     rr.used_keys = as_vec(all_used);

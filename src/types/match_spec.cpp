@@ -95,6 +95,27 @@ bool valid_name(std::string_view n) {
 
 }  // namespace
 
+SpecParts split_spec(std::string_view spec) {
+    SpecParts p;
+    p.trimmed = str::trim(spec);
+    std::string_view s = p.trimmed;
+    if (auto lb = s.find('['); lb != std::string_view::npos) {
+        p.has_brackets = true;
+        std::string_view inner = s.substr(lb + 1);
+        if (!inner.empty() && inner.back() == ']') inner.remove_suffix(1);
+        p.brackets = inner;
+        s = str::trim(s.substr(0, lb));
+    }
+    if (auto cc = s.rfind("::"); cc != std::string_view::npos) {
+        p.channel = s.substr(0, cc);
+        s = s.substr(cc + 2);
+    }
+    size_t end = s.find_first_of(kNameEnd);
+    p.name = s.substr(0, end);
+    if (end != std::string_view::npos) p.rest = s.substr(end);
+    return p;
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
     if (pattern.empty() || pattern == "*") return true;
     if (pattern.size() >= 2 && pattern.front() == '^' && pattern.back() == '$') {
@@ -124,43 +145,33 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
-std::string MatchSpec::name_of(std::string_view spec) {
-    std::string_view s = str::trim(spec);
-    s = s.substr(0, s.find_first_of(" \t=<>!~[@"));
-    if (auto colons = s.rfind("::"); colons != std::string_view::npos) s = s.substr(colons + 2);
-    return std::string(s);
-}
+std::string MatchSpec::name_of(std::string_view spec) { return std::string(split_spec(spec).name); }
 
 Result<MatchSpec> MatchSpec::parse(std::string_view input) {
-    std::string s(str::trim(input));
-    if (s.empty()) return bad(input, "empty match spec");
+    SpecParts parts = split_spec(input);
+    if (parts.trimmed.empty()) return bad(input, "empty match spec");
     MatchSpec m;
-    m.text_ = s;
+    m.text_ = std::string(parts.trimmed);
 
     std::map<std::string, std::string> brackets;
-    if (auto lb = s.find('['); lb != std::string::npos) {
-        if (s.back() != ']') return bad(input, "'[' without a closing ']' at the end");
-        auto kv = parse_brackets(input, std::string_view(s).substr(lb + 1, s.size() - lb - 2));
+    if (parts.has_brackets) {
+        if (parts.trimmed.back() != ']') return bad(input, "'[' without a closing ']' at the end");
+        auto kv = parse_brackets(input, parts.brackets);
         if (!kv) return Unexpected<Error>{kv.error()};
         brackets = std::move(*kv);
-        s = std::string(str::trim(s.substr(0, lb)));
     }
-
-    if (auto cc = s.rfind("::"); cc != std::string::npos) {
-        m.channel_ = s.substr(0, cc);
-        s = s.substr(cc + 2);
+    if (!parts.channel.empty()) {
+        m.channel_ = std::string(parts.channel);
         if (auto sl = m.channel_.rfind('/'); sl != std::string::npos && Platform::parse(m.channel_.substr(sl + 1))) {
             m.subdir_ = m.channel_.substr(sl + 1);
             m.channel_.resize(sl);
         }
     }
-
-    size_t name_end = s.find_first_of(" =<>!~");
-    std::string name = s.substr(0, name_end);
+    std::string name(parts.name);
     if (name.empty()) return bad(input, "no package name found");
     if (!valid_name(name)) return bad(input, "invalid package name '" + name + "'");
     m.name_ = str::lower(name);
-    std::string rest = name_end == std::string::npos ? std::string{} : std::string(str::trim(s.substr(name_end)));
+    std::string rest(str::trim(parts.rest));
 
     std::string version;
     std::optional<std::string> build;

@@ -20,11 +20,26 @@
 
 namespace sf::types {
 
+// The one split of a spec's text, as conda's MatchSpec does it: brackets
+// off the end, the channel before the last "::", then the name up to the
+// first of " =<>!~" (kNameEnd). parse() and name_of() both use it.
+inline constexpr std::string_view kNameEnd = " =<>!~";
+struct SpecParts {
+    std::string_view trimmed;   // the whole spec, trimmed
+    std::string_view channel;   // "" or "conda-forge", "conda-forge/linux-64"
+    std::string_view name;      // as written (case kept)
+    std::string_view rest;      // version and build, untrimmed
+    std::string_view brackets;  // inside [...], without the brackets
+    bool has_brackets = false;
+};
+SpecParts split_spec(std::string_view spec);
+
 class MatchSpec {
 public:
     static Result<MatchSpec> parse(std::string_view text);
-    // The package name as written, without parsing the rest: "cmake >=3.20"
-    // -> "cmake"; "conda-forge::numpy[version='>=1']" -> "numpy"; "a~=1" -> "a".
+    // The package name as written (conda's MatchSpec.name), without parsing
+    // the rest: "cmake >=3.20" -> "cmake"; "conda-forge::numpy[version='>=1']"
+    // -> "numpy"; "a~=1" -> "a". name() is the same name, lower-cased.
     static std::string name_of(std::string_view spec);
 
     bool matches(const PackageRecord& rec) const;

@@ -54,16 +54,17 @@ struct RepoData {
     static Result<RepoData> parse(std::string_view text, std::string_view source_name);
 };
 
-// info/paths.json.
+// info/paths.json: one record per path, what the packager writes and the
+// installer reads.
 enum class PathType { hardlink, softlink, directory };
 enum class FileMode { text, binary };
 
 struct PathEntry {
     std::string path;  // "_path", relative to the prefix
     PathType type = PathType::hardlink;
-    std::string sha256;
-    std::optional<std::uint64_t> size;
-    std::string prefix_placeholder;  // empty: none
+    std::string sha256;                 // empty for directories
+    std::optional<std::uint64_t> size;  // absent: written as null
+    std::string prefix_placeholder;     // empty: none
     FileMode file_mode = FileMode::text;
     bool no_link = false;
 };

@@ -17,11 +17,32 @@ const std::pair<const char*, std::vector<std::string> RunExports::*> kFields[] =
 
 }  // namespace
 
+std::string_view to_string(NoArch n) {
+    switch (n) {
+        case NoArch::none: return "";
+        case NoArch::generic: return "generic";
+        case NoArch::python: return "python";
+    }
+    return "";
+}
+
+Result<NoArch> parse_noarch(std::string_view text) {
+    if (text.empty()) return NoArch::none;
+    if (text == "generic") return NoArch::generic;
+    if (text == "python") return NoArch::python;
+    return fail("invalid noarch '" + std::string(text) + "'", "use 'generic' or 'python'");
+}
+
 nlohmann::json RunExports::to_json() const {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [key, field] : kFields)
         if (!(this->*field).empty()) j[key] = this->*field;
     return j;
+}
+
+RunExports RunExportDeps::strings() const {
+    return {dependency_strings(weak), dependency_strings(strong), dependency_strings(noarch),
+            dependency_strings(weak_constrains), dependency_strings(strong_constrains)};
 }
 
 RunExports RunExports::from_json(const nlohmann::json& j) {

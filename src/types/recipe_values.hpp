@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "types/dependency.hpp"
+
 namespace sf::types {
 
 // One entry of `source:`. url + sha256 (md5 optional), a local `path`, or
@@ -25,7 +27,13 @@ struct Source {
     friend bool operator==(const Source&, const Source&) = default;
 };
 
-// `build: run_exports:` of an output, and info/run_exports.json of a package.
+// `build: noarch:` of an output, index.json's "noarch" of a package.
+enum class NoArch { none, generic, python };
+std::string_view to_string(NoArch n);  // "", "generic", "python"
+// "generic"/"python"; "" is none. Anything else is an error naming it.
+Result<NoArch> parse_noarch(std::string_view text);
+
+// info/run_exports.json of a package, as packages carry it: spec strings.
 struct RunExports {
     std::vector<std::string> weak, strong, noarch, weak_constrains, strong_constrains;
 
@@ -39,9 +47,18 @@ struct RunExports {
     static RunExports from_json(const nlohmann::json& j);
 };
 
+// `build: run_exports:` of a rendered output: pins until render resolves them.
+struct RunExportDeps {
+    std::vector<Dependency> weak, strong, noarch, weak_constrains, strong_constrains;
+
+    RunExports strings() const;  // what info/run_exports.json says
+};
+
 // An output's `test:` section.
 struct Test {
-    std::vector<std::string> commands, imports, requires_, files, source_files;
+    std::vector<std::string> commands, imports;
+    std::vector<Dependency> requires_;
+    std::vector<std::string> files, source_files;
     bool empty() const { return commands.empty() && imports.empty() && files.empty(); }
 };
 

@@ -54,7 +54,7 @@ void make_channel(const stdfs::path& ch, const std::vector<Pkg>& pkgs, const std
         m.timestamp = p.timestamp;
         m.license = "MIT";
         if (p.noarch) {
-            m.noarch = "generic";
+            m.noarch = sf::types::NoArch::generic;
             m.subdir = types::Platform::noarch();
         } else {
             m.subdir = *types::Platform::parse("linux-64");

@@ -68,9 +68,20 @@ TEST_CASE("validate") {
     SECTION("uppercase names") { m.name = "Torch"; CHECK_FALSE(validate(m)); }
     SECTION("dash in version") { m.version = "1.0-1"; CHECK_FALSE(validate(m)); }
     SECTION("space in build") { m.build = "a b"; CHECK_FALSE(validate(m)); }
-    SECTION("noarch needs subdir noarch") { m.noarch = "generic"; CHECK_FALSE(validate(m)); m.subdir = types::Platform::noarch(); CHECK(validate(m)); }
+    SECTION("noarch needs subdir noarch") { m.noarch = types::NoArch::generic; CHECK_FALSE(validate(m)); m.subdir = types::Platform::noarch(); CHECK(validate(m)); }
     SECTION("subdir noarch needs noarch") { m.subdir = types::Platform::noarch(); CHECK_FALSE(validate(m)); }
-    SECTION("bad noarch kind") { m.subdir = types::Platform::noarch(); m.noarch = "java"; CHECK_FALSE(validate(m)); }
+}
+
+TEST_CASE("meta_from_json: a noarch kind other than generic or python is refused") {
+    auto m = meta_from_json(nlohmann::json{{"name", "a"}, {"version", "1"}, {"build", "0"}, {"noarch", "java"}},
+                            "meta.json");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message.find("invalid noarch 'java'") != std::string::npos);
+    auto ok = meta_from_json(nlohmann::json{{"name", "a"}, {"version", "1"}, {"build", "0"}, {"noarch", "python"},
+                                            {"subdir", "noarch"}},
+                             "meta.json");
+    REQUIRE(ok);
+    CHECK(ok->noarch == types::NoArch::python);
 }
 
 TEST_CASE("meta_from_json: an unknown subdir is refused") {

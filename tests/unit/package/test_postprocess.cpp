@@ -46,7 +46,7 @@ TEST_CASE("detect_prefix classifies text and binary files") {
         auto r = detect_prefix(tmp.path() / "include/demo.h", "include/demo.h", prefix, BinaryPrefix::detect);
         REQUIRE(r);
         REQUIRE(r->has_value());
-        CHECK((*r)->mode == FileMode::text);
+        CHECK((*r)->mode == types::FileMode::text);
         CHECK((*r)->placeholder == prefix);
         CHECK((*r)->path == "include/demo.h");
     }
@@ -54,7 +54,7 @@ TEST_CASE("detect_prefix classifies text and binary files") {
         auto r = detect_prefix(tmp.path() / "lib/libdemo.so.1", "lib/libdemo.so.1", prefix, BinaryPrefix::detect);
         REQUIRE(r);
         REQUIRE(r->has_value());
-        CHECK((*r)->mode == FileMode::binary);
+        CHECK((*r)->mode == types::FileMode::binary);
         auto off = detect_prefix(tmp.path() / "lib/libdemo.so.1", "x", prefix, BinaryPrefix::ignore);
         REQUIRE(off);
         CHECK_FALSE(off->has_value());
@@ -73,7 +73,7 @@ TEST_CASE("detect_prefix classifies text and binary files") {
         auto r = detect_prefix(tmp.path() / "big", "big", prefix, BinaryPrefix::detect);
         REQUIRE(r);
         REQUIRE(r->has_value());
-        CHECK((*r)->mode == FileMode::binary);
+        CHECK((*r)->mode == types::FileMode::binary);
     }
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("postprocess reports prefix files and fixes symlinks") {
     auto r2 = postprocess(tmp.path(), o);
     REQUIRE(r2);
     REQUIRE(r2->prefix_files.size() == 1);
-    CHECK(r2->prefix_files[0].mode == FileMode::text);
+    CHECK(r2->prefix_files[0].mode == types::FileMode::text);
 }
 
 TEST_CASE("fix_symlinks refuses links leaving the prefix") {

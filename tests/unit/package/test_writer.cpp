@@ -25,7 +25,7 @@ struct Built {
     Result<std::vector<stdfs::path>> write(const PackageMeta& m, WriteOptions o = {}) {
         o.zstd_level = 3;
         PackageInput in{dir(), m, {}};
-        in.prefix_files = {{"include/demo.h", kPrefix, FileMode::text}, {"lib/libdemo.so.1", kPrefix, FileMode::binary}};
+        in.prefix_files = {{"include/demo.h", kPrefix, types::FileMode::text}, {"lib/libdemo.so.1", kPrefix, types::FileMode::binary}};
         return write_package(in, out(), o);
     }
 };
@@ -241,7 +241,7 @@ TEST_CASE("write_package refuses bad input") {
 TEST_CASE("noarch packages") {
     Built b;
     auto m = test::demo_meta("demo-data", "2.0", "0");
-    m.noarch = "generic";
+    m.noarch = sf::types::NoArch::generic;
     m.subdir = sf::types::Platform::noarch();
     auto w = b.write(m);
     REQUIRE(w);

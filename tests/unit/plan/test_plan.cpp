@@ -8,6 +8,12 @@ using namespace sf;
 
 namespace {
 
+std::vector<types::Dependency> deps(const std::vector<std::string>& specs) {
+    auto d = types::parse_dependencies(specs);
+    REQUIRE(d);
+    return *d;
+}
+
 render::RenderedOutput out(const std::string& name, std::map<std::string, std::string> used,
                            std::vector<std::pair<std::string, std::string>> variant, std::string script,
                            std::vector<std::string> host = {}, int top = 0) {
@@ -18,7 +24,7 @@ render::RenderedOutput out(const std::string& name, std::map<std::string, std::s
     o.used = std::move(used);
     o.variant.values = std::move(variant);
     o.script = std::move(script);
-    o.requirements.host = std::move(host);
+    o.requirements.host = deps(host);
     o.top_variant = top;
     return o;
 }
@@ -31,7 +37,7 @@ render::RenderedRecipe shaped(const std::string& blas) {
     rr.recipe_dir = "/r";
     variant::Variant top;
     top.values = {{"blas_impl", blas}, {"cuda_compiler_version", "None"}};
-    rr.tops = {{top, {{"cmake"}, {"python 3.12", "libcblas"}, {}, {}}, {}}};
+    rr.tops = {{top, {deps({"cmake"}), deps({"python 3.12", "libcblas"}), {}, {}}, {}}};
     auto base = std::vector<std::pair<std::string, std::string>>{{"blas_impl", blas},
                                                                  {"cuda_compiler_version", "None"}};
     auto with_py = [&](const std::string& py) {
@@ -75,7 +81,7 @@ TEST_CASE("make_plan: independent outputs, then per-Python groups, then metapack
     CHECK(b.steps[3].role == plan::Role::metapackage);
     CHECK(b.steps[3].python == "3.11");  // in the order the Pythons were first built
     CHECK(b.steps[4].python == "3.13");
-    CHECK(b.requirements.host == std::vector<std::string>{"python 3.12", "libcblas"});
+    CHECK(types::dependency_strings(b.requirements.host) == std::vector<std::string>{"python 3.12", "libcblas"});
 }
 
 TEST_CASE("make_plan: a missing interpreter is an error or a skip", "[plan]") {
@@ -107,7 +113,7 @@ TEST_CASE("make_plan: mkl needs MKL, cuda needs nvcc", "[plan]") {
     CHECK(plan::make_plan(rr, host({"3.11", "3.12", "3.13"}, true), plan::SkipUnavailable::no));
 
     rr = shaped("generic");
-    rr.tops[0].requirements.build.push_back("cuda-nvcc_linux-64 13.0.*");
+    rr.tops[0].requirements.build.push_back(deps({"cuda-nvcc_linux-64 13.0.*"})[0]);
     auto c = plan::make_plan(rr, host({"3.11", "3.12", "3.13"}), plan::SkipUnavailable::yes);
     REQUIRE_FALSE(c);  // nothing else left to build
     CHECK(c.error().message.find("nvcc not found") != std::string::npos);

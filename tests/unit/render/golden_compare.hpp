@@ -43,7 +43,7 @@ inline std::string diff_packages(const render::RenderedRecipe& rr, const std::fi
     auto reqs = nlohmann::json::parse(slurp(requirements_json));
     nlohmann::json hashes = nlohmann::json::array();
     if (!hash_json.empty() && std::filesystem::exists(hash_json)) hashes = nlohmann::json::parse(slurp(hash_json));
-    auto list = [](const std::vector<std::string>& v) { return nlohmann::json(v); };
+    auto list = [](const std::vector<sf::types::Dependency>& v) { return nlohmann::json(sf::types::dependency_strings(v)); };
     std::string out;
     auto candidates = [&](const nlohmann::json& e) {
         std::vector<const render::RenderedOutput*> c;
@@ -64,7 +64,7 @@ inline std::string diff_packages(const render::RenderedRecipe& rr, const std::fi
         for (const auto* o : cands) {
             std::string d;
             for (const auto& [section, ours] :
-                 std::vector<std::pair<std::string, const std::vector<std::string>*>>{
+                 std::vector<std::pair<std::string, const std::vector<sf::types::Dependency>*>>{
                      {"build", &o->nonfinal_requirements.build},
                      {"host", &o->nonfinal_requirements.host},
                      {"run", &o->nonfinal_requirements.run}}) {

@@ -117,7 +117,7 @@ TEST_CASE("golden: renders match conda-build 24.11.2 hash for hash") {
                     if (o.name == e.name && h == e.hash) match = &o;
                 }
                 REQUIRE(match);
-                std::map<std::string, const std::vector<std::string>*> ours = {
+                std::map<std::string, const std::vector<types::Dependency>*> ours = {
                     {"build", &match->requirements.build}, {"host", &match->requirements.host},
                     {"run", &match->requirements.run}, {"run_constrained", &match->requirements.run_constrained}};
                 for (const auto& [section, list] : e.reqs) {
@@ -125,8 +125,8 @@ TEST_CASE("golden: renders match conda-build 24.11.2 hash for hash") {
                     const auto& actual = *ours.at(section);
                     REQUIRE(actual.size() == list.size());
                     for (size_t i = 0; i < list.size(); ++i) {
-                        INFO(list[i] << " vs " << actual[i]);
-                        CHECK(same_requirement(list[i], actual[i], resolvable));
+                        INFO(list[i] << " vs " << actual[i].str());
+                        CHECK(same_requirement(list[i], actual[i].str(), resolvable));
                     }
                 }
             }
