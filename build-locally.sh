@@ -79,7 +79,7 @@ if [[ $mode == demo || ( -z $mode && ! ( -t 0 && -t 1 ) ) ]]; then
     [[ $mode == demo ]] || say "no terminal: building the default demo (scripts/demo.sh)"
     if [[ -z ${SPLITFORGE:-} ]]; then
         say "building splitforge (scripts/configure.sh)"
-        bash scripts/configure.sh
+        bash scripts/configure.sh splitforge
         export SPLITFORGE=$PWD/${SF_BUILD_DIR:-build}/src/splitforge
     fi
     exec bash scripts/demo.sh "$artifacts/demo-channel"
@@ -138,7 +138,7 @@ if [[ -n ${SPLITFORGE:-} ]]; then
     sf=$SPLITFORGE
 else
     say "building splitforge (scripts/configure.sh)"
-    bash scripts/configure.sh
+    bash scripts/configure.sh splitforge
     sf=$PWD/${SF_BUILD_DIR:-build}/src/splitforge
 fi
 [[ -x $sf ]] || die "splitforge binary '$sf' not found or not executable"

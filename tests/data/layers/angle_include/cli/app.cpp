@@ -1,0 +1,3 @@
+#include "cli/app.hpp"
+#include "render/render.hpp"
+#include <recipe/raw.hpp>

@@ -1,0 +1,3 @@
+#pragma once
+#include "core/error.hpp"
+#include "render/render.hpp"

@@ -1,0 +1,2 @@
+#include "cli/app.hpp"
+#include "render/render.hpp"

@@ -1,0 +1,2 @@
+#include "recipe/raw.hpp"
+#include <types/version.hpp>
