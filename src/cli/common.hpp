@@ -23,10 +23,11 @@ namespace sf::cli {
 
 enum class Exit : int { ok = 0, failed = 1, usage = 2 };
 
-// A job that ran and failed: exit 1. A plain Failure is an input error: exit 2.
-class JobFailure : public Failure {
+// A job that ran and failed: exit 1, like any RuntimeError the library
+// throws. A Failure is an input error: exit 2.
+class JobFailure : public RuntimeError {
 public:
-    using Failure::Failure;
+    using RuntimeError::RuntimeError;
 };
 
 // Unwraps a job's result, or throws its error as a JobFailure (exit 1).
