@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 namespace sf::recipe {
 struct RawRecipe;
@@ -61,6 +62,19 @@ struct Console {
     void note(const std::string& text) const;     // "splitforge: note: text"
     // The one document --json prints (pretty, newline-terminated).
     void print_json(const nlohmann::json& j) const;
+};
+
+// The Reporter the CLI hands library calls: their lines on stderr (stdout
+// stays for --json's one document), as the library words them, with the
+// warning label coloured where the console has colour. Whether progress and
+// child output show at all is in the call's options (--progress, -q).
+class ConsoleReporter : public Reporter {
+public:
+    explicit ConsoleReporter(const Console& console) : console_(console) {}
+    void warning(const Error& w) override;
+
+private:
+    const Console& console_;
 };
 
 using Action = std::function<int()>;

@@ -1,12 +1,16 @@
 #include "core/report.hpp"
 
-#include <iostream>
+#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace sf {
 
 namespace {
 void line_to_stderr(std::string_view a, std::string_view b = {}) {
-    std::cerr << a << b << std::endl;
+    // stdio's stderr is unbuffered and synced with std::cerr, so these lines
+    // interleave with the CLI's in order.
+    fmt::print(stderr, "{}{}\n", a, b);
 }
 }  // namespace
 

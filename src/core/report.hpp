@@ -1,7 +1,7 @@
 #pragma once
 // What library code tells the user while it works: warnings, notes, progress
 // steps and the lines a child process prints. Library code never writes to
-// std::cerr or std::cout; it is handed a Reporter (options structs carry a
+// stderr or stdout itself; it is handed a Reporter (options structs carry a
 // pointer; null means default_reporter()), and the CLI passes one that
 // renders for the terminal (colour; cli/common.hpp). Whether a progress step
 // or a child's output is shown at all (--progress, -q) is the caller's

@@ -192,9 +192,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 
-    OutputResult res;
-    res.dist = dist;
-    res.name = o.name;
+    OutputResult res = output_result(b, step, Status::built);
     res.size = stdfs::file_size(pkg, ec);
     res.rebuilt = rebuilt;
     res.test = "skipped";
