@@ -181,6 +181,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     std::error_code ec;
     stdfs::path base = ctx.work / ("staging-" + b.label);
     stdfs::remove_all(base, ec);
+    if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
     st.source_name = p.name + "-" + p.version;
     st.staged = base / "staged";
@@ -193,6 +194,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     if (auto r = source::fetch_sources(b.sources, sc); !r)
         return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
     stdfs::create_directories(st.src_dir, ec);
+    if (ec) return fail(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
     timing.source_s = detail::seconds_since(t);
     st.keys = staging_keys(b);
 

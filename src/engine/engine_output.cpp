@@ -123,13 +123,14 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     const std::string dist = o.dist();
     std::error_code ec;
     stdfs::path payload = ctx.work / "payload" / dist;
-    stdfs::remove_all(payload, ec);
-    stdfs::create_directories(payload, ec);
     auto err = [&](const std::string& stepname, const Error& e) {
         Error out = e;
         out.message = dist + ": " + stepname + ": " + e.message;
         return Unexpected<Error>{out};
     };
+    stdfs::remove_all(payload, ec);
+    if (!ec) stdfs::create_directories(payload, ec);
+    if (ec) return err("payload", Error{SourceLoc{payload.string()}, ec.message(), {}});
 
     env::PreparedEnv benv, henv;
     std::vector<std::string> files, rebuilt;
