@@ -8,7 +8,7 @@ namespace sf {
 
 namespace {
 void line_to_stderr(std::string_view a, std::string_view b = {}) {
-    // stdio's stderr is unbuffered and synced with std::cerr, so these lines
+    // stdio's stderr is unbuffered and synced with iostreams, so these lines
     // interleave with the CLI's in order.
     fmt::print(stderr, "{}{}\n", a, b);
 }
