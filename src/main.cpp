@@ -9,6 +9,9 @@
 int main(int argc, char** argv) {
     try {
         return sf::cli::main(argc, argv);
+    } catch (const sf::RuntimeError& e) {  // the job failed (cli::main maps these first)
+        std::cerr << "splitforge: error: " << e.error().str() << "\n";
+        return 1;
     } catch (const sf::Failure& f) {
         std::cerr << "splitforge: error: " << f.error().str() << "\n";
         return 2;

@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     if (!cli.action) return 0;
     try {
         return cli.action();
-    } catch (const JobFailure& f) {
+    } catch (const RuntimeError& f) {  // JobFailure, and the library's runtime failures
         cli.console.error(f.error().str());
         if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::failed));
         return static_cast<int>(Exit::failed);

@@ -106,6 +106,8 @@ void register_build(CLI::App& app, Cli& cli) {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
             auto o = build_options(*a, cli.console);
+            ConsoleReporter reporter(cli.console);
+            o.reporter = &reporter;
             // What the user gave is checked here (exit 2); what fails after is the build (exit 1).
             auto prepared = value_or_throw(engine::prepare_build(o));
             const auto& p = prepared.plan;

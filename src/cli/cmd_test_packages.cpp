@@ -25,6 +25,7 @@ void register_test(CLI::App& app, Cli& cli) {
         cli.action = [&cli, o] {
             nlohmann::json results = nlohmann::json::array();
             int failed = 0;
+            ConsoleReporter reporter(cli.console);
             for (const auto& pkg : o->packages) {
                 engine::TestFileOptions to;
                 to.package = pkg;
@@ -32,6 +33,7 @@ void register_test(CLI::App& app, Cli& cli) {
                 to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
                 to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
                 to.progress = cli.console.progress ? engine::Progress::show : engine::Progress::hide;
+                to.reporter = &reporter;
                 auto r = value_or_throw(engine::test_package_file(to));
                 results.push_back({{"package", pkg},
                                    {"dist", r.dist},

@@ -37,6 +37,11 @@ void Console::warning(const std::string& text) const { say(color, "1;33", "warni
 void Console::error(const std::string& text) const { say(color, "1;31", "error", text); }
 void Console::note(const std::string& text) const { say(color, "1;36", "note", text); }
 
+void ConsoleReporter::warning(const Error& w) {
+    if (!console_.color) return Reporter::warning(w);
+    std::cerr << "\033[1;33mwarning\033[0m: " << w.str() << std::endl;
+}
+
 void Console::print_json(const nlohmann::json& j) const { std::cout << j.dump(2) << "\n"; }
 
 void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what) { sub->add_flag("--json", cli.console.json, what); }

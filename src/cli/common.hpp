@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 namespace sf::recipe {
 struct RawRecipe;
@@ -23,10 +24,11 @@ namespace sf::cli {
 
 enum class Exit : int { ok = 0, failed = 1, usage = 2 };
 
-// A job that ran and failed: exit 1. A plain Failure is an input error: exit 2.
-class JobFailure : public Failure {
+// A job that ran and failed: exit 1, like any RuntimeError the library
+// throws. A Failure is an input error: exit 2.
+class JobFailure : public RuntimeError {
 public:
-    using Failure::Failure;
+    using RuntimeError::RuntimeError;
 };
 
 // Unwraps a job's result, or throws its error as a JobFailure (exit 1).
@@ -60,6 +62,19 @@ struct Console {
     void note(const std::string& text) const;     // "splitforge: note: text"
     // The one document --json prints (pretty, newline-terminated).
     void print_json(const nlohmann::json& j) const;
+};
+
+// The Reporter the CLI hands library calls: their lines on stderr (stdout
+// stays for --json's one document), as the library words them, with the
+// warning label coloured where the console has colour. Whether progress and
+// child output show at all is in the call's options (--progress, -q).
+class ConsoleReporter : public Reporter {
+public:
+    explicit ConsoleReporter(const Console& console) : console_(console) {}
+    void warning(const Error& w) override;
+
+private:
+    const Console& console_;
 };
 
 using Action = std::function<int()>;

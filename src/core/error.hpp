@@ -1,7 +1,9 @@
 #pragma once
 // Errors: a location-carrying Error value for expected-style results, and the
-// Failure exception that carries one Error up to main(), which prints it as
-// one line and exits non-zero. Library code never calls exit().
+// two exceptions that carry one Error up to the CLI, which prints it as one
+// line and exits non-zero: Failure (the input is wrong: exit 2) and
+// RuntimeError (the job ran and failed: exit 1). Library code never calls
+// exit().
 #include <stdexcept>
 #include <string>
 
@@ -34,18 +36,38 @@ inline Unexpected<Error> fail(std::string message, std::string hint = {}) {
     return {Error{{}, std::move(message), std::move(hint)}};
 }
 
-// The exception form, for code paths where unwinding is simpler than threading
-// results through. main() catches it; nothing else should.
-class Failure : public std::runtime_error {
+// The exception forms, for code paths where unwinding is simpler than
+// threading results through (constructors, RAII). Which one says whose
+// problem it is, and so the exit code (README.md, "Exit codes"):
+//   Failure       a usage or input error: a bad option, a missing file, a
+//                 recipe or variant file that does not parse (exit 2);
+//   RuntimeError  the job ran and failed: I/O, a lock, a temp dir, a child
+//                 process (exit 1).
+// The CLI (cli/app.cpp) catches them; jinja's evaluator catches ErrorException
+// only to put the location of the call on an error thrown inside a function.
+class ErrorException : public std::runtime_error {
 public:
-    explicit Failure(Error e) : std::runtime_error(e.str()), error_(std::move(e)) {}
     const Error& error() const { return error_; }
+
+protected:
+    explicit ErrorException(Error e) : std::runtime_error(e.str()), error_(std::move(e)) {}
 
 private:
     Error error_;
 };
 
-// Unwrap a Result or throw its error as a Failure, adding context in front.
+class Failure : public ErrorException {
+public:
+    explicit Failure(Error e) : ErrorException(std::move(e)) {}
+};
+
+class RuntimeError : public ErrorException {
+public:
+    explicit RuntimeError(Error e) : ErrorException(std::move(e)) {}
+};
+
+// Unwrap a Result or throw its error as a Failure (an input error), adding
+// context in front. For the CLI's checks of what the user gave.
 template <class T>
 T value_or_throw(Result<T> r, const std::string& context = {}) {
     if (!r) {

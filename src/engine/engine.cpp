@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
-#include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -76,18 +76,33 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
 }
 
 void Ctx::progress(const std::string& line) const {
-    if (opts.progress == Progress::show) notice(line);
+    if (opts.progress == Progress::show) reporter.progress(line);
 }
 
-void Ctx::notice(const std::string& line) const {
-    if (opts.on_progress)
-        opts.on_progress(line);
-    else
-        std::cerr << line << std::endl;
-}
+void Ctx::notice(const std::string& line) const { reporter.note(line); }
 
 void Ctx::on_line(const std::string& line) const {
-    if (opts.verbosity == Verbosity::stream) std::cerr << "    " << line << "\n";
+    if (opts.verbosity == Verbosity::stream) reporter.output_line("    " + line);
+}
+
+std::string variant_of(const plan::StagingBuild& b, const plan::Step& step) {
+    return b.label + (step.python.empty() ? "" : " py" + step.python);
+}
+
+OutputResult output_result(std::string dist, std::string name, std::string variant, Status status,
+                           std::string detail) {
+    OutputResult r;
+    r.dist = std::move(dist);
+    r.name = std::move(name);
+    r.variant = std::move(variant);
+    r.status = status;
+    r.test = "-";
+    r.detail = std::move(detail);
+    return r;
+}
+
+OutputResult output_result(const plan::StagingBuild& b, const plan::Step& step, Status status, std::string detail) {
+    return output_result(step.output.dist(), step.output.name, variant_of(b, step), status, std::move(detail));
 }
 
 }  // namespace detail
@@ -166,6 +181,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     std::error_code ec;
     stdfs::path base = ctx.work / ("staging-" + b.label);
     stdfs::remove_all(base, ec);
+    if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
     st.source_name = p.name + "-" + p.version;
     st.staged = base / "staged";
@@ -178,6 +194,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     if (auto r = source::fetch_sources(b.sources, sc); !r)
         return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
     stdfs::create_directories(st.src_dir, ec);
+    if (ec) return fail(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
     timing.source_s = detail::seconds_since(t);
     st.keys = staging_keys(b);
 
@@ -273,21 +290,32 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
     return run_build(opts, *s);
 }
 
-Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& prepared) {
-    InterruptGuard guard;
-    auto t_all = std::chrono::steady_clock::now();
-    const PreparedBuild* s = &prepared;
-    const plan::BuildPlan& p = s->plan;
+namespace {
 
-    Ctx ctx(opts);
-    for (const auto& w : p.warnings) ctx.notice("warning: " + w.str());
+// "[done/total] " in front of each output's line.
+struct Tally {
+    int total = 0;
+    int done = 0;
+    std::string next() { return "[" + std::to_string(++done) + "/" + std::to_string(total) + "] "; }
+};
+
+// The output channel: absolute, its platform's subdir made, its index current.
+Result<void> open_output(Ctx& ctx, const plan::BuildPlan& p) {
     std::error_code ec;
-    ctx.output = stdfs::absolute(opts.output_folder, ec).lexically_normal();
-    stdfs::create_directories(ctx.output / p.platform.name(), ec);
+    ctx.output = stdfs::absolute(ctx.opts.output_folder, ec).lexically_normal();
+    if (!ec) stdfs::create_directories(ctx.output / p.platform.name(), ec);
     if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
+    return {};
+}
 
+// The work dir (the recipe's own in <output>/.splitforge-work, claimed, or
+// --work-dir) and the prefixes and package folders inside it. The claim
+// lives as long as what this returns.
+Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p) {
+    const BuildOptions& opts = ctx.opts;
     std::optional<WorkDir> work;
+    std::error_code ec;
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
@@ -301,8 +329,9 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
             ctx.notice("note: another build of " + p.name + " is using its work dir in " + area.string() +
                        "; this one works in " + ctx.work.filename().string() + " (its binaries may differ in paths)");
     } else {
-        ctx.work = stdfs::absolute(opts.work_dir);
-        stdfs::create_directories(ctx.work, ec);
+        ctx.work = stdfs::absolute(opts.work_dir, ec);
+        if (!ec) stdfs::create_directories(ctx.work, ec);
+        if (ec) return fail(SourceLoc{opts.work_dir.string()}, "cannot create the work dir: " + ec.message());
     }
     if (opts.keep == KeepBuild::yes && work) ctx.work = work->keep();
     ctx.host_prefix = padded_prefix(ctx.work);
@@ -311,16 +340,35 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     ctx.pkgs_out = ctx.work / "pkgs-out";
     ctx.pkgs_cache = ctx.work / "pkgs-cache";
     stdfs::create_directories(ctx.pkgs_out, ec);
+    if (ec) return fail(SourceLoc{ctx.pkgs_out.string()}, "cannot create the package folder: " + ec.message());
+    return Result<std::optional<WorkDir>>(std::move(work));
+}
+
+// What the scripts and tools get: our binary, the tool environment, the
+// interpreters and system map the plan was made with, the CPU count and the
+// packages' timestamp.
+Result<void> set_up_tools(Ctx& ctx, const PreparedBuild& s) {
+    const BuildOptions& opts = ctx.opts;
+    std::error_code ec;
     ctx.splitforge = opts.splitforge.empty() ? stdfs::read_symlink("/proc/self/exe", ec) : opts.splitforge;
-    ctx.base_env = s->env;
-    ctx.pythons = s->pythons;
-    ctx.map = s->map;
+    if (ec) return fail(SourceLoc{"/proc/self/exe"}, "cannot find the splitforge binary: " + ec.message());
+    ctx.base_env = s.env;
+    ctx.pythons = s.pythons;
+    ctx.map = s.map;
     ctx.cpu_count = cpu_count(opts);
     if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde)
         if (auto t = fs::newest_mtime(opts.recipe_dir)) ctx.timestamp_ms = *t * 1000;
+    return {};
+}
+
+// The env provider, over the output channel first, then the -c channels:
+// local directories, or (for an external provider only) names and URLs.
+Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
+    const BuildOptions& opts = ctx.opts;
     ctx.local_channels.push_back(ctx.output);
     std::vector<std::string> urls;
     for (const auto& c : opts.channels) {
+        std::error_code ec;  // an unreadable path is no local channel
         if (stdfs::is_directory(c, ec))
             ctx.local_channels.push_back(stdfs::absolute(c));
         else if (opts.provider == env::ProviderKind::system)
@@ -340,118 +388,132 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     pc.tool = opts.provider_tool;
     pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.provider = env::make_provider(opts.provider, std::move(pc));
+    return {};
+}
 
+// What the plan left out (unavailable on this host), in the report first.
+void report_skipped(Ctx& ctx, const plan::BuildPlan& p) {
     for (const auto& sk : p.skipped) {
-        OutputResult r;
-        r.dist = sk.what;
-        r.status = Status::skipped_unavailable;
-        r.test = "-";
-        r.detail = sk.reason;
-        ctx.report.outputs.push_back(r);
+        ctx.report.outputs.push_back(detail::output_result(sk.what, "", "", Status::skipped_unavailable, sk.reason));
         ctx.notice("==> skipped " + sk.what + ": " + sk.reason);
     }
+}
 
-    // The system provider's Pythons become packages of the channel, so that
-    // tests (and anyone using the channel) can install the per-Python outputs.
-    if (opts.provider == env::ProviderKind::system) {
-        std::set<std::string> needed;
-        for (const auto& b : p.builds)
-            for (const auto& st : b.steps)
-                if (!st.python.empty() && !in_channel(ctx, p.platform, st.output.dist())) needed.insert(st.python);
-        for (const auto& minor : needed) {
-            const auto& py = ctx.pythons.at(minor);
-            if (!python_package_in(ctx.output, p.platform, py).empty()) continue;
-            auto t = std::chrono::steady_clock::now();
-            auto r = export_python(py, ctx.output, p.platform, ctx.work);
-            if (!r) return fail("python " + py.version + ": export as a package: " + r.error().str());
-            ctx.report.exported.push_back(r->filename().string());
-            ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
-                         " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
-        }
+// The system provider's Pythons become packages of the channel, so that
+// tests (and anyone using the channel) can install the per-Python outputs.
+Result<void> export_pythons(Ctx& ctx, const plan::BuildPlan& p) {
+    if (ctx.opts.provider != env::ProviderKind::system) return {};
+    std::set<std::string> needed;
+    for (const auto& b : p.builds)
+        for (const auto& st : b.steps)
+            if (!st.python.empty() && !in_channel(ctx, p.platform, st.output.dist())) needed.insert(st.python);
+    for (const auto& minor : needed) {
+        const auto& py = ctx.pythons.at(minor);
+        if (!python_package_in(ctx.output, p.platform, py).empty()) continue;
+        auto t = std::chrono::steady_clock::now();
+        auto r = export_python(py, ctx.output, p.platform, ctx.work);
+        if (!r) return fail("python " + py.version + ": export as a package: " + r.error().str());
+        ctx.report.exported.push_back(r->filename().string());
+        ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
+                     " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
     }
+    return {};
+}
 
-    int total = p.output_count(), done = 0;
-    for (const auto& b : p.builds) {
-        StagingTiming timing;
-        timing.label = b.label;
-        bool all_there = opts.skip_existing == SkipExisting::yes;
-        for (const auto& st : b.steps) all_there = all_there && in_channel(ctx, p.platform, st.output.dist());
-        if (all_there) {
-            for (const auto& st : b.steps) {
-                OutputResult r;
-                r.dist = st.output.dist();
-                r.name = st.output.name;
-                r.variant = b.label + (st.python.empty() ? "" : " py" + st.python);
-                r.status = Status::skipped_existing;
-                r.test = "-";
-                ctx.report.outputs.push_back(r);
-                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r.dist + "  " +
-                             r.variant + "  already in the channel, skipped");
-            }
-            ctx.report.stagings.push_back(timing);
-            continue;
-        }
-        Staging st;
-        st.build = &b;
-        if (auto ok = run_staging(ctx, p, st, timing); !ok) {
-            if (opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ok.error());
-            for (const auto& step : b.steps) {
-                OutputResult r;
-                r.dist = step.output.dist();
-                r.name = step.output.name;
-                r.variant = b.label + (step.python.empty() ? "" : " py" + step.python);
-                r.status = Status::failed;
-                r.test = "-";
-                r.detail = ok.error().str();
-                ctx.report.outputs.push_back(r);
-                ++done;
-            }
-            ctx.notice("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + ok.error().str());
-            ctx.report.stagings.push_back(timing);
-            continue;
-        }
-        auto t_out = std::chrono::steady_clock::now();
-        for (const auto& step : b.steps) {
-            if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
-            std::string variant = b.label + (step.python.empty() ? "" : " py" + step.python);
-            if (opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {
-                OutputResult r;
-                r.dist = step.output.dist();
-                r.name = step.output.name;
-                r.variant = variant;
-                r.status = Status::skipped_existing;
-                r.test = "-";
-                ctx.report.outputs.push_back(r);
-                ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r.dist + "  " +
-                             variant + "  already in the channel, skipped");
-                continue;
-            }
-            auto r = detail::build_output(ctx, st, step);
-            if (!r) {
-                if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
-                if (opts.keep_going == KeepGoing::no) return unexpected(r.error());
-                OutputResult f;
-                f.dist = step.output.dist();
-                f.name = step.output.name;
-                f.variant = variant;
-                f.status = Status::failed;
-                f.test = "-";
-                f.detail = r.error().str();
-                ctx.report.outputs.push_back(f);
-                ctx.notice("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + f.dist + "  " +
-                           variant + "  FAILED, going on (--keep-going): " + f.detail);
-                continue;
-            }
-            r->variant = variant;
-            ctx.report.outputs.push_back(*r);
-            ctx.progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + r->dist + "  " +
-                         variant + "  built, test " + r->test + ", " + detail::fmt_seconds(r->seconds) +
-                         (r->rebuilt.empty() ? "" : ", " + std::to_string(r->rebuilt.size()) + " build edges"));
-        }
-        timing.outputs_s = detail::seconds_since(t_out);
+// One output already in the channel (--skip-existing): a row and a line.
+void skip_existing_step(Ctx& ctx, const plan::StagingBuild& b, const plan::Step& step, Tally& tally) {
+    auto r = detail::output_result(b, step, Status::skipped_existing);
+    ctx.progress(tally.next() + r.dist + "  " + r.variant + "  already in the channel, skipped");
+    ctx.report.outputs.push_back(std::move(r));
+}
+
+// One output of a staging build that ran: built (packaged, tested, in the
+// channel), or skipped when already there. A failure ends the build, or
+// with --keep-going becomes a failed row.
+Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, const Staging& st, const plan::Step& step, Tally& tally) {
+    const auto& b = *st.build;
+    if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+    if (ctx.opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {
+        skip_existing_step(ctx, b, step, tally);
+        return {};
+    }
+    auto r = detail::build_output(ctx, st, step);
+    if (!r) {
+        if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+        if (ctx.opts.keep_going == KeepGoing::no) return unexpected(r.error());
+        auto f = detail::output_result(b, step, Status::failed, r.error().str());
+        ctx.notice(tally.next() + f.dist + "  " + f.variant + "  FAILED, going on (--keep-going): " + f.detail);
+        ctx.report.outputs.push_back(std::move(f));
+        return {};
+    }
+    ctx.progress(tally.next() + r->dist + "  " + r->variant + "  built, test " + r->test + ", " +
+                 detail::fmt_seconds(r->seconds) +
+                 (r->rebuilt.empty() ? "" : ", " + std::to_string(r->rebuilt.size()) + " build edges"));
+    ctx.report.outputs.push_back(std::move(*r));
+    return {};
+}
+
+// A staging build that failed with --keep-going: each of its outputs a failed row.
+void fail_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b, const Error& e, Tally& tally) {
+    for (const auto& step : b.steps) {
+        ctx.report.outputs.push_back(detail::output_result(b, step, Status::failed, e.str()));
+        ++tally.done;
+    }
+    ctx.notice("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + e.str());
+}
+
+// One staging build: skipped whole when all its outputs are in the channel
+// (--skip-existing); else its source and build.sh once, then its outputs.
+Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b, Tally& tally) {
+    StagingTiming timing;
+    timing.label = b.label;
+    bool all_there = ctx.opts.skip_existing == SkipExisting::yes;
+    for (const auto& step : b.steps) all_there = all_there && in_channel(ctx, p.platform, step.output.dist());
+    if (all_there) {
+        for (const auto& step : b.steps) skip_existing_step(ctx, b, step, tally);
         ctx.report.stagings.push_back(timing);
-        if (opts.keep == KeepBuild::no) stdfs::remove_all(ctx.work / ("staging-" + b.label), ec);
+        return {};
     }
+    Staging st;
+    st.build = &b;
+    if (auto ok = run_staging(ctx, p, st, timing); !ok) {
+        if (ctx.opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ok.error());
+        fail_staging(ctx, p, b, ok.error(), tally);
+        ctx.report.stagings.push_back(timing);
+        return {};
+    }
+    auto t_out = std::chrono::steady_clock::now();
+    for (const auto& step : b.steps)
+        if (auto ok = run_step(ctx, p, st, step, tally); !ok) return ok;
+    timing.outputs_s = detail::seconds_since(t_out);
+    ctx.report.stagings.push_back(timing);
+    if (ctx.opts.keep == KeepBuild::no) {
+        std::error_code ec;
+        stdfs::path dir = ctx.work / ("staging-" + b.label);
+        stdfs::remove_all(dir, ec);
+        if (ec) ctx.notice("note: cannot remove " + dir.string() + ": " + ec.message());
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& prepared) {
+    InterruptGuard guard;
+    auto t_all = std::chrono::steady_clock::now();
+    const plan::BuildPlan& p = prepared.plan;
+    Ctx ctx(opts);
+    report_warnings(ctx.reporter, p.warnings);
+    if (auto ok = open_output(ctx, p); !ok) return unexpected(ok.error());
+    auto work = open_work_dir(ctx, p);  // held until the build ends
+    if (!work) return unexpected(work.error());
+    if (auto ok = set_up_tools(ctx, prepared); !ok) return unexpected(ok.error());
+    if (auto ok = open_provider(ctx, p); !ok) return unexpected(ok.error());
+    report_skipped(ctx, p);
+    if (auto ok = export_pythons(ctx, p); !ok) return unexpected(ok.error());
+    Tally tally{p.output_count()};
+    for (const auto& b : p.builds)
+        if (auto ok = run_staging_build(ctx, p, b, tally); !ok) return unexpected(ok.error());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
     ctx.report.seconds = detail::seconds_since(t_all);
     if (opts.keep == KeepBuild::yes) ctx.report.work_dir = ctx.work;

@@ -6,7 +6,6 @@
 // prefix, and only then add it to the output channel. A failing test puts the
 // package in <output>/broken/ and fails the build.
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 #include "env/provider.hpp"
 #include "plan/plan.hpp"
 #include "variant/selection.hpp"
@@ -48,7 +48,8 @@ struct BuildOptions {
     int cpu_count = 0;                                          // 0: $CPU_COUNT or the machine's
     int zstd_level = 19;
     std::filesystem::path splitforge;                           // our binary; empty: /proc/self/exe
-    std::function<void(const std::string&)> on_progress;        // progress and notices; default: stderr
+    Reporter* reporter = nullptr;                               // warnings, notes, progress, script output;
+                                                                // null: plain stderr (default_reporter())
 };
 
 enum class Status { built, skipped_existing, skipped_unavailable, failed };
@@ -111,6 +112,7 @@ struct TestFileOptions {
     Verbosity verbosity = Verbosity::stream;
     Progress progress = Progress::show;
     KeepBuild keep = KeepBuild::no;
+    Reporter* reporter = nullptr;  // progress and the test's output; null: plain stderr
 };
 struct TestFileReport {
     std::string dist;

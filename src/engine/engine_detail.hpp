@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/report.hpp"
 #include "engine/engine.hpp"
 #include "env/provider.hpp"
 #include "env/python_env.hpp"
@@ -21,8 +22,9 @@ namespace sf::engine::detail {
 namespace stdfs = std::filesystem;
 
 struct Ctx {
-    explicit Ctx(const BuildOptions& o) : opts(o) {}
+    explicit Ctx(const BuildOptions& o) : opts(o), reporter(reporter_or_default(o.reporter)) {}
     const BuildOptions& opts;
+    Reporter& reporter;        // opts.reporter, or plain stderr
     stdfs::path output;        // absolute output channel
     stdfs::path work;          // work root
     stdfs::path host_prefix;   // padded, the same for every step
@@ -43,9 +45,17 @@ struct Ctx {
     BuildReport report;
 
     void progress(const std::string& line) const;  // only with Progress::show
-    void notice(const std::string& line) const;    // always: warnings, skips, failures
-    void on_line(const std::string& line) const;  // script output
+    void notice(const std::string& line) const;    // always: notes, skips, failures
+    void on_line(const std::string& line) const;   // script output, indented; only with Verbosity::stream
 };
+
+// "<staging label>", plus " py3.12" for a per-Python step.
+std::string variant_of(const plan::StagingBuild& b, const plan::Step& step);
+// The one place an OutputResult is made (test "-" until a test runs).
+OutputResult output_result(std::string dist, std::string name, std::string variant, Status status,
+                           std::string detail = {});
+OutputResult output_result(const plan::StagingBuild& b, const plan::Step& step, Status status,
+                           std::string detail = {});
 
 // Where the staging build keeps what build.sh installed (for `files:` outputs).
 struct Staging {

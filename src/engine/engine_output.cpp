@@ -123,13 +123,14 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     const std::string dist = o.dist();
     std::error_code ec;
     stdfs::path payload = ctx.work / "payload" / dist;
-    stdfs::remove_all(payload, ec);
-    stdfs::create_directories(payload, ec);
     auto err = [&](const std::string& stepname, const Error& e) {
         Error out = e;
         out.message = dist + ": " + stepname + ": " + e.message;
         return Unexpected<Error>{out};
     };
+    stdfs::remove_all(payload, ec);
+    if (!ec) stdfs::create_directories(payload, ec);
+    if (ec) return err("payload", Error{SourceLoc{payload.string()}, ec.message(), {}});
 
     env::PreparedEnv benv, henv;
     std::vector<std::string> files, rebuilt;
@@ -193,9 +194,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 
-    OutputResult res;
-    res.dist = dist;
-    res.name = o.name;
+    OutputResult res = output_result(b, step, Status::built);
     res.size = stdfs::file_size(pkg, ec);
     res.rebuilt = rebuilt;
     res.test = "skipped";

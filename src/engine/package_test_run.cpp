@@ -1,7 +1,6 @@
 // `splitforge test PKG`: the tests a package carries (info/test/), run in a
 // fresh prefix, as `conda build -t` and `rattler-build test` do.
 #include <algorithm>
-#include <iostream>
 #include <optional>
 #include <system_error>
 
@@ -63,12 +62,13 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (auto p = types::Platform::parse(subdir); p && !p->is_noarch()) pc.platform = *p;
     pc.env = detail::tool_env();
     pc.map = env::default_system_map();
-    pc.on_line = [&o](const std::string& l) {
-        if (o.verbosity == Verbosity::stream) std::cerr << "    " << l << "\n";
+    Reporter& reporter = reporter_or_default(o.reporter);
+    pc.on_line = [&o, &reporter](const std::string& l) {
+        if (o.verbosity == Verbosity::stream) reporter.output_line("    " + l);
     };
     auto provider = env::make_provider(env::ProviderKind::system, pc);
     stdfs::path prefix = work / "test_env";
-    if (o.progress == Progress::show) std::cerr << "==> " << rep.dist << ": creating the test prefix\n";
+    if (o.progress == Progress::show) reporter.progress("==> " + rep.dist + ": creating the test prefix");
     auto prepared = provider->create(env::EnvSpec{prefix, env::EnvRole::test, requires_, {o.package}, ""});
     if (!prepared) {
         rep.result = "failed";
@@ -94,7 +94,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (auto t = detail::env_get(pc.env, "TMPDIR"); !t.empty()) cmd.env["TMPDIR"] = t;
     cmd.masks = {{prefix.string(), "$PREFIX"}};
     cmd.log = work / "test.log";
-    if (o.progress == Progress::show) std::cerr << "==> " << rep.dist << ": running info/test/run_test.sh\n";
+    if (o.progress == Progress::show) reporter.progress("==> " + rep.dist + ": running info/test/run_test.sh");
     auto r = process::stream(cmd, pc.on_line);
     if (!r) return unexpected(r.error());
     if (r->exit_code != 0) {

@@ -456,7 +456,9 @@ Result<Value> Evaluator::invoke(const Value& fn, const List& args, const KwArgs&
     if (!fn.is_callable()) return fail(at(where), std::string("'") + fn.type_name() + "' object is not callable");
     try {
         return locate(fn.as_callable()(args, kwargs), where);
-    } catch (const Failure& f) {
+    } catch (const ErrorException& f) {
+        // A function that unwinds with an Error (Failure or RuntimeError):
+        // its error, at the call when it names no line.
         Error err = f.error();
         if (err.loc.line == 0) err.loc = at(where);
         return Unexpected<Error>{std::move(err)};

@@ -20,9 +20,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <optional>
 
+#include "core/report.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -415,7 +415,7 @@ Result<Outcome> stream(const Command& cmd, const std::function<void(const std::s
         l = apply_masks(std::move(l), cmd.masks);
         log.line(l);
         if (on_line) on_line(l);
-        else std::cerr << l << '\n';
+        else default_reporter().output_line(l);
     });
     auto code = run_child(
         cmd, Merge::yes, [&](const char* d, size_t n) { lines.feed(d, n); }, [](const char*, size_t) {});

@@ -49,7 +49,7 @@ std::optional<std::filesystem::path> find_executable(const std::string& name,
 Result<Outcome> capture(const Command& cmd);
 
 // Runs and streams each line of stdout+stderr (masked) to `on_line`, which
-// defaults to printing on our stderr. The log, when set, gets every line.
+// defaults to default_reporter().output_line() (a plain line on our stderr). The log, when set, gets every line.
 Result<Outcome> stream(const Command& cmd,
                        const std::function<void(const std::string&)>& on_line = {});
 

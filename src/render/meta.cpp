@@ -1,6 +1,7 @@
 #include "render/meta.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 
@@ -124,11 +125,11 @@ std::vector<std::string> string_list(const Meta& v) {
 int build_number(const Meta& meta) {
     const Meta& b = section(meta, "build");
     if (!b.contains("number") || !meta_truthy(b["number"])) return 0;
-    try {
-        return std::stoi(as_string(b["number"]));
-    } catch (...) {
-        return 0;
-    }
+    // check_shape() has accepted every build number (digits, below 10^9).
+    std::string s(str::trim(as_string(b["number"])));
+    int n = 0;
+    std::from_chars(s.data(), s.data() + s.size(), n);
+    return n;
 }
 
 const PyRegex& TextCache::regex(const std::string& pattern, unsigned flags) {

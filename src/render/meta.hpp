@@ -24,7 +24,7 @@ using Meta = nlohmann::ordered_json;
 // get_value("build/skip") with YAML 1.1 booleans: "true"/"yes"/"on" -> true.
 bool meta_truthy(const Meta& v);
 std::vector<std::string> string_list(const Meta& v);  // ensure_list of strings
-int build_number(const Meta& meta);
+int build_number(const Meta& meta);  // of a meta check_shape() accepted
 // conda-build's insert_variant_versions: a bare name in build/host (or in
 // run when build/host has it bare) that is a variant key gets "<value>.*".
 void insert_variant_versions(Meta& reqs, const variant::Variant& v, const char* env);

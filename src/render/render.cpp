@@ -1,6 +1,7 @@
 #include "render/render.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -385,11 +386,16 @@ Result<RenderedRecipe> Renderer::run() {
                 auto va = order(a), vb = order(b);
                 return va && vb ? *va < *vb : a < b;
             });
+            // int() of the value, as conda-build reads it: anything else is an error.
+            std::string given = str_of(top_build.value("noarch_python_build_age", Meta("0")));
+            std::string_view digits = str::trim(given);
+            if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
             long age = 0;
-            try {
-                age = std::stol(str_of(top_build.value("noarch_python_build_age", Meta("0"))));
-            } catch (...) {
-            }
+            auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), age);
+            if (ec != std::errc() || end != digits.data() + digits.size())
+                return fail(SourceLoc{raw_.meta_file},
+                            "build/noarch_python_build_age must be an integer, not '" + given + "'",
+                            "write e.g. 'noarch_python_build_age: 1'");
             age = std::clamp(age, 0L, static_cast<long>(pythons.size()) - 1);
             variants = variant::filter_by(std::move(variants), "python", {pythons[pythons.size() - 1 - static_cast<size_t>(age)]});
             p0 = pass_for(variants.front());

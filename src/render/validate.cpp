@@ -46,14 +46,19 @@ Result<void> check_requirements(const Meta& reqs, const std::string& where, cons
     return {};
 }
 
-Result<void> check_build_number(const Meta& build, const std::string& where, const std::string& file) {
+// conda-build's build_number() is int() of the value, so a value that is no
+// integer ("3.0", "abc") is an error there too; render's build_number() reads
+// only what this accepted. `key` is "build/number", or an output's own
+// "number" (which conda-build copies into the output's build section).
+Result<void> check_build_number(const Meta& build, const std::string& where, const std::string& file,
+                                const char* key = "build/number") {
     if (!build.is_object() || !build.contains("number")) return {};
     const Meta& n = build["number"];
     if (n.is_null()) return {};
     std::string s = n.is_string() ? std::string(str::trim(n.get<std::string>())) : n.dump();
     bool digits = !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
     if (!digits)
-        return bad(file, where + "build/number must be a non-negative integer below 10^9, not '" + s + "'",
+        return bad(file, where + key + " must be a non-negative integer below 10^9, not '" + s + "'",
                    "write e.g. 'number: 0'");
     return {};
 }
@@ -151,6 +156,7 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
             diag.warn(e, "duplicate-output:" + name);
         }
         if (auto ok = check_build_number(o.value("build", Meta(nullptr)), where, file); !ok) return ok;
+        if (auto ok = check_build_number(o, where, file, "number"); !ok) return ok;
         if (o.contains("requirements"))
             if (auto ok = check_requirements(o["requirements"], where, file, true); !ok) return ok;
     }

@@ -234,11 +234,18 @@ std::size_t sweep_stale_temp_files(const stdfs::path& dir) {
 }
 
 TempDir::TempDir(std::string_view prefix, const stdfs::path& parent) {
-    stdfs::path base = parent.empty() ? stdfs::temp_directory_path() : parent;
-    stdfs::create_directories(base);
+    std::error_code ec;
+    stdfs::path base = parent.empty() ? stdfs::temp_directory_path(ec) : parent;
+    if (ec) {
+        const char* tmpdir = std::getenv("TMPDIR");
+        throw RuntimeError(Error{{tmpdir && *tmpdir ? tmpdir : "/tmp"}, "cannot create temp dir: " + ec.message(),
+                                 "set TMPDIR to a writable directory"});
+    }
+    stdfs::create_directories(base, ec);
+    if (ec) throw RuntimeError(Error{{base.string()}, "cannot create temp dir: " + ec.message(), {}});
     std::string tmpl = (base / (std::string(prefix) + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data()) == nullptr)
-        throw Failure(Error{{base.string()}, std::string("cannot create temp dir: ") + std::strerror(errno), {}});
+        throw RuntimeError(Error{{base.string()}, std::string("cannot create temp dir: ") + std::strerror(errno), {}});
     path_ = tmpl;
 }
 
@@ -259,10 +266,10 @@ FileLock::FileLock(const stdfs::path& lock_file) {
     if (lock_file.has_parent_path()) stdfs::create_directories(lock_file.parent_path(), ec);
     fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
-        throw Failure(Error{{lock_file.string()}, std::string("cannot open lock file: ") + std::strerror(errno), {}});
+        throw RuntimeError(Error{{lock_file.string()}, std::string("cannot open lock file: ") + std::strerror(errno), {}});
     while (::flock(fd_, LOCK_EX) != 0) {
         if (errno != EINTR)
-            throw Failure(Error{{lock_file.string()}, std::string("cannot lock: ") + std::strerror(errno), {}});
+            throw RuntimeError(Error{{lock_file.string()}, std::string("cannot lock: ") + std::strerror(errno), {}});
     }
 }
 

@@ -54,7 +54,8 @@ std::size_t sweep_stale_temp_files(const stdfs::path& dir);
 bool process_alive(long pid);
 
 // A unique directory under the system temp dir (or `parent`), removed on
-// destruction unless release() was called.
+// destruction unless release() was called. Throws RuntimeError (the job
+// failed: exit 1) when it cannot be made.
 class TempDir {
 public:
     explicit TempDir(std::string_view prefix = "splitforge", const stdfs::path& parent = {});
@@ -74,7 +75,8 @@ private:
 // there are none. A reproducible default timestamp for what is made from them.
 std::optional<std::int64_t> newest_mtime(const stdfs::path& dir);
 
-// Exclusive flock() on a lock file, held for the object's lifetime.
+// Exclusive flock() on a lock file, held for the object's lifetime. Throws
+// RuntimeError when the file cannot be opened or locked.
 class FileLock {
 public:
     explicit FileLock(const stdfs::path& lock_file);

@@ -201,6 +201,39 @@ TEST_CASE("exit codes: 0 ok 1 the job failed 2 usage or input error") {
     CHECK(code({"rerender", recipe, "--variants-dir", v, "--platform", "linux-64", "--check"}) == 1);
 }
 
+TEST_CASE("a runtime failure in library code (a lock a temp dir) exits 1 with one error line not 2") {
+    auto& ch = channel();
+    fs::TempDir tmp("sf-it-cli-runtime");
+    auto one_error_line = [](const process::Outcome& r) {
+        auto lines = str::split_lines(r.err);
+        while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+        CHECK(lines.size() == 1);
+        CHECK(str::starts_with(last_line(r.err), "splitforge: error: "));
+    };
+    SECTION("the channel's lock file cannot be opened (it is a directory)") {
+        const stdfs::path chan = tmp.path() / "chan";
+        stdfs::create_directories(chan / "linux-64");
+        stdfs::create_directories(chan / ".index.lock");
+        auto r = sf_run({"index", chan.string()});
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        one_error_line(r);
+        CHECK(r.err.find("cannot open lock file") != std::string::npos);
+        auto j = sf_run({"index", chan.string(), "--json"});
+        CHECK(j.exit_code == 1);
+        CHECK(json_of(j)["exit_code"] == 1);
+    }
+    SECTION("the temp dir cannot be made (TMPDIR is a file)") {
+        const stdfs::path file = tmp.path() / "not-a-dir";
+        REQUIRE(fs::write_file_atomic(file, "x"));
+        auto r = sf_run({"test", ch.pkg.string(), "-q"}, {{"TMPDIR", file.string()}});
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        one_error_line(r);
+        CHECK(r.err.find("cannot create temp dir") != std::string::npos);
+    }
+}
+
 TEST_CASE("usage errors suggest the nearest command or option and name the subcommand's help") {
     auto r = sf_run({"rendr", "x"});
     CHECK(r.exit_code == 2);

@@ -285,6 +285,19 @@ TEST_CASE("fs::TempDir") {
         CHECK(d.path().parent_path() == parent);
         CHECK(stdfs::is_directory(d.path()));
     }
+    SECTION("under a parent that is a file: a one-line RuntimeError naming it, not an input Failure") {
+        put_raw(outer.path() / "plain", "x");
+        for (const stdfs::path& parent : {outer.path() / "plain", outer.path() / "plain" / "below"}) {
+            try {
+                fs::TempDir d("kid", parent);
+                FAIL("no exception");
+            } catch (const RuntimeError& e) {
+                CHECK(e.error().loc.file == parent.string());
+                CHECK(str::starts_with(e.error().message, "cannot create temp dir: "));
+                CHECK(e.error().str().find('\n') == std::string::npos);
+            }
+        }
+    }
     SECTION("two with the same prefix are distinct") {
         fs::TempDir a("same", outer.path()), b("same", outer.path());
         CHECK(a.path() != b.path());
@@ -373,17 +386,27 @@ TEST_CASE("fs::FileLock") {
         CHECK(acquired.load());
         CHECK(lock_is_free(lock));
     }
-    SECTION("a lock file that cannot be opened throws a Failure naming it") {
+    SECTION("a lock file that cannot be opened throws a RuntimeError (exit 1) naming it") {
         put_raw(tmp.path() / "file", "x");
         const stdfs::path bad = tmp.path() / "file" / "x.lock";
         try {
             fs::FileLock l(bad);
             FAIL("no exception");
-        } catch (const Failure& f) {
+        } catch (const RuntimeError& f) {
             CHECK(f.error().loc.file == bad.string());
             CHECK(str::starts_with(f.error().message, "cannot open lock file: "));
         }
     }
+}
+
+TEST_CASE("fs::TempDir under an unwritable parent throws a RuntimeError") {
+    if (::geteuid() == 0) test::skip("root writes anywhere");
+    fs::TempDir outer("sf-test-fs");
+    const stdfs::path ro = outer.path() / "ro";
+    stdfs::create_directories(ro);
+    stdfs::permissions(ro, stdfs::perms::owner_read | stdfs::perms::owner_exec);
+    CHECK_THROWS_AS(fs::TempDir("kid", ro), RuntimeError);
+    stdfs::permissions(ro, stdfs::perms::owner_all);
 }
 
 TEST_CASE("fs::LockFile") {
