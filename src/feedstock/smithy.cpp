@@ -24,7 +24,6 @@ using detail::Target;
 using detail::Values;
 using detail::contains;
 
-
 // PyYAML (YAML 1.1) implicit types: a string that reads as one is quoted.
 bool looks_typed(const std::string& s) {
     static const std::regex typed(
@@ -204,8 +203,9 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours
     // travel in each target's Selection, over the process environment.
-    recipe::EnvOverlay os_environ = {{"CF_COMPILER_STACK", "comp7"}, {"CF_MIN_PY_VER", "27"}, {"CF_MAX_PY_VER", "37"},
-                                  {"CF_MIN_R_VER", "34"},         {"CF_MAX_R_VER", "34"}};
+    recipe::EnvOverlay os_environ = {{"CF_COMPILER_STACK", "comp7"}, {"CF_MIN_PY_VER", "27"},
+                                     {"CF_MAX_PY_VER", "37"},         {"CF_MIN_R_VER", "34"},
+                                     {"CF_MAX_R_VER", "34"}};
     std::vector<Target> targets;
     for (const auto& ft : forge->targets()) {
         if (!opts.platforms.empty() && !contains(opts.platforms, ft.name) && !contains(opts.platforms, ft.subdir()))
