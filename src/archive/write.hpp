@@ -84,9 +84,6 @@ struct TarOptions {
     std::int64_t mtime = 0;  // every entry gets this mtime; uid/gid 0, no user/group names
 };
 
-// SOURCE_DATE_EPOCH when set to a valid non-negative integer, else `fallback`.
-std::int64_t reproducible_mtime(std::int64_t fallback);
-
 // Upper bound of the uncompressed tar size for `entries` (for zip64 decisions).
 std::uint64_t tar_size_bound(const std::vector<TarEntry>& entries);
 

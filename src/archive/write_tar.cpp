@@ -91,16 +91,6 @@ Result<void> write_file_data(struct archive* a, const TarEntry& e, std::uint64_t
 
 }  // namespace
 
-std::int64_t reproducible_mtime(std::int64_t fallback) {
-    const char* v = std::getenv("SOURCE_DATE_EPOCH");
-    if (!v || !*v) return fallback;
-    char* end = nullptr;
-    errno = 0;
-    long long t = std::strtoll(v, &end, 10);
-    if (errno != 0 || *end != '\0' || t < 0) return fallback;
-    return t;
-}
-
 std::uint64_t tar_size_bound(const std::vector<TarEntry>& entries) {
     std::uint64_t total = 20480;  // end-of-archive blocks and record padding
     for (const auto& e : entries) {

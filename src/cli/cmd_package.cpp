@@ -9,6 +9,7 @@
 #include "package/postprocess.hpp"
 #include "package/writer.hpp"
 #include "util/fs.hpp"
+#include "util/timestamp.hpp"
 
 namespace sf::cli {
 
@@ -56,12 +57,8 @@ int run_package(const PackageOpts& o, const Console& console) {
     if (!o.subdir.empty()) m.subdir = value_or_throw(types::Platform::parse(o.subdir), "--subdir");
     if (!o.license.empty()) m.license = o.license;
     if (!o.summary.empty()) m.summary = o.summary;
-    if (o.timestamp) {
-        m.timestamp = *o.timestamp;
-    } else if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde) {
-        // Reproducible by default: the newest file decides, not the clock.
-        if (auto t = fs::newest_mtime(o.dir)) m.timestamp = *t * 1000;
-    }
+    // Reproducible by default: SOURCE_DATE_EPOCH, else the newest file, not the clock.
+    m.timestamp = o.timestamp ? *o.timestamp : timestamp::reproducible({o.dir}) * 1000;
     package::MakeOptions mo;
     if (!o.prefix.empty()) {
         package::PostprocessOptions po;

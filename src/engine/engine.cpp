@@ -26,6 +26,7 @@
 #include "types/match_spec.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/timestamp.hpp"
 
 namespace sf::engine {
 
@@ -356,8 +357,7 @@ Result<void> set_up_tools(Ctx& ctx, const PreparedBuild& s) {
     ctx.pythons = s.pythons;
     ctx.map = s.map;
     ctx.cpu_count = cpu_count(opts);
-    if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde)
-        if (auto t = fs::newest_mtime(opts.recipe_dir)) ctx.timestamp_ms = *t * 1000;
+    ctx.timestamp_ms = timestamp::reproducible({opts.recipe_dir}) * 1000;
     return {};
 }
 

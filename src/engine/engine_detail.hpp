@@ -39,8 +39,8 @@ struct Ctx {
     std::unique_ptr<env::EnvProvider> provider;
     std::vector<stdfs::path> local_channels;  // output first, then -c dirs
     int cpu_count = 2;
-    // The packages' timestamp (ms): SOURCE_DATE_EPOCH when set (unset here),
-    // else the newest mtime of the recipe's files, so rebuilds are byte-identical.
+    // The packages' timestamp (ms): timestamp::reproducible() of the recipe
+    // dir (SOURCE_DATE_EPOCH, else its newest mtime), so rebuilds are byte-identical.
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
 

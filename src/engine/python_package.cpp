@@ -1,7 +1,5 @@
 #include "engine/python_package.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <system_error>
@@ -10,6 +8,7 @@
 #include "package/writer.hpp"
 #include "script/capture.hpp"
 #include "util/strings.hpp"
+#include "util/timestamp.hpp"
 
 namespace sf::engine {
 
@@ -76,14 +75,9 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     m.summary = "The host's Python " + py.version + " (" + pfx + "), exported by splitforge's system provider";
     m.home = "https://www.python.org";
     // Reproducible: the interpreter's newest file, not the clock (SOURCE_DATE_EPOCH still wins).
-    if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); !sde || !*sde) {
-        std::int64_t newest = 0;
-        for (const auto& f : files) {
-            struct stat st {};
-            if (::lstat((py.prefix / f).c_str(), &st) == 0) newest = std::max<std::int64_t>(newest, st.st_mtime);
-        }
-        if (newest > 0) m.timestamp = newest * 1000;
-    }
+    std::vector<stdfs::path> inputs;
+    for (const auto& f : files) inputs.push_back(py.prefix / f);
+    m.timestamp = timestamp::reproducible(inputs) * 1000;
     package::MakeOptions mo;
     mo.postprocess.emplace();
     mo.postprocess->prefix = pfx;

@@ -168,7 +168,9 @@ struct Linter {
         if (!raw.config_file) return;
         std::map<std::string, int> keys;
         for (const auto& platform : platforms) {
-            auto src = variant::read_config_file(*raw.config_file, platform, types::Platform());
+            variant::Selection sel;
+            sel.platform = platform;
+            auto src = variant::read_config_file(*raw.config_file, sel);
             if (!src) continue;  // a broken config already failed rendering
             for (const auto& [k, v] : src->lists)
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;

@@ -374,18 +374,17 @@ Result<AlgebraSpec> apply_migrations(AlgebraSpec spec, std::vector<Migration> mi
     return spec;
 }
 
-Result<Migration> read_migration(const stdfs::path& file, const types::Platform& platform,
-                                 const types::Platform& build_platform, Diagnostics* diag) {
+Result<Migration> read_migration(const stdfs::path& file, const variant::Selection& sel, Diagnostics* diag) {
     std::string name = file.string();
     auto text = fs::read_file(file);
     if (!text) return unexpected(text.error());
-    auto spec = variant::read_config_text(*text, name, platform, build_platform, diag, {"__migrator", "migrator_ts"});
+    auto spec = variant::read_config_text(*text, name, sel, diag, {"__migrator", "migrator_ts"});
     if (!spec) return unexpected(spec.error());
     Migration m;
     m.file = name;  // conda-smithy breaks timestamp ties by the full path
     m.spec = AlgebraSpec::from(*spec);
     // __migrator and migrator_ts, read from the selected text as well.
-    auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
+    auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, name, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     auto node = recipe::parse_yaml_tree(selected->text, name, selected->source_line, diag);

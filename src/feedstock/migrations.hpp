@@ -44,9 +44,9 @@ struct Migration {
 Result<std::vector<std::filesystem::path>> migration_files(const std::filesystem::path& feedstock_dir,
                                                            const std::filesystem::path& pinning_file);
 
-// One migration file read for a target platform (selectors applied).
-Result<Migration> read_migration(const std::filesystem::path& file, const types::Platform& platform,
-                                 const types::Platform& build_platform, Diagnostics* diag);
+// One migration file read for the selection's platforms and environment
+// (selectors applied).
+Result<Migration> read_migration(const std::filesystem::path& file, const variant::Selection& sel, Diagnostics* diag);
 
 // variant_add(spec, migration): conda-smithy's variant algebra.
 Result<AlgebraSpec> variant_add(const AlgebraSpec& v1, const Migration& m);

@@ -1,10 +1,9 @@
 #include "package/meta.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 
-#include "archive/write.hpp"
+#include "util/timestamp.hpp"
 
 namespace sf::package {
 
@@ -37,10 +36,7 @@ Result<void> validate(const PackageMeta& m) {
 }
 
 std::int64_t resolved_timestamp(const PackageMeta& m) {
-    if (m.timestamp) return *m.timestamp;
-    using namespace std::chrono;
-    auto now = duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-    return archive::reproducible_mtime(now) * 1000;
+    return m.timestamp ? *m.timestamp : timestamp::reproducible({}) * 1000;
 }
 
 namespace {

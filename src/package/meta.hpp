@@ -53,7 +53,8 @@ struct PackageMeta {
 // Checks name/version/build/subdir/noarch are present and well-formed.
 Result<void> validate(const PackageMeta& m);
 
-// The timestamp (ms) to write: m.timestamp, else SOURCE_DATE_EPOCH*1000, else now.
+// The timestamp (ms) to write: m.timestamp, else timestamp::reproducible()
+// of no inputs (SOURCE_DATE_EPOCH*1000, else 0; never the clock).
 std::int64_t resolved_timestamp(const PackageMeta& m);
 
 // Reads the fields above from a JSON object (the `--meta` file of the CLI).

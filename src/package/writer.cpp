@@ -3,6 +3,7 @@
 #include "archive/write.hpp"
 #include "package/info.hpp"
 #include "util/fs.hpp"
+#include "util/timestamp.hpp"
 
 namespace sf::package {
 
@@ -75,7 +76,7 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     const std::int64_t ts = resolved_timestamp(in.meta);
     auto info = info_entries(in.meta, *records, ts);
     if (!info) return unexpected(info.error());
-    const std::int64_t mtime = opts.mtime ? *opts.mtime : archive::reproducible_mtime(ts / 1000);
+    const std::int64_t mtime = opts.mtime ? *opts.mtime : timestamp::source_date_epoch().value_or(ts / 1000);
 
     std::vector<stdfs::path> written;
     const std::string stem = in.meta.stem();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <set>
@@ -314,13 +315,20 @@ const std::vector<std::pair<std::string, Value>>& python_builtins() {
 
 }  // namespace
 
-jinja::Value environment_dict() {
+jinja::Value environment_dict(const EnvOverlay& overlay) {
     jinja::Dict d;
     for (char** e = environ; e && *e; ++e) {
         std::string_view kv = *e;
         auto eq = kv.find('=');
         if (eq == std::string_view::npos || eq == 0) continue;
         d.emplace_back(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    }
+    for (const auto& [k, v] : overlay) {
+        auto it = std::find_if(d.begin(), d.end(), [&](const auto& kv) { return kv.first == k; });
+        if (it != d.end())
+            it->second = v;
+        else
+            d.emplace_back(k, v);
     }
     return d;
 }
@@ -343,7 +351,8 @@ jinja::Value os_module(const jinja::Value& env) {
     return jinja::Dict{{"environ", env}, {"sep", "/"}, {"name", "posix"}, {"path", path}};
 }
 
-jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir) {
+jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir,
+                             const EnvOverlay& overlay) {
     jinja::Context ctx;
     auto& d = ctx.globals;
     auto starts = [&](std::string_view p) { return str::starts_with(subdir, p); };
@@ -375,7 +384,7 @@ jinja::Context selector_base(const std::string& subdir, const std::string& build
 
     // Python's eval() sees os, os.environ and the builtins; conda-build also
     // makes each environment variable a name (after the flags here).
-    jinja::Value env = environment_dict();
+    jinja::Value env = environment_dict(overlay);
     d["environ"] = env;
     d["os"] = os_module(env);
     for (const auto& [name, fn] : python_builtins()) d[name] = fn;
@@ -431,8 +440,8 @@ jinja::Context selector_layer(const jinja::Context& base, const VariantValues& v
 }
 
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
-                                  const VariantValues& variant) {
-    jinja::Context ns = selector_base(subdir, build_subdir);
+                                  const VariantValues& variant, const EnvOverlay& overlay) {
+    jinja::Context ns = selector_base(subdir, build_subdir, overlay);
     for (auto& [k, v] : selector_layer(ns, variant).globals) ns.globals[k] = std::move(v);
     return ns;
 }

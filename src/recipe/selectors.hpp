@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/diagnostics.hpp"
@@ -57,9 +58,17 @@ Result<Selected> apply_selectors(const std::vector<SelectorLine>& lines, const j
                                  const std::string& file, SelectorCache* cache = nullptr,
                                  std::map<std::string, bool>* outcomes = nullptr, Diagnostics* diag = nullptr);
 
-// This process's environment as a dict (os.environ), and an `os` holding it
+// Values a workflow sets for one rendering on top of this process's
+// environment (conda-smithy assigns os.environ entries for the pinning's
+// selectors), in the order they were set. The process environment itself is
+// only ever read.
+using EnvOverlay = std::vector<std::pair<std::string, std::string>>;
+
+// This process's environment as a dict (os.environ) with `overlay` laid over
+// it as os.environ assignments would: a name already there keeps its place
+// and takes the new value, a new name comes last. And an `os` holding it
 // with os.environ, os.sep, os.name and os.path.join.
-jinja::Value environment_dict();
+jinja::Value environment_dict(const EnvOverlay& overlay = {});
 jinja::Value os_module(const jinja::Value& env);
 
 // The names a selector can use for `subdir`: os/arch flags (linux, osx, win,
@@ -67,12 +76,14 @@ jinja::Value os_module(const jinja::Value& env);
 // build_platform, os, environ, the Python builtins selectors use (str, int,
 // len, ...), the environment's variables, and every variant key (ints and
 // booleans converted as conda-build does: "312" -> 312, "true" -> True).
+// The environment is environment_dict(overlay).
 jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
-                                  const VariantValues& variant);
+                                  const VariantValues& variant, const EnvOverlay& overlay = {});
 // The same in two steps, for callers with many variants: the part that does
 // not depend on the variant (flags, environment, builtins), then a layer of
 // the rest over it, which reads `base` (it must outlive the layer) and copies none of it.
-jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir);
+jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir,
+                             const EnvOverlay& overlay = {});
 jinja::Context selector_layer(const jinja::Context& base, const VariantValues& variant);
 
 }  // namespace sf::recipe

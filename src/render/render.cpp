@@ -190,7 +190,8 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     for (const auto& [pv, p] : passes_)
         if (pv == v) return p.get();
     auto pass = std::make_unique<Pass>();
-    if (!ns_base_) ns_base_ = recipe::selector_base(sel_.platform.name(), sel_.build_platform.name());
+    if (!ns_base_)
+        ns_base_ = recipe::selector_base(sel_.platform.name(), sel_.build_platform.name(), sel_.extra_environ);
     pass->ns = recipe::selector_layer(*ns_base_, v.as_map());  // ns_base_ outlives the passes
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes, &diag_);

@@ -108,15 +108,15 @@ SpecSource default_spec(const types::Platform& platform) {
     return s;
 }
 
-Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
-                                    const types::Platform& build_platform, Diagnostics* diag, const KeyFilter& keep) {
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag,
+                                    const KeyFilter& keep) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
     auto text = fs::read_input_file(p);
     if (!text) return unexpected(text.error());
-    return read_config_text(*text, file, platform, build_platform, diag, {}, keep);
+    return read_config_text(*text, file, sel, diag, {}, keep);
 }
 
 namespace {
@@ -170,12 +170,11 @@ void drop_blocks(recipe::Selected& sel, const KeyFilter& keep) {
 
 }  // namespace
 
-Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const types::Platform& platform,
-                                    const types::Platform& build_platform, Diagnostics* diag,
-                                    const std::set<std::string>& skip_keys, const KeyFilter& keep) {
+Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const Selection& sel,
+                                    Diagnostics* diag, const std::set<std::string>& skip_keys, const KeyFilter& keep) {
     const std::string* text = &text_in;
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
-    auto ns = recipe::selector_namespace(platform.name(), build_platform.name(), {});
+    auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
     auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     if (keep) drop_blocks(*selected, keep);
@@ -421,7 +420,7 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         sources.push_back(*sel.spec);
     }
     for (const auto& f : files) {
-        auto s = read_config_file(f, sel.platform, sel.build_platform, diag);
+        auto s = read_config_file(f, sel, diag);
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }

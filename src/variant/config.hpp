@@ -68,21 +68,21 @@ struct CombinedSpec {
 // The defaults conda-build starts from for `platform`.
 SpecSource default_spec(const types::Platform& platform);
 
-// Reads one config file (selectors applied for the platform; as in
-// conda-build, target_platform is not a name there). Unknown selector names
+// Reads one config file (selectors applied for the selection's platform,
+// build platform and extra_environ; as in conda-build, target_platform is
+// not a name there). Unknown selector names
 // and repeated keys are warnings in `diag` (errors without it).
 // Which keys to read, when only some can matter (rerender prunes the
 // pinning to what the recipe can use). Empty: every key.
 using KeyFilter = std::function<bool(const std::string&)>;
 
-Result<SpecSource> read_config_file(const std::filesystem::path& p, const types::Platform& platform,
-                                    const types::Platform& build_platform, Diagnostics* diag = nullptr,
+Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag = nullptr,
                                     const KeyFilter& keep = {});
 // The same for text already read; `skip_keys` are left out (a migration's
 // __migrator and migrator_ts).
-Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const types::Platform& platform,
-                                    const types::Platform& build_platform, Diagnostics* diag = nullptr,
-                                    const std::set<std::string>& skip_keys = {}, const KeyFilter& keep = {});
+Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const Selection& sel,
+                                    Diagnostics* diag = nullptr, const std::set<std::string>& skip_keys = {},
+                                    const KeyFilter& keep = {});
 
 // A merged spec as one source again (zip_keys re-encoded), e.g. to migrate it.
 SpecSource as_source(const CombinedSpec& spec, std::string name);

@@ -30,13 +30,13 @@ Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::
                                                          const std::vector<std::filesystem::path>& variant_files) {
     std::optional<types::Platform> found;
     std::string found_in;
-    const types::Platform here;
+    const Selection here;  // this machine, as target and build platform
     std::vector<std::filesystem::path> files = exclusive;
     files.insert(files.end(), variant_files.begin(), variant_files.end());
     for (size_t i = 0; i < files.size(); ++i) {
         const auto& f = files[i];
         const bool is_m = i >= exclusive.size();
-        auto spec = read_config_file(f, here, here);
+        auto spec = read_config_file(f, here);
         if (!spec) return unexpected(spec.error());
         for (const auto& [k, v] : spec->lists) {
             if (k != "target_platform" || v.size() != 1) continue;

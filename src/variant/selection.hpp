@@ -27,6 +27,10 @@ struct Selection {
     // A spec merged and migrated beforehand (conda-smithy's rerender): it
     // replaces the -e, recipe and -m files; the defaults still come first.
     std::shared_ptr<const SpecSource> spec;
+    // Environment values the selectors and Jinja see over this process's
+    // (recipe::EnvOverlay: conda-smithy's os.environ assignments), in the
+    // order set. Nothing writes them into the process environment.
+    std::vector<std::pair<std::string, std::string>> extra_environ;
 };
 
 // The selection from command-line values. The platform is decided here and

@@ -237,15 +237,6 @@ TEST_CASE("write_tar fails cleanly on a missing source file") {
     CHECK(r.error().loc.file == e.source.string());
 }
 
-TEST_CASE("reproducible_mtime honours SOURCE_DATE_EPOCH") {
-    ::setenv("SOURCE_DATE_EPOCH", "1600000000", 1);
-    CHECK(reproducible_mtime(5) == 1600000000);
-    ::setenv("SOURCE_DATE_EPOCH", "not-a-number", 1);
-    CHECK(reproducible_mtime(5) == 5);
-    ::unsetenv("SOURCE_DATE_EPOCH");
-    CHECK(reproducible_mtime(7) == 7);
-}
-
 TEST_CASE("ZipWriter writes STORED members libarchive can read") {
     fs::TempDir tmp("sf-zip");
     const stdfs::path path = tmp.path() / "x.zip";

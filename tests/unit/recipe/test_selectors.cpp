@@ -4,6 +4,7 @@
 #include "testutil.hpp"
 #include "util/strings.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -90,4 +91,42 @@ TEST_CASE("match_selector: equals conda-build's sel_pat on every recipe line her
     }
     CHECK(lines.size() > 5000);
     CHECK(selectors > 1000);
+}
+
+TEST_CASE("environment overlay: os.environ assignments laid over the process environment, never written") {
+    ::setenv("SF_TEST_OVERLAY_KEPT", "process", 1);
+    ::unsetenv("SF_TEST_OVERLAY_NEW");
+    const EnvOverlay overlay = {{"SF_TEST_OVERLAY_NEW", "added"}, {"SF_TEST_OVERLAY_KEPT", "overlaid"}};
+
+    SECTION("a name already there keeps its place, a new one comes last") {
+        const auto plain = environment_dict().as_dict();
+        const auto d = environment_dict(overlay).as_dict();
+        REQUIRE(d.size() == plain.size() + 1);
+        for (size_t i = 0; i < plain.size(); ++i) {
+            CHECK(d[i].first == plain[i].first);
+            if (plain[i].first == "SF_TEST_OVERLAY_KEPT") CHECK(d[i].second.as_string() == "overlaid");
+        }
+        CHECK(d.back().first == "SF_TEST_OVERLAY_NEW");
+        CHECK(d.back().second.as_string() == "added");
+    }
+    SECTION("selectors see it as names and in os.environ") {
+        auto ns = selector_namespace("linux-64", "linux-64", {}, overlay);
+        auto eval = [&](const char* e) {
+            auto v = sf::jinja::evaluate(e, {"t", 1, 1}, ns);
+            REQUIRE(v);
+            return v->truthy();
+        };
+        CHECK(eval("SF_TEST_OVERLAY_NEW == 'added'"));
+        CHECK(eval("os.environ.get('SF_TEST_OVERLAY_KEPT') == 'overlaid'"));
+        CHECK(eval("environ['SF_TEST_OVERLAY_NEW'] == 'added'"));
+    }
+    SECTION("without it, only the process environment") {
+        auto ns = selector_namespace("linux-64", "linux-64", {});
+        auto v = sf::jinja::evaluate("os.environ.get('SF_TEST_OVERLAY_KEPT', '')", {"t", 1, 1}, ns);
+        REQUIRE(v);
+        CHECK(v->as_string() == "process");
+    }
+    CHECK(std::getenv("SF_TEST_OVERLAY_NEW") == nullptr);
+    CHECK(std::string(std::getenv("SF_TEST_OVERLAY_KEPT")) == "process");
+    ::unsetenv("SF_TEST_OVERLAY_KEPT");
 }

@@ -1,0 +1,115 @@
+#pragma once
+// Shared between smithy.cpp (the feedstock: its inputs, the file names and
+// their YAML) and smithy_target.cpp (one target platform: spec, render,
+// used keys, CI jobs).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.hpp"
+#include "feedstock/forge_config.hpp"
+#include "feedstock/smithy.hpp"
+#include "recipe/raw_recipe.hpp"
+#include "recipe/selectors.hpp"
+#include "variant/config.hpp"
+
+namespace sf::feedstock::detail {
+
+using Values = std::vector<std::string>;
+
+inline bool contains(const Values& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// One file's content before it is written: key -> values, the zip groups,
+// pin_run_as_build.
+struct Config {
+    std::map<std::string, Values> lists;
+    std::vector<Values> zip_keys;
+    std::map<std::string, variant::PinRunAsBuild> prab;
+    bool has_zip = false, has_prab = false;
+};
+
+// The text every used key must appear in: meta.yaml and the recipe's other
+// files (scripts, configs), with '-' read as '_' as conda-build's
+// requirement scan does.
+struct KeyCorpus {
+    std::string text;  // '-' read as '_'
+    bool compilers = false, stdlib = false, cdt = false;  // compiler(), stdlib(), cdt() appear
+    // A substring, not a word: conda-build's `{% if %}` pattern finds "orc"
+    // in "torch".
+    bool has(const std::string& k) const {
+        auto [it, fresh] = seen.try_emplace(k, false);
+        if (fresh) it->second = may_have(k) && text.find(k) != std::string::npos;
+        return it->second;
+    }
+    mutable std::unordered_map<std::string, bool> seen;  // every target asks about the same keys
+
+    // Which 4-byte sequences occur in `text`, hashed into a bitmap: most
+    // pinning keys are absent, and one of their 4-grams says so at once.
+    static constexpr unsigned kBits = 20;
+    std::vector<std::uint64_t> grams = std::vector<std::uint64_t>((1u << kBits) / 64);
+    static std::uint32_t gram(const char* p) {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        return (v * 2654435761u) >> (32 - kBits);
+    }
+    void index() {
+        for (size_t i = 0; i + 4 <= text.size(); ++i) {
+            std::uint32_t h = gram(text.data() + i);
+            grams[h / 64] |= std::uint64_t{1} << (h % 64);
+        }
+    }
+    bool may_have(const std::string& k) const {
+        for (size_t i = 0; i + 4 <= k.size(); ++i) {
+            std::uint32_t h = gram(k.data() + i);
+            if (!(grams[h / 64] >> (h % 64) & 1)) return false;
+        }
+        return true;
+    }
+};
+
+// The rules of the conda-smithy being reproduced (SmithyOptions::smithy_version).
+struct Compat {
+    bool bools = true;           // >= 3.48.0
+    bool keep_cdt = false;       // < 3.52.3
+    bool labels_with_gha = true; // >= 3.58.1 (else only when self-hosted)
+
+    static Result<Compat> of(const std::string& version);
+};
+
+// What every target of one feedstock is rendered from.
+struct TargetInputs {
+    const recipe::RawRecipe& raw;
+    const ForgeConfig& forge;
+    const SmithyOptions& opts;
+    const std::vector<std::filesystem::path>& migration_paths;
+    const KeyCorpus& corpus;
+    const Compat& compat;
+};
+
+// One target's CI jobs, and what naming the files needs.
+struct Target {
+    ForgeTarget t;
+    std::vector<Config> configs;  // one per CI job
+    std::set<std::string> top_loop;
+    std::string first_dist, first_name;  // metas[0] once sorted by dist(), as conda-smithy names the feedstock
+    std::vector<Error> warnings;         // the pinning's, the migrations' and the render's, in that order
+};
+
+// The os.environ values conda-smithy has set once it reaches target `ft`:
+// those of `os_environ` (the earlier targets' stay, as they do in os.environ)
+// with this target's CONFIG_VERSION, BUILD_PLATFORM, DEFAULT_LINUX_VERSION
+// and CF_CUDA_ENABLED over them.
+recipe::EnvOverlay target_environ(recipe::EnvOverlay os_environ, const ForgeConfig& forge, const ForgeTarget& ft,
+                                  bool uses_cuda);
+
+// The target rendered with `os_environ` over the process environment, and its
+// configs collapsed into CI jobs.
+Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, const recipe::EnvOverlay& os_environ);
+
+}  // namespace sf::feedstock::detail

@@ -1,0 +1,531 @@
+// One target platform of a conda-forge feedstock, as conda-smithy's
+// configure_feedstock.py renders it: the spec (pinning, recipe config,
+// migrations), the render, the keys the outputs use, and the CI jobs.
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <optional>
+
+#include "feedstock/migrations.hpp"
+#include "feedstock/smithy_detail.hpp"
+#include "render/render.hpp"
+#include "types/platform.hpp"
+#include "types/version.hpp"
+#include "util/strings.hpp"
+
+namespace sf::feedstock::detail {
+namespace {
+
+namespace stdfs = std::filesystem;
+using VMap = std::map<std::string, std::string>;
+using Outputs = std::vector<const render::RenderedOutput*>;
+
+bool version_less(const std::string& a, const std::string& b) {
+    auto va = types::Version::parse(a), vb = types::Version::parse(b);
+    if (va && vb) return *va < *vb;
+    return a < b;
+}
+
+// _merge_deployment_target: on osx, c_stdlib_version and
+// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
+VMap merge_deployment_target(VMap v) {
+    auto tp = v.find("target_platform");
+    if (tp == v.end() || !str::starts_with(tp->second, "osx")) return v;
+    auto cs = v.find("c_stdlib_version");
+    if (cs == v.end()) return v;
+    std::string stdlib = cs->second;
+    std::string macdt = v.count("MACOSX_DEPLOYMENT_TARGET") ? v["MACOSX_DEPLOYMENT_TARGET"] : stdlib;
+    std::string sdk = v.count("MACOSX_SDK_VERSION") ? v["MACOSX_SDK_VERSION"] : stdlib;
+    if (version_less(stdlib, macdt)) stdlib = macdt;
+    if (version_less(sdk, stdlib)) sdk = stdlib;
+    v["c_stdlib_version"] = stdlib;
+    v["MACOSX_DEPLOYMENT_TARGET"] = stdlib;
+    v["MACOSX_SDK_VERSION"] = sdk;
+    return v;
+}
+
+template <class T>
+void push_unique(std::vector<T>& v, const T& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// sort_config: each zip group's keys sorted together by their tuples, every
+// other list sorted.
+void sort_config(Config& c, const std::vector<Values>& groups) {
+    std::set<std::string> zipped;
+    for (const auto& g0 : groups) {
+        Values g;
+        for (const auto& k : g0)
+            if (c.lists.count(k)) g.push_back(k);
+        if (g.empty()) continue;
+        size_t n = c.lists[g[0]].size();
+        std::vector<size_t> order(n);
+        for (size_t i = 0; i < n; ++i) order[i] = i;
+        auto tuple = [&](size_t i) {
+            Values t;
+            for (const auto& k : g) t.push_back(i < c.lists[k].size() ? c.lists[k][i] : "");
+            return t;
+        };
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return tuple(a) < tuple(b); });
+        for (const auto& k : g) {
+            Values sorted;
+            for (size_t i : order)
+                if (i < c.lists[k].size()) sorted.push_back(c.lists[k][i]);
+            c.lists[k] = std::move(sorted);
+            zipped.insert(k);
+        }
+    }
+    for (auto& [k, v] : c.lists)
+        if (!zipped.count(k)) std::sort(v.begin(), v.end());
+    std::sort(c.zip_keys.begin(), c.zip_keys.end());
+}
+
+// _trim_unused_zip_keys / _trim_unused_pin_run_as_build.
+void trim(Config& c) {
+    std::vector<Values> groups;
+    for (const auto& g : c.zip_keys) {
+        Values used;
+        for (const auto& k : g)
+            if (c.lists.count(k)) used.push_back(k);
+        if (used.size() > 1) groups.push_back(used);
+    }
+    c.zip_keys = groups;
+    c.has_zip = c.has_zip && !groups.empty();
+    std::map<std::string, variant::PinRunAsBuild> prab;
+    for (const auto& [pkg, pin] : c.prab) {
+        std::string var = pkg;
+        std::replace(var.begin(), var.end(), '-', '_');
+        if (c.lists.count(var)) prab[pkg] = pin;
+    }
+    c.prab = prab;
+    c.has_prab = c.has_prab && !prab.empty();
+}
+
+const Values* group_of(const std::vector<Values>& groups, const std::string& k) {
+    for (const auto& g : groups)
+        if (contains(g, k)) return &g;
+    return nullptr;
+}
+
+// Deduplicates as conda-smithy's explode / set / squish round trip does:
+// unique values per key, unique tuples per zip group.
+void dedupe(Config& c) {
+    for (auto& [k, v] : c.lists) {
+        if (group_of(c.zip_keys, k)) continue;
+        Values u;
+        for (const auto& x : v) push_unique(u, x);
+        v = u;
+    }
+    for (const auto& g : c.zip_keys) {
+        std::vector<Values> tuples;
+        size_t n = c.lists[g[0]].size();
+        for (size_t i = 0; i < n; ++i) {
+            Values t;
+            for (const auto& k : g) t.push_back(i < c.lists[k].size() ? c.lists[k][i] : "");
+            push_unique(tuples, t);
+        }
+        for (size_t j = 0; j < g.size(); ++j) {
+            Values col;
+            for (const auto& t : tuples) col.push_back(t[j]);
+            c.lists[g[j]] = col;
+        }
+    }
+}
+
+// break_up_top_level_values: one config per combination of the top-level
+// loop keys; zip partners move with them, every other key keeps all values.
+std::vector<Config> break_up(const std::set<std::string>& top, Config rest) {
+    std::vector<std::vector<Config>> dims;
+    std::set<std::string> done;
+    for (const auto& key : top) {
+        if (done.count(key) || !rest.lists.count(key)) continue;
+        if (const Values* g0 = group_of(rest.zip_keys, key)) {
+            Values g = *g0;
+            done.insert(g.begin(), g.end());
+            std::vector<Values> order;
+            std::map<Values, Config> by_top;
+            size_t n = rest.lists[key].size();
+            for (size_t i = 0; i < n; ++i) {
+                Values tk;
+                for (const auto& k : g)
+                    if (top.count(k)) tk.push_back(rest.lists[k][i]);
+                push_unique(order, tk);
+                for (const auto& k : g) by_top[tk].lists[k].push_back(rest.lists[k][i]);
+            }
+            std::vector<Config> dim;
+            for (const auto& tk : order) {
+                Config z = by_top[tk];
+                sort_config(z, rest.zip_keys);
+                dim.push_back(std::move(z));
+            }
+            dims.push_back(std::move(dim));
+            for (const auto& k : g) rest.lists.erase(k);
+        } else {
+            std::vector<Config> dim;
+            for (const auto& v : rest.lists[key]) {
+                Config one;
+                one.lists[key] = {v};
+                dim.push_back(std::move(one));
+            }
+            dims.push_back(std::move(dim));
+            rest.lists.erase(key);
+        }
+    }
+    sort_config(rest, rest.zip_keys);
+    std::vector<Config> out = {rest};
+    for (const auto& dim : dims) {
+        std::vector<Config> next;
+        for (const auto& base : out)
+            for (const auto& d : dim) {
+                Config c = base;
+                for (const auto& [k, v] : d.lists) c.lists[k] = v;
+                next.push_back(std::move(c));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+// Drops the keys the recipe cannot use, so the matrix is never built over
+// the pinning's hundreds of keys: a key stays when its name is in the
+// recipe's text, when a Jinja function reads it (compiler, stdlib, cdt),
+// when conda-smithy always keeps it, or when it is zipped with one that
+// stays.
+bool may_be_used(std::string k, const KeyCorpus& corpus) {
+    static const std::set<std::string> keep = {
+        "target_platform", "MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
+        "channel_sources", "channel_targets", "docker_image", "build_number_decrement", "github_actions_labels",
+        "python_min", "CONDA_BUILD_SYSROOT", "extend_keys", "ignore_version", "ignore_build_only_deps",
+        "zip_keys", "pin_run_as_build", "cdt_name", "cdt_arch", "BUILD"};
+    if (keep.count(k)) return true;
+    if (str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version")) return corpus.compilers;
+    if (str::ends_with(k, "_stdlib") || str::ends_with(k, "_stdlib_version")) return corpus.stdlib;
+    if (str::starts_with(k, "cdt_")) return corpus.cdt || corpus.has(k);
+    if (k == "mpi" || k == "mpich" || k == "openmpi" || k == "msmpi" || k == "mpi_serial" || k == "impi")
+        return corpus.has("mpi");
+    std::replace(k.begin(), k.end(), '-', '_');
+    return corpus.has(k);
+}
+
+void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus) {
+    auto wanted = [&](const std::string& k) { return may_be_used(k, corpus); };
+    std::set<std::string> kept;
+    for (const auto& [k, v] : spec.lists)
+        if (wanted(k)) kept.insert(k);
+    for (const auto& g : spec.zip_keys)
+        if (std::any_of(g.begin(), g.end(), [&](const std::string& k) { return kept.count(k); }))
+            kept.insert(g.begin(), g.end());
+    for (auto it = spec.lists.begin(); it != spec.lists.end();)
+        it = kept.count(it->first) ? std::next(it) : spec.lists.erase(it);
+    std::vector<Values> groups;
+    for (const auto& g : spec.zip_keys)
+        if (kept.count(g.front())) groups.push_back(g);
+    spec.zip_keys = groups;
+}
+// The selection one target renders with: its platform, and the os.environ
+// values conda-smithy has set by then.
+Result<variant::Selection> selection_for(const ForgeTarget& ft, const SmithyOptions& opts,
+                                         const recipe::EnvOverlay& os_environ) {
+    auto platform = types::Platform::parse(ft.subdir());
+    if (!platform) return unexpected(platform.error());
+    variant::Selection sel;
+    sel.platform = *platform;
+    sel.strict = opts.strict;
+    sel.extra_environ = os_environ;
+    return sel;
+}
+
+// The migrations read for the target, and every key they name (kept in the
+// pinning too: a migration may extend them).
+struct Migrations {
+    std::vector<Migration> list;
+    std::set<std::string> keys;
+};
+
+Result<Migrations> read_migrations(const std::vector<stdfs::path>& paths, const variant::Selection& sel) {
+    Migrations out;
+    // conda-smithy reads migrations without the variant keys in scope and
+    // says nothing of the names its selectors lack: neither do we.
+    Diagnostics quiet{false};
+    for (const auto& p : paths) {
+        auto m = read_migration(p, sel, &quiet);
+        if (!m) return unexpected(m.error());
+        for (const auto& [k, v] : m->spec.lists) out.keys.insert(k);
+        out.keys.insert(m->additional_zip_keys.begin(), m->additional_zip_keys.end());
+        out.keys.insert(m->primary_key.begin(), m->primary_key.end());
+        for (const auto& [k, v] : m->ordering) out.keys.insert(k);
+        out.list.push_back(std::move(*m));
+    }
+    return out;
+}
+
+// The pinning (-e) and the recipe's config merged, the migrations laid over
+// them, and the keys the recipe cannot use dropped.
+Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant::Selection& sel, Diagnostics& diag) {
+    auto migrations = read_migrations(in.migration_paths, sel);
+    if (!migrations) return unexpected(migrations.error());
+    auto keep = [&](const std::string& k) { return migrations->keys.count(k) || may_be_used(k, in.corpus); };
+    std::vector<variant::SpecSource> sources;
+    std::vector<stdfs::path> files = in.opts.exclusive_files;
+    if (in.raw.config_file) files.push_back(*in.raw.config_file);
+    for (const auto& f : files) {
+        auto s = variant::read_config_file(f, sel, &diag, keep);
+        if (!s) return unexpected(s.error());
+        sources.push_back(std::move(*s));
+    }
+    auto combined = variant::combine(sources);
+    if (!combined) return unexpected(combined.error());
+    auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations->list);
+    if (!migrated) return unexpected(migrated.error());
+    prune_unused(*migrated, in.corpus);
+    return migrated->to_source("<migrated spec>");
+}
+
+// The recipe rendered as conda-smithy renders it: every output, nothing
+// finalized.
+Result<render::RenderedRecipe> render_recipe(const recipe::RawRecipe& raw, const variant::Selection& sel,
+                                             const ForgeTarget& ft) {
+    auto cache = render::make_render_cache();
+    render::RenderOptions ro;
+    ro.smithy = true;
+    auto rr = render::render(raw, sel, cache.get(), ro);
+    if (!rr) {
+        Error e = rr.error();
+        e.message = "rendering for " + ft.name + ": " + e.message;
+        return unexpected(e);
+    }
+    return rr;
+}
+
+// The outputs the target builds: noarch ones only where they are kept.
+Outputs kept_outputs(const render::RenderedRecipe& rr, const ForgeTarget& ft) {
+    Outputs metas;
+    for (const auto& o : rr.outputs)
+        if (o.noarch == types::NoArch::none || ft.keep_noarch) metas.push_back(&o);
+    return metas;
+}
+
+// The variants the unskipped outputs were rendered with: for each staging
+// variant with an output left, the matrix narrowed to it; then each
+// output's own.
+std::vector<VMap> used_variants(const render::RenderedRecipe& rr, const Outputs& metas) {
+    std::vector<VMap> used;
+    std::set<int> live_tops;
+    for (const auto* o : metas) live_tops.insert(o->top_variant);
+    std::set<VMap> seen;
+    // conda-build narrows the matrix key by key, keeping it whole when a
+    // key would empty it; one pass per staging variant does the same.
+    for (int ti : live_tops) {
+        const auto& tv = rr.tops[static_cast<size_t>(ti)].variant;
+        std::vector<const variant::Variant*> mv;
+        for (const auto& v : rr.variants) mv.push_back(&v);
+        for (const auto& k : rr.staging_keys) {
+            std::string want = tv.value_or(k, "");
+            std::vector<const variant::Variant*> next;
+            for (const auto* v : mv)
+                if (const std::string* x = v->get(k); x && *x == want) next.push_back(v);
+            if (!next.empty()) mv = std::move(next);
+        }
+        for (const auto* v : mv) {
+            VMap m = merge_deployment_target(v->as_map());
+            if (seen.insert(m).second) used.push_back(std::move(m));
+        }
+    }
+    for (const auto* o : metas) {
+        VMap m = merge_deployment_target(o->variant.as_map());
+        if (seen.insert(m).second) used.push_back(std::move(m));
+    }
+    return used;
+}
+
+// The keys with more than one value in the input matrix.
+std::set<std::string> loop_keys(const std::vector<variant::Variant>& input_variants) {
+    std::set<std::string> loop;
+    for (const auto& [k, v] : input_variants.front().values) {
+        if (k == "zip_keys" || k == "pin_run_as_build" || k == "ignore_version") continue;
+        for (const auto& other : input_variants)
+            if (other.value_or(k, "\x01") != v) {
+                loop.insert(k);
+                break;
+            }
+    }
+    return loop;
+}
+
+// The keys every output uses at the top level.
+std::set<std::string> top_level_keys(const Outputs& metas) {
+    std::optional<std::set<std::string>> top_vars;
+    for (const auto* o : metas) {
+        std::set<std::string> s(o->top_level_used.begin(), o->top_level_used.end());
+        if (!top_vars) {
+            top_vars = s;
+            continue;
+        }
+        std::set<std::string> both;
+        std::set_intersection(top_vars->begin(), top_vars->end(), s.begin(), s.end(), std::inserter(both, both.end()));
+        top_vars = both;
+    }
+    return top_vars.value_or(std::set<std::string>{});
+}
+
+// The keys the files hold (`used`) and those that make CI jobs (`top_loop`).
+struct JobKeys {
+    std::set<std::string> used, top_loop;
+};
+
+JobKeys job_keys(const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas,
+                 const std::vector<variant::Variant>& input_variants) {
+    JobKeys keys;
+    for (const auto* o : metas)
+        for (const auto& [k, v] : o->used) keys.used.insert(k);
+    if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
+    // conda-smithy's `.*\{\{ python_min \}\}` on each line: the text, verbatim.
+    if (in.raw.text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
+
+    std::set<std::string> loop = loop_keys(input_variants);
+    std::set<std::string> top_vars = top_level_keys(metas);
+    for (const auto& k : top_vars)
+        if (loop.count(k)) keys.top_loop.insert(k);
+    if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
+
+    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
+    keys.used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
+                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
+    if (!all_noarch) keys.used.insert("target_platform");
+    if (in.compat.labels_with_gha ? contains(ft.providers, "github_actions") : in.forge.github_actions_self_hosted)
+        keys.used.insert("github_actions_labels");
+    if (in.compat.keep_cdt) keys.used.insert({"cdt_name", "cdt_arch", "BUILD"});
+    keys.used.insert(top_vars.begin(), top_vars.end());
+    return keys;
+}
+
+// The values of the used keys among the used variants; zip groups as tuples.
+Config used_config(const variant::Specials& sp, const std::vector<variant::Variant>& input_variants,
+                   const std::vector<VMap>& used_variants, const std::set<std::string>& used) {
+    std::set<std::string> input_keys;
+    for (const auto& v : input_variants)
+        for (const auto& [k, x] : v.values) input_keys.insert(k);
+    for (const auto& v : input_variants) {
+        VMap m = merge_deployment_target(v.as_map());
+        for (const auto& [k, x] : m) input_keys.insert(k);
+    }
+    Config c;
+    c.zip_keys = sp.zip_keys;
+    c.has_zip = !sp.zip_keys.empty();
+    c.prab = sp.pin_run_as_build;
+    c.has_prab = !sp.pin_run_as_build.empty();
+    std::set<std::string> zipped;
+    for (const auto& g : sp.zip_keys) {
+        Values present;
+        for (const auto& k : g)
+            if (input_keys.count(k)) present.push_back(k);
+        zipped.insert(g.begin(), g.end());
+        if (present.empty()) continue;
+        std::vector<Values> tuples;
+        for (const auto& v : used_variants) {
+            Values t;
+            for (const auto& k : present) t.push_back(v.count(k) ? v.at(k) : "");
+            push_unique(tuples, t);
+        }
+        for (size_t j = 0; j < present.size(); ++j) {
+            if (!used.count(present[j])) continue;
+            Values col;
+            for (const auto& t : tuples) col.push_back(t[j]);
+            c.lists[present[j]] = col;
+        }
+    }
+    for (const auto& k : used) {
+        if (zipped.count(k) || !input_keys.count(k) || sp.is_special(k)) continue;
+        Values vals;
+        for (const auto& v : used_variants)
+            if (auto it = v.find(k); it != v.end()) push_unique(vals, it->second);
+        c.lists[k] = vals;
+    }
+    trim(c);
+    dedupe(c);
+    trim(c);
+    return c;
+}
+
+// One config per CI job: `c` broken up over the top-level loop keys, the
+// combinations no output has left out (_is_config_skipped), linux jobs
+// narrowed to one docker image (finalize_config).
+std::vector<Config> ci_jobs(const Config& c, const std::set<std::string>& top_loop, const Outputs& metas,
+                            const ForgeTarget& ft, const ForgeConfig& forge) {
+    std::vector<Config> jobs;
+    for (auto& cfg : break_up(top_loop, c)) {
+        bool matched = std::any_of(metas.begin(), metas.end(), [&](const render::RenderedOutput* o) {
+            for (const auto& k : top_loop) {
+                const std::string* val = o->variant.get(k);
+                if (!val) return false;
+                for (const auto& x : cfg.lists[k])
+                    if (x != *val) return false;
+            }
+            return true;
+        });
+        if (!matched) continue;
+        if (str::starts_with(ft.build_platform, "linux")) {
+            auto& di = cfg.lists["docker_image"];
+            di = di.empty() ? Values{forge.docker_fallback_image} : Values{di.front()};
+            if (const Values* g = group_of(cfg.zip_keys, "docker_image"))
+                for (const auto& k : *g)
+                    if (k != "docker_image" && !cfg.lists[k].empty()) cfg.lists[k] = {cfg.lists[k].front()};
+        }
+        jobs.push_back(std::move(cfg));
+    }
+    return jobs;
+}
+
+// Sets `key` as an os.environ assignment does: a name already there keeps
+// its place.
+void set_environ(recipe::EnvOverlay& os_environ, const std::string& key, const std::string& value) {
+    auto it = std::find_if(os_environ.begin(), os_environ.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != os_environ.end())
+        it->second = value;
+    else
+        os_environ.emplace_back(key, value);
+}
+
+}  // namespace
+
+recipe::EnvOverlay target_environ(recipe::EnvOverlay os_environ, const ForgeConfig& forge, const ForgeTarget& ft,
+                                  bool uses_cuda) {
+    set_environ(os_environ, "CONFIG_VERSION", forge.config_version);
+    set_environ(os_environ, "BUILD_PLATFORM", ft.build_subdir());
+    if (str::starts_with(ft.name, "linux") && !ft.os_version.empty())
+        set_environ(os_environ, "DEFAULT_LINUX_VERSION", ft.os_version);
+    if (uses_cuda) set_environ(os_environ, "CF_CUDA_ENABLED", "True");
+    return os_environ;
+}
+
+Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, const recipe::EnvOverlay& os_environ) {
+    Target out;
+    out.t = ft;
+    auto sel = selection_for(ft, in.opts, os_environ);
+    if (!sel) return unexpected(sel.error());
+    Diagnostics diag{in.opts.strict};
+    auto spec = migrated_spec(in, *sel, diag);
+    if (!spec) return unexpected(spec.error());
+    sel->spec = std::make_shared<const variant::SpecSource>(std::move(*spec));
+    auto input = variant::load(*sel, std::nullopt, &diag);
+    if (!input) return unexpected(input.error());
+    const std::vector<variant::Variant> input_variants = variant::explode(*input);
+    auto rr = render_recipe(in.raw, *sel, ft);
+    if (!rr) return unexpected(rr.error());
+    out.warnings = diag.warnings();
+    out.warnings.insert(out.warnings.end(), rr->warnings.begin(), rr->warnings.end());
+
+    const Outputs metas = kept_outputs(*rr, ft);
+    if (metas.empty() || input_variants.empty()) return out;
+    for (const auto* o : metas)
+        if (out.first_dist.empty() || o->dist() < out.first_dist) {
+            out.first_dist = o->dist();
+            out.first_name = o->name;
+        }
+    JobKeys keys = job_keys(in, ft, metas, input_variants);
+    Config c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
+    out.configs = ci_jobs(c, keys.top_loop, metas, ft, in.forge);
+    out.top_loop = std::move(keys.top_loop);
+    return out;
+}
+
+}  // namespace sf::feedstock::detail
