@@ -385,7 +385,8 @@ Result<Migration> read_migration(const stdfs::path& file, const variant::Selecti
     m.spec = AlgebraSpec::from(*spec);
     // __migrator and migrator_ts, read from the selected text as well.
     auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
-    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, name, nullptr, nullptr, diag);
+    if (!ns) return unexpected(ns.error());
+    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, name, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     auto node = recipe::parse_yaml_tree(selected->text, name, selected->source_line, diag);
     if (!node) return unexpected(node.error());

@@ -12,10 +12,11 @@ namespace sf::feedstock {
 Result<YAML::Node> recipe_extra(const recipe::RawRecipe& raw, const std::string& subdir,
                                 const std::map<std::string, std::string>& variant) {
     auto ns = recipe::selector_namespace(subdir, subdir, variant);
+    if (!ns) return unexpected(ns.error());
     // The render already reported (or, under --strict, refused) what these
     // selectors hold; here they only pick lines.
     Diagnostics quiet;
-    auto sel = recipe::apply_selectors(raw.lines, ns, raw.meta_file, nullptr, nullptr, &quiet);
+    auto sel = recipe::apply_selectors(raw.lines, *ns, raw.meta_file, nullptr, nullptr, &quiet);
     if (!sel) return unexpected(sel.error());
     std::string block;
     bool in = false;

@@ -393,7 +393,22 @@ jinja::Context selector_base(const std::string& subdir, const std::string& build
     return ctx;
 }
 
-jinja::Context selector_layer(const jinja::Context& base, const VariantValues& variant) {
+namespace {
+
+// conda-build's int("".join(v.split(".")[:2])) for `py` and `np`: "3.12" ->
+// 312. Text that is no integer is the error int() raises there.
+Result<std::int64_t> two_places(const std::string& key, const std::string& value, const std::string& version) {
+    auto parts = str::split(version, '.');
+    std::string digits = parts.at(0) + (parts.size() > 1 ? parts[1] : "");
+    if (auto n = parse_int(digits)) return *n;
+    return fail("variant " + key + " '" + value + "' is no version: conda-build reads int('" + digits + "') for '" +
+                    (key == "python" ? "py" : "np") + "' and fails",
+                "give " + key + " as a version such as 3.12");
+}
+
+}  // namespace
+
+Result<jinja::Context> selector_layer(const jinja::Context& base, const VariantValues& variant) {
     jinja::Context ctx;
     ctx.base = &base;
     auto& d = ctx.globals;
@@ -404,23 +419,18 @@ jinja::Context selector_layer(const jinja::Context& base, const VariantValues& v
     // "3.12.* *_cpython" -> 312
     std::string py = get("python", "3.12");
     std::string py_ver = py.substr(0, py.find(' '));
+    auto py_int = two_places("python", py, py_ver);
+    if (!py_int) return unexpected(py_int.error());
     auto parts = str::split(py_ver, '.');
-    std::int64_t py_int = 0;
-    try {
-        py_int = std::stoll(parts.at(0) + (parts.size() > 1 ? parts[1] : ""));
-    } catch (...) {
-    }
-    d["py"] = py_int;
+    d["py"] = *py_int;
     d["py3k"] = parts.at(0) == "3";
     d["py2k"] = parts.at(0) == "2";
-    for (int v : {26, 27, 33, 34, 35, 36}) d["py" + std::to_string(v)] = py_int == v;
+    for (int v : {26, 27, 33, 34, 35, 36}) d["py" + std::to_string(v)] = *py_int == v;
     std::string np = get("numpy", "1.26");
-    auto np_parts = str::split(np, '.');
-    try {
-        d["np"] = static_cast<std::int64_t>(std::stoll(np_parts.at(0) + (np_parts.size() > 1 ? np_parts[1] : "")));
-    } catch (...) {
-        d["np"] = np;
-    }
+    if (np.empty()) np = "1.26";  // conda-build: `if not np: np = defaults["numpy"]`
+    auto np_int = two_places("numpy", np, np);
+    if (!np_int) return unexpected(np_int.error());
+    d["np"] = *np_int;
     d["pl"] = get("perl", "5.26.2");
     std::string lua = get("lua", "5");
     d["lua"] = lua;
@@ -439,10 +449,12 @@ jinja::Context selector_layer(const jinja::Context& base, const VariantValues& v
     return ctx;
 }
 
-jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
-                                  const VariantValues& variant, const EnvOverlay& overlay) {
+Result<jinja::Context> selector_namespace(const std::string& subdir, const std::string& build_subdir,
+                                          const VariantValues& variant, const EnvOverlay& overlay) {
     jinja::Context ns = selector_base(subdir, build_subdir, overlay);
-    for (auto& [k, v] : selector_layer(ns, variant).globals) ns.globals[k] = std::move(v);
+    auto layer = selector_layer(ns, variant);
+    if (!layer) return unexpected(layer.error());
+    for (auto& [k, v] : layer->globals) ns.globals[k] = std::move(v);
     return ns;
 }
 

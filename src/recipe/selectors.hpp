@@ -77,13 +77,14 @@ jinja::Value os_module(const jinja::Value& env);
 // len, ...), the environment's variables, and every variant key (ints and
 // booleans converted as conda-build does: "312" -> 312, "true" -> True).
 // The environment is environment_dict(overlay).
-jinja::Context selector_namespace(const std::string& subdir, const std::string& build_subdir,
-                                  const VariantValues& variant, const EnvOverlay& overlay = {});
+// Errors as conda-build's: a python or numpy variant that is no version.
+Result<jinja::Context> selector_namespace(const std::string& subdir, const std::string& build_subdir,
+                                          const VariantValues& variant, const EnvOverlay& overlay = {});
 // The same in two steps, for callers with many variants: the part that does
 // not depend on the variant (flags, environment, builtins), then a layer of
 // the rest over it, which reads `base` (it must outlive the layer) and copies none of it.
 jinja::Context selector_base(const std::string& subdir, const std::string& build_subdir,
                              const EnvOverlay& overlay = {});
-jinja::Context selector_layer(const jinja::Context& base, const VariantValues& variant);
+Result<jinja::Context> selector_layer(const jinja::Context& base, const VariantValues& variant);
 
 }  // namespace sf::recipe

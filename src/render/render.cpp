@@ -192,7 +192,9 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     auto pass = std::make_unique<Pass>();
     if (!ns_base_)
         ns_base_ = recipe::selector_base(sel_.platform.name(), sel_.build_platform.name(), sel_.extra_environ);
-    pass->ns = recipe::selector_layer(*ns_base_, v.as_map());  // ns_base_ outlives the passes
+    auto layer = recipe::selector_layer(*ns_base_, v.as_map());  // ns_base_ outlives the passes
+    if (!layer) return fail(SourceLoc{raw_.meta_file}, layer.error().message, layer.error().hint);
+    pass->ns = std::move(*layer);
     std::map<std::string, bool> outcomes;
     auto sel = recipe::apply_selectors(raw_.lines, pass->ns, raw_.meta_file, &texts_.selectors, &outcomes, &diag_);
     if (!sel) return unexpected(sel.error());

@@ -175,7 +175,8 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
     const std::string* text = &text_in;
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
-    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), ns, file, nullptr, nullptr, diag);
+    if (!ns) return unexpected(ns.error());
+    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, file, nullptr, nullptr, diag);
     if (!selected) return unexpected(selected.error());
     if (keep) drop_blocks(*selected, keep);
     auto node = recipe::parse_yaml_tree(selected->text, file, selected->source_line, diag);

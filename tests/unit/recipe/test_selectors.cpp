@@ -25,8 +25,9 @@ TEST_CASE("split_selectors: conda-build's selector pattern") {
 TEST_CASE("selector namespace: flags, py as an int, variant values converted") {
     auto ns = selector_namespace("osx-arm64", "osx-arm64",
                                  {{"python", "3.12.* *_cpython"}, {"megabuild", "true"}, {"cuda_major", "12"}, {"blas_impl", "mkl"}});
+    REQUIRE(ns);
     auto eval = [&](const char* e) {
-        auto v = sf::jinja::evaluate(e, {"t", 1, 1}, ns);
+        auto v = sf::jinja::evaluate(e, {"t", 1, 1}, *ns);
         REQUIRE(v);
         return v->truthy();
     };
@@ -39,9 +40,23 @@ TEST_CASE("selector namespace: flags, py as an int, variant values converted") {
     CHECK(eval("target_platform is undefined or true"));
 }
 
+TEST_CASE("selector namespace: a python or numpy that is no version is an error, as conda-build's int() raises") {
+    auto py = selector_namespace("linux-64", "linux-64", {{"python", "pypy"}});
+    REQUIRE_FALSE(py);
+    CHECK(py.error().message.find("variant python 'pypy'") != std::string::npos);
+    auto np = selector_namespace("linux-64", "linux-64", {{"numpy", "x.y"}});
+    REQUIRE_FALSE(np);
+    CHECK(np.error().message.find("variant numpy 'x.y'") != std::string::npos);
+    auto ok = selector_namespace("linux-64", "linux-64", {{"numpy", "2"}});
+    REQUIRE(ok);
+    auto v = sf::jinja::evaluate("np == 2", {"t", 1, 1}, *ok);
+    REQUIRE(v);
+    CHECK(v->truthy());
+}
+
 TEST_CASE("apply_selectors: an unknown name is an error at file:line:col") {
     auto lines = split_selectors("a: 1\nb: 2  # [linx]\n");
-    auto r = apply_selectors(lines, selector_namespace("linux-64", "linux-64", {}), "meta.yaml");
+    auto r = apply_selectors(lines, *selector_namespace("linux-64", "linux-64", {}), "meta.yaml");
     REQUIRE_FALSE(r);
     CHECK(r.error().str().rfind("meta.yaml:2:", 0) == 0);
     CHECK(r.error().message.find("'linx'") != std::string::npos);
@@ -111,8 +126,9 @@ TEST_CASE("environment overlay: os.environ assignments laid over the process env
     }
     SECTION("selectors see it as names and in os.environ") {
         auto ns = selector_namespace("linux-64", "linux-64", {}, overlay);
+        REQUIRE(ns);
         auto eval = [&](const char* e) {
-            auto v = sf::jinja::evaluate(e, {"t", 1, 1}, ns);
+            auto v = sf::jinja::evaluate(e, {"t", 1, 1}, *ns);
             REQUIRE(v);
             return v->truthy();
         };
@@ -122,7 +138,8 @@ TEST_CASE("environment overlay: os.environ assignments laid over the process env
     }
     SECTION("without it, only the process environment") {
         auto ns = selector_namespace("linux-64", "linux-64", {});
-        auto v = sf::jinja::evaluate("os.environ.get('SF_TEST_OVERLAY_KEPT', '')", {"t", 1, 1}, ns);
+        REQUIRE(ns);
+        auto v = sf::jinja::evaluate("os.environ.get('SF_TEST_OVERLAY_KEPT', '')", {"t", 1, 1}, *ns);
         REQUIRE(v);
         CHECK(v->as_string() == "process");
     }
