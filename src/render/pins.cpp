@@ -221,12 +221,13 @@ std::string resolve_pin(const std::vector<RenderedOutput>& outs, const RenderedO
 
 // A resolved pin is a spec, unless the pinned version makes it none (then it
 // stays text, as conda-build's string would).
-void replace(types::Dependency& d, const std::string& text) {
-    auto parsed = types::Dependency::parse(text);
-    d = parsed ? std::move(*parsed) : types::Dependency(types::UnparsedSpec{text});
+void replace(types::Dependency& d, const std::string& text, SpecMemo& memo) {
+    const auto& parsed = memo.parse(text);
+    d = parsed ? *parsed : types::Dependency(types::UnparsedSpec{text});
 }
 
-void apply_run_as_build(RenderedOutput& o, const std::map<std::string, variant::PinRunAsBuild>& run_as_build) {
+void apply_run_as_build(RenderedOutput& o, const std::map<std::string, variant::PinRunAsBuild>& run_as_build,
+                        SpecMemo& memo) {
     for (auto& r : o.requirements.run) {
         if (r.is_pin()) continue;
         auto it = run_as_build.find(r.str());
@@ -239,7 +240,7 @@ void apply_run_as_build(RenderedOutput& o, const std::map<std::string, variant::
             while (str::ends_with(ver, ".*")) ver = ver.substr(0, ver.size() - 2);
             if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0]))) break;
             std::string bounds = apply_pin_expressions(ver, it->second.min_pin, it->second.max_pin);
-            if (!bounds.empty()) replace(r, r.str() + " " + bounds);
+            if (!bounds.empty()) replace(r, r.str() + " " + bounds, memo);
             break;
         }
     }
@@ -247,8 +248,14 @@ void apply_run_as_build(RenderedOutput& o, const std::map<std::string, variant::
 
 }  // namespace
 
+const Result<types::Dependency>& SpecMemo::parse(const std::string& text) {
+    auto it = parsed_.find(text);
+    if (it == parsed_.end()) it = parsed_.emplace(text, types::Dependency::parse(text)).first;
+    return it->second;
+}
+
 Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::string>& specs, const std::string& what,
-                                                       Diagnostics& diag) {
+                                                       Diagnostics& diag, SpecMemo& memo) {
     std::vector<types::Dependency> out;
     out.reserve(specs.size());
     for (const auto& s : specs) {
@@ -256,9 +263,9 @@ Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::st
             out.emplace_back(std::move(*pin));
             continue;
         }
-        auto d = types::Dependency::parse(s);
+        const auto& d = memo.parse(s);
         if (d) {
-            out.push_back(std::move(*d));
+            out.push_back(*d);
             continue;
         }
         Error e{{}, what + ": " + d.error().message, "write a conda match spec: name, then version and build"};
@@ -269,15 +276,16 @@ Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::st
     return out;
 }
 
-void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build) {
-    for (auto& o : outs) apply_run_as_build(o, run_as_build);
+void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build,
+                  SpecMemo& memo) {
+    for (auto& o : outs) apply_run_as_build(o, run_as_build, memo);
     for (auto& o : outs) {
         for (auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run,
                         &o.requirements.run_constrained, &o.run_exports.weak, &o.run_exports.strong,
                         &o.run_exports.noarch, &o.run_exports.weak_constrains, &o.run_exports.strong_constrains,
                         &o.test.requires_})
             for (auto& d : *l)
-                if (const types::Pin* p = d.pin()) replace(d, resolve_pin(outs, o, *p));
+                if (const types::Pin* p = d.pin()) replace(d, resolve_pin(outs, o, *p), memo);
     }
 }
 

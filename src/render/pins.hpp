@@ -4,6 +4,7 @@
 // text is pin_text.hpp).
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/diagnostics.hpp"
@@ -23,17 +24,28 @@ std::string apply_pin_expressions(const std::string& version, const std::string&
 std::string ensure_valid_spec(const std::string& spec);
 std::string ensure_valid_spec_by_regex(const std::string& spec);  // the same by conda-build's regex, for tests
 
+// Match specs parsed once per text: the same requirement lines recur in
+// every output and variant of a recipe (a pure function of the text).
+class SpecMemo {
+public:
+    const Result<types::Dependency>& parse(const std::string& text);
+
+private:
+    std::unordered_map<std::string, Result<types::Dependency>> parsed_;
+};
+
 // A rendered requirement list as typed dependencies: pin placeholders become
 // types::Pin, everything else a match spec. Text that is no match spec is
 // kept as written, as conda-build renders it, with a warning (an error under
 // --strict). `what` names the list.
 Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::string>& specs, const std::string& what,
-                                                       Diagnostics& diag);
+                                                       Diagnostics& diag, SpecMemo& memo);
 
 // conda-build's finalize: every pin becomes a match spec against the output
 // it names (pin_subpackage) or the host's version (pin_compatible), and a
 // bare run dependency named in pin_run_as_build gets bounds around the
 // version the host pins.
-void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build);
+void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build,
+                  SpecMemo& memo);
 
 }  // namespace sf::render

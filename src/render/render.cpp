@@ -90,6 +90,7 @@ struct RenderCache {
     TextCache texts;
     std::map<std::string, jinja::Template> templates;  // by selector outcomes
     YamlMemo yaml;
+    SpecMemo specs;
     std::map<std::string, std::unique_ptr<variant::UsedVarScanner>> scanners;  // by key set
 
     void bind(const recipe::RawRecipe& r) {
@@ -241,7 +242,8 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
     // Each list as typed dependencies; errors name the output and the list.
     auto deps = [&](const Meta& section, const char* k, const std::string& where) -> Result<std::vector<types::Dependency>> {
         if (!section.contains(k)) return std::vector<types::Dependency>{};
-        return dependencies_of(string_list(section[k]), raw_.meta_file + ": " + o.name + ": " + where + k, diag_);
+        return dependencies_of(string_list(section[k]), raw_.meta_file + ": " + o.name + ": " + where + k, diag_,
+                               cache_.specs);
     };
     const Meta& reqs = sub(m, "requirements");
     auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
@@ -282,7 +284,8 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
         for (size_t i = 0; i < 5; ++i) {
             if (!re.is_object() && i > 0) break;
             auto d = re.is_object() ? deps(re, keys[i], "build/run_exports/")
-                                    : dependencies_of(string_list(re), raw_.meta_file + ": " + o.name + ": build/run_exports", diag_);
+                                    : dependencies_of(string_list(re), raw_.meta_file + ": " + o.name + ": build/run_exports",
+                                                      diag_, cache_.specs);
             if (!d) return unexpected(d.error());
             *into[i] = std::move(*d);
         }
@@ -432,7 +435,8 @@ Result<RenderedRecipe> Renderer::run() {
             const char* keys[] = {"build", "host", "run", "run_constrained"};
             for (size_t i = 0; i < 4; ++i) {
                 if (!treqs.contains(keys[i])) continue;
-                auto d = dependencies_of(string_list(treqs[keys[i]]), raw_.meta_file + ": requirements/" + keys[i], diag_);
+                auto d = dependencies_of(string_list(treqs[keys[i]]), raw_.meta_file + ": requirements/" + keys[i], diag_,
+                                         cache_.specs);
                 if (!d) return unexpected(d.error());
                 *into[i] = std::move(*d);
             }
@@ -464,7 +468,7 @@ Result<RenderedRecipe> Renderer::run() {
     for (const auto& o : outs)
         if (auto ok = check_output(o, raw_.meta_file, !opts_.smithy); !ok) return unexpected(ok.error());
     order_outputs(outs);
-    resolve_pins(outs, spec_.specials.pin_run_as_build);
+    resolve_pins(outs, spec_.specials.pin_run_as_build, cache_.specs);
     rr.outputs = std::move(outs);
     rr.staging_keys = loop_top;
     rr.used_keys = as_vec(all_used);

@@ -3,6 +3,7 @@
 // match spec, or a pin on another package that is resolved once every
 // output's version and build string are known. Used for requirements,
 // constraints, run_exports and test requirements.
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -34,7 +35,7 @@ struct UnparsedSpec {
 
 class Dependency {
 public:
-    explicit Dependency(MatchSpec spec) : value_(std::move(spec)) {}
+    explicit Dependency(MatchSpec spec) : value_(std::make_shared<const MatchSpec>(std::move(spec))) {}
     explicit Dependency(Pin pin) : value_(std::move(pin)) {}
     explicit Dependency(UnparsedSpec text) : value_(std::move(text)) {}
     // A match spec from its text; errors name the spec.
@@ -42,7 +43,10 @@ public:
 
     bool is_pin() const { return std::holds_alternative<Pin>(value_); }
     const Pin* pin() const { return std::get_if<Pin>(&value_); }
-    const MatchSpec* spec() const { return std::get_if<MatchSpec>(&value_); }  // null for a pin or unparsed text
+    const MatchSpec* spec() const {  // null for a pin or unparsed text
+        const auto* m = std::get_if<std::shared_ptr<const MatchSpec>>(&value_);
+        return m ? m->get() : nullptr;
+    }
     // The package name as written (a pin's: the pinned package).
     std::string name() const;
     // The spec as written; a pin that was never resolved prints its bare
@@ -52,7 +56,8 @@ public:
     friend bool operator==(const Dependency& a, const Dependency& b) { return a.str() == b.str() && a.is_pin() == b.is_pin(); }
 
 private:
-    std::variant<MatchSpec, Pin, UnparsedSpec> value_;
+    // Shared: a rendered recipe copies the same specs into many outputs.
+    std::variant<std::shared_ptr<const MatchSpec>, Pin, UnparsedSpec> value_;
 };
 
 // Specs from strings (run_exports.json, --meta files); the first bad one is the error.
