@@ -126,6 +126,10 @@ private:
                              const jinja::Context& ns);
     Result<RenderedOutput> to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                                      const std::set<std::string>& used);
+    // A list of `section` as typed dependencies; `where` names it in messages.
+    Result<std::vector<types::Dependency>> dependency_list(const Meta& section, const char* key, const std::string& where);
+    Result<Requirements> requirements_of(const Meta& reqs, const std::string& where);
+    Result<types::RunExportDeps> run_exports_of(const Meta& run_exports, const std::string& where);
     void order_outputs(std::vector<RenderedOutput>& outs);
 
     const recipe::RawRecipe& raw_;
@@ -221,6 +225,45 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     return passes_.back().second.get();
 }
 
+constexpr const char* kRequirementKeys[] = {"build", "host", "run", "run_constrained"};
+
+Result<std::vector<types::Dependency>> Renderer::dependency_list(const Meta& section, const char* key,
+                                                                 const std::string& where) {
+    if (!section.is_object() || !section.contains(key)) return std::vector<types::Dependency>{};
+    return dependencies_of(string_list(section[key]), where + key, diag_, cache_.specs);
+}
+
+Result<Requirements> Renderer::requirements_of(const Meta& reqs, const std::string& where) {
+    Requirements r;
+    std::vector<types::Dependency>* into[] = {&r.build, &r.host, &r.run, &r.run_constrained};
+    for (size_t i = 0; i < 4; ++i) {
+        auto d = dependency_list(reqs, kRequirementKeys[i], where + "requirements/");
+        if (!d) return unexpected(d.error());
+        *into[i] = std::move(*d);
+    }
+    return r;
+}
+
+// build/run_exports: a mapping of the five kinds, or a list (weak).
+Result<types::RunExportDeps> Renderer::run_exports_of(const Meta& re, const std::string& where) {
+    types::RunExportDeps out;
+    if (!re.is_object()) {
+        auto d = dependencies_of(string_list(re), where + "build/run_exports", diag_, cache_.specs);
+        if (!d) return unexpected(d.error());
+        out.weak = std::move(*d);
+        return out;
+    }
+    std::vector<types::Dependency>* into[] = {&out.weak, &out.strong, &out.noarch, &out.weak_constrains,
+                                              &out.strong_constrains};
+    const char* keys[] = {"weak", "strong", "noarch", "weak_constrains", "strong_constrains"};
+    for (size_t i = 0; i < 5; ++i) {
+        auto d = dependency_list(re, keys[i], where + "build/run_exports/");
+        if (!d) return unexpected(d.error());
+        *into[i] = std::move(*d);
+    }
+    return out;
+}
+
 Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                                            const std::set<std::string>& used) {
     RenderedOutput o;
@@ -239,62 +282,36 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
     o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
     o.hash = pkg_hash(o.hash_input);
     o.build_string = build_id(vt, om, v, o.hash);
-    // Each list as typed dependencies; errors name the output and the list.
-    auto deps = [&](const Meta& section, const char* k, const std::string& where) -> Result<std::vector<types::Dependency>> {
-        if (!section.contains(k)) return std::vector<types::Dependency>{};
-        return dependencies_of(string_list(section[k]), raw_.meta_file + ": " + o.name + ": " + where + k, diag_,
-                               cache_.specs);
-    };
-    const Meta& reqs = sub(m, "requirements");
-    auto list = [&](const char* k) { return reqs.contains(k) ? string_list(reqs[k]) : std::vector<std::string>{}; };
-    {
-        std::vector<types::Dependency>* into[] = {&o.requirements.build, &o.requirements.host, &o.requirements.run,
-                                                  &o.requirements.run_constrained};
-        const char* keys[] = {"build", "host", "run", "run_constrained"};
-        for (size_t i = 0; i < 4; ++i) {
-            auto d = deps(reqs, keys[i], "requirements/");
-            if (!d) return unexpected(d.error());
-            *into[i] = std::move(*d);
-        }
-    }
+    std::string where = raw_.meta_file + ": " + o.name + ": ";
+    auto reqs = requirements_of(sub(m, "requirements"), where);
+    if (!reqs) return unexpected(reqs.error());
+    o.requirements = std::move(*reqs);
     {
         // Before finalizing, conda-build's pins are bare names, and a bare
         // name that is a variant key then gets the variant's version.
+        const Meta& rq = sub(m, "requirements");
         Meta nonfinal = Meta::object();
-        for (const char* k : {"build", "host", "run", "run_constrained"}) {
+        for (const char* k : kRequirementKeys) {
             Meta l = Meta::array();
-            for (const auto& r : list(k)) l.push_back(strip_pin_placeholder(r));
+            if (rq.contains(k))
+                for (const auto& r : string_list(rq[k])) l.push_back(strip_pin_placeholder(r));
             nonfinal[k] = std::move(l);
         }
         for (const char* env : {"build", "host", "run"}) insert_variant_versions(nonfinal, v, env);
-        std::vector<types::Dependency>* into[] = {&o.nonfinal_requirements.build, &o.nonfinal_requirements.host,
-                                                  &o.nonfinal_requirements.run, &o.nonfinal_requirements.run_constrained};
-        const char* keys[] = {"build", "host", "run", "run_constrained"};
-        for (size_t i = 0; i < 4; ++i) {
-            auto d = deps(nonfinal, keys[i], "requirements/");
-            if (!d) return unexpected(d.error());
-            *into[i] = std::move(*d);
-        }
+        auto nf = requirements_of(nonfinal, where);
+        if (!nf) return unexpected(nf.error());
+        o.nonfinal_requirements = std::move(*nf);
     }
     if (build.contains("run_exports")) {
-        const Meta& re = build["run_exports"];
-        std::vector<types::Dependency>* into[] = {&o.run_exports.weak, &o.run_exports.strong, &o.run_exports.noarch,
-                                                  &o.run_exports.weak_constrains, &o.run_exports.strong_constrains};
-        const char* keys[] = {"weak", "strong", "noarch", "weak_constrains", "strong_constrains"};
-        for (size_t i = 0; i < 5; ++i) {
-            if (!re.is_object() && i > 0) break;
-            auto d = re.is_object() ? deps(re, keys[i], "build/run_exports/")
-                                    : dependencies_of(string_list(re), raw_.meta_file + ": " + o.name + ": build/run_exports",
-                                                      diag_, cache_.specs);
-            if (!d) return unexpected(d.error());
-            *into[i] = std::move(*d);
-        }
+        auto re = run_exports_of(build["run_exports"], where);
+        if (!re) return unexpected(re.error());
+        o.run_exports = std::move(*re);
     }
     if (build.contains("ignore_run_exports")) o.ignore_run_exports = string_list(build["ignore_run_exports"]);
     if (build.contains("ignore_run_exports_from")) o.ignore_run_exports_from = string_list(build["ignore_run_exports_from"]);
     const Meta& test = sub(m, "test");
     auto tl = [&](const char* k) { return test.contains(k) ? string_list(test[k]) : std::vector<std::string>{}; };
-    auto test_requires = deps(test, "requires", "test/");
+    auto test_requires = dependency_list(test, "requires", where + "test/");
     if (!test_requires) return unexpected(test_requires.error());
     o.test = {tl("commands"), tl("imports"), std::move(*test_requires), tl("files"), tl("source_files")};
     for (auto& [k, val] : sub(m, "about").items()) o.about[k] = val;
@@ -430,17 +447,9 @@ Result<RenderedRecipe> Renderer::run() {
         int top_index = static_cast<int>(rr.tops.size());
         {
             const Meta& treqs = sub((*pt)->vt.meta, "requirements");
-            Requirements top_reqs;
-            std::vector<types::Dependency>* into[] = {&top_reqs.build, &top_reqs.host, &top_reqs.run, &top_reqs.run_constrained};
-            const char* keys[] = {"build", "host", "run", "run_constrained"};
-            for (size_t i = 0; i < 4; ++i) {
-                if (!treqs.contains(keys[i])) continue;
-                auto d = dependencies_of(string_list(treqs[keys[i]]), raw_.meta_file + ": requirements/" + keys[i], diag_,
-                                         cache_.specs);
-                if (!d) return unexpected(d.error());
-                *into[i] = std::move(*d);
-            }
-            rr.tops.push_back({tv, std::move(top_reqs), sources_of((*pt)->vt.meta)});
+            auto top_reqs = requirements_of(treqs, raw_.meta_file + ": ");
+            if (!top_reqs) return unexpected(top_reqs.error());
+            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta)});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "types/match_spec.hpp"
+#include "util/strings.hpp"
 
 using namespace sf::types;
 
@@ -202,4 +203,36 @@ TEST_CASE("MatchSpec::name_of", "[types][match_spec]") {
         CHECK(MatchSpec::name_of("conda-forge/linux-64::zlib") == "zlib");
     }
     SECTION("empty") { CHECK(MatchSpec::name_of("  ").empty()); }
+}
+
+// One split for both: conda's MatchSpec takes brackets off the end, the
+// channel before the last "::", then the name up to the first of " =<>!~".
+// name_of keeps the case as written (conda's .name); parse() lower-cases.
+TEST_CASE("MatchSpec::name_of and parse agree on the name", "[types][match_spec]") {
+    const char* specs[] = {"cmake",
+                           "cmake >=3.20",
+                           "  python 3.12.* *_cpython",
+                           "foo==1.0",
+                           "foo>=1,<2",
+                           "foo~=1.2",
+                           "foo!=1.2",
+                           "foo=1.2=h0_0",
+                           "numpy[version='>=1.20']",
+                           "numpy >=1[build=*cpu*]",
+                           "conda-forge::numpy >=1",
+                           "conda-forge/linux-64::zlib 1.3",
+                           "PyYAML >=6",
+                           "_openmp_mutex 4.5 *_llvm",
+                           "__glibc >=2.17,<3.0.a0"};
+    for (const char* text : specs) {
+        INFO(text);
+        auto m = MatchSpec::parse(text);
+        REQUIRE(m);
+        CHECK(sf::str::lower(MatchSpec::name_of(text)) == m->name());
+    }
+    CHECK(MatchSpec::name_of("PyYAML >=6") == "PyYAML");
+    CHECK(MatchSpec::parse("PyYAML >=6")->name() == "pyyaml");
+    // '@' and tabs are no separators in conda: the name then holds them, and parse refuses it.
+    CHECK(MatchSpec::name_of("foo@1.0") == "foo@1.0");
+    CHECK_FALSE(MatchSpec::parse("foo@1.0"));
 }
