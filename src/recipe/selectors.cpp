@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -257,12 +259,10 @@ const std::vector<std::pair<std::string, Value>>& python_builtins() {
             if (v->is_bool()) return Value(v->as_bool() ? 1.0 : 0.0);
             if (v->is_string()) {
                 std::string t(str::trim(v->as_string()));
-                size_t used = 0;
-                try {
-                    double d = std::stod(t, &used);
-                    if (used == t.size() && !t.empty()) return Value(d);
-                } catch (...) {
-                }
+                char* end = nullptr;
+                errno = 0;
+                double d = std::strtod(t.c_str(), &end);  // Python's float() also reads inf, nan and 1e400
+                if (!t.empty() && end == t.c_str() + t.size() && (errno == 0 || errno == ERANGE)) return Value(d);
                 return fail("could not convert string to float: '" + v->as_string() + "'");
             }
             return fail(std::string("float() argument must be a string or a number, not '") + v->type_name() + "'");

@@ -54,6 +54,21 @@ TEST_CASE("selector namespace: a python or numpy that is no version is an error,
     CHECK(v->truthy());
 }
 
+TEST_CASE("selector namespace: float() reads what Python's reads and refuses the rest") {
+    auto ns = selector_namespace("linux-64", "linux-64", {});
+    REQUIRE(ns);
+    auto eval = [&](const char* e) { return sf::jinja::evaluate(e, {"t", 1, 1}, *ns); };
+    auto ok = eval("float(' 2.5 ') == 2.5 and float('1e400') > 1e300 and float(3) == 3.0");
+    REQUIRE(ok);
+    CHECK(ok->truthy());
+    for (const char* bad : {"float('x')", "float('')", "float('1.5x')"}) {
+        INFO(bad);
+        auto r = eval(bad);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("could not convert string to float") != std::string::npos);
+    }
+}
+
 TEST_CASE("apply_selectors: an unknown name is an error at file:line:col") {
     auto lines = split_selectors("a: 1\nb: 2  # [linx]\n");
     auto r = apply_selectors(lines, *selector_namespace("linux-64", "linux-64", {}), "meta.yaml");
