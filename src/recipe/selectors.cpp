@@ -262,7 +262,10 @@ const std::vector<std::pair<std::string, Value>>& python_builtins() {
                 char* end = nullptr;
                 errno = 0;
                 double d = std::strtod(t.c_str(), &end);  // Python's float() also reads inf, nan and 1e400
-                if (!t.empty() && end == t.c_str() + t.size() && (errno == 0 || errno == ERANGE)) return Value(d);
+                // strtod also reads hex and nan(...), which Python's float() refuses.
+                bool python_form = t.find_first_of("xX(") == std::string::npos;
+                if (!t.empty() && python_form && end == t.c_str() + t.size() && (errno == 0 || errno == ERANGE))
+                    return Value(d);
                 return fail("could not convert string to float: '" + v->as_string() + "'");
             }
             return fail(std::string("float() argument must be a string or a number, not '") + v->type_name() + "'");

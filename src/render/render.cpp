@@ -334,7 +334,11 @@ void Renderer::order_outputs(std::vector<RenderedOutput>& outs) {
     std::vector<std::set<std::string>> deps(outs.size());
     for (size_t i = 0; i < outs.size(); ++i)
         for (const auto* l : {&outs[i].requirements.build, &outs[i].requirements.host, &outs[i].requirements.run})
-            for (const auto& d : *l) deps[i].insert(d.name());
+            for (const auto& d : *l) {
+                // conda-build's _toposort_outputs: the text up to the first space.
+                std::string text = d.is_pin() ? d.pin()->name : d.str();
+                deps[i].insert(text.substr(0, text.find(' ')));
+            }
     bool progress = true;
     while (order.size() < outs.size() && progress) {
         progress = false;
@@ -447,7 +451,9 @@ Result<RenderedRecipe> Renderer::run() {
         int top_index = static_cast<int>(rr.tops.size());
         {
             const Meta& treqs = sub((*pt)->vt.meta, "requirements");
-            auto top_reqs = requirements_of(treqs, raw_.meta_file + ": ");
+            // conda-smithy's lenient render may leave half specs here; it reads none of them.
+            auto top_reqs =
+                opts_.smithy ? Result<Requirements>(Requirements{}) : requirements_of(treqs, raw_.meta_file + ": ");
             if (!top_reqs) return unexpected(top_reqs.error());
             rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta)});
         }

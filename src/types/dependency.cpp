@@ -5,14 +5,14 @@ namespace sf::types {
 Result<Dependency> Dependency::parse(std::string_view spec) {
     auto m = MatchSpec::parse(spec);
     if (!m) return unexpected(m.error());
-    return Dependency(std::move(*m));
+    return Dependency(std::move(*m), std::string(spec));
 }
 
 std::string Dependency::name() const { return MatchSpec::name_of(str()); }
 
 std::string Dependency::str() const {
     if (const Pin* p = pin()) return p->name;
-    if (const MatchSpec* m = spec()) return m->str();
+    if (const auto* p = std::get_if<Parsed>(&value_)) return p->text;
     return std::get<UnparsedSpec>(value_).text;
 }
 

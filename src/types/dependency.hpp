@@ -35,7 +35,10 @@ struct UnparsedSpec {
 
 class Dependency {
 public:
-    explicit Dependency(MatchSpec spec) : value_(std::make_shared<const MatchSpec>(std::move(spec))) {}
+    // A parsed spec; `text` as written (str() gives it back untrimmed, as conda-build would).
+    Dependency(MatchSpec spec, std::string text)
+        : value_(Parsed{std::move(text), std::make_shared<const MatchSpec>(std::move(spec))}) {}
+    explicit Dependency(MatchSpec spec) : Dependency(spec, spec.str()) {}
     explicit Dependency(Pin pin) : value_(std::move(pin)) {}
     explicit Dependency(UnparsedSpec text) : value_(std::move(text)) {}
     // A match spec from its text; errors name the spec.
@@ -44,8 +47,8 @@ public:
     bool is_pin() const { return std::holds_alternative<Pin>(value_); }
     const Pin* pin() const { return std::get_if<Pin>(&value_); }
     const MatchSpec* spec() const {  // null for a pin or unparsed text
-        const auto* m = std::get_if<std::shared_ptr<const MatchSpec>>(&value_);
-        return m ? m->get() : nullptr;
+        const auto* m = std::get_if<Parsed>(&value_);
+        return m ? m->spec.get() : nullptr;
     }
     // The package name as written (a pin's: the pinned package).
     std::string name() const;
@@ -56,8 +59,11 @@ public:
     friend bool operator==(const Dependency& a, const Dependency& b) { return a.str() == b.str() && a.is_pin() == b.is_pin(); }
 
 private:
-    // Shared: a rendered recipe copies the same specs into many outputs.
-    std::variant<std::shared_ptr<const MatchSpec>, Pin, UnparsedSpec> value_;
+    struct Parsed {
+        std::string text;
+        std::shared_ptr<const MatchSpec> spec;  // shared: a recipe copies the same specs into many outputs
+    };
+    std::variant<Parsed, Pin, UnparsedSpec> value_;
 };
 
 // Specs from strings (run_exports.json, --meta files); the first bad one is the error.

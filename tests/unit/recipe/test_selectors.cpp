@@ -61,7 +61,7 @@ TEST_CASE("selector namespace: float() reads what Python's reads and refuses the
     auto ok = eval("float(' 2.5 ') == 2.5 and float('1e400') > 1e300 and float(3) == 3.0");
     REQUIRE(ok);
     CHECK(ok->truthy());
-    for (const char* bad : {"float('x')", "float('')", "float('1.5x')"}) {
+    for (const char* bad : {"float('x')", "float('')", "float('1.5x')", "float('0x10')", "float('nan(1)')"}) {
         INFO(bad);
         auto r = eval(bad);
         REQUIRE_FALSE(r);
