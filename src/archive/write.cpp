@@ -21,7 +21,7 @@ namespace {
 constexpr std::size_t kFileBuffer = 1 << 20;
 
 Unexpected<Error> io_error(const stdfs::path& p, const std::string& what, int err = errno) {
-    return fail(SourceLoc{p.string()}, what + ": " + std::strerror(err), fs::write_hint(err));
+    return fail_runtime(SourceLoc{p.string()}, what + ": " + std::strerror(err), fs::write_hint(err));
 }
 
 }  // namespace

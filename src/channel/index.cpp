@@ -151,7 +151,10 @@ Result<void> copy_atomic(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
     if (auto r = fs::copy_file(from, tmp, fs::Overwrite::no); !r) {
         stdfs::remove(tmp, ec);
-        return fail(SourceLoc{to.string()}, "cannot copy package into the channel: " + r.error().message, r.error().hint);
+        Error e = r.error();  // keeps its kind: a write that failed is a runtime failure
+        e.loc = SourceLoc{to.string()};
+        e.message = "cannot copy package into the channel: " + e.message;
+        return unexpected(std::move(e));
     }
     int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {

@@ -19,10 +19,16 @@ struct SourceLoc {
     std::string str() const;  // "file:line:col", "file:line" or "file"
 };
 
+// Whose problem an error is, and so the exit code (README.md, "Exit codes"):
+// `input`, what the user gave (2); `runtime`, the job ran and failed: a
+// write, a lock, a child process that could not be run (1).
+enum class ErrorKind { input, runtime };
+
 struct Error {
     SourceLoc loc;        // may be empty (e.g. a CLI usage problem)
     std::string message;  // what went wrong
     std::string hint;     // what to do about it; optional
+    ErrorKind kind = ErrorKind::input;
     std::string str() const;  // "loc: message (hint)" on one line
 };
 
@@ -34,6 +40,10 @@ inline Unexpected<Error> fail(SourceLoc loc, std::string message, std::string hi
 }
 inline Unexpected<Error> fail(std::string message, std::string hint = {}) {
     return {Error{{}, std::move(message), std::move(hint)}};
+}
+// A failure of the job itself (I/O, locks, processes), not of its input.
+inline Unexpected<Error> fail_runtime(SourceLoc loc, std::string message, std::string hint = {}) {
+    return {Error{std::move(loc), std::move(message), std::move(hint), ErrorKind::runtime}};
 }
 
 // The exception forms, for code paths where unwinding is simpler than
@@ -63,16 +73,23 @@ public:
 
 class RuntimeError : public ErrorException {
 public:
-    explicit RuntimeError(Error e) : ErrorException(std::move(e)) {}
+    explicit RuntimeError(Error e) : ErrorException(as_runtime(std::move(e))) {}
+
+private:
+    static Error as_runtime(Error e) {
+        e.kind = ErrorKind::runtime;
+        return e;
+    }
 };
 
-// Unwrap a Result or throw its error as a Failure (an input error), adding
-// context in front. For the CLI's checks of what the user gave.
+// Unwrap a Result or throw its error, adding context in front: a Failure
+// (exit 2) for an input error, a RuntimeError (exit 1) for a runtime one.
 template <class T>
 T value_or_throw(Result<T> r, const std::string& context = {}) {
     if (!r) {
         Error e = r.error();
         if (!context.empty()) e.message = context + ": " + e.message;
+        if (e.kind == ErrorKind::runtime) throw RuntimeError(std::move(e));
         throw Failure(std::move(e));
     }
     return std::move(r).value();

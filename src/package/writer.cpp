@@ -66,7 +66,7 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     if (auto r = validate(in.meta); !r) return unexpected(r.error());
     std::error_code ec;
     stdfs::create_directories(out_dir, ec);
-    if (!stdfs::is_directory(out_dir)) return fail(SourceLoc{out_dir.string()}, "cannot create output directory");
+    if (!stdfs::is_directory(out_dir)) return fail_runtime(SourceLoc{out_dir.string()}, "cannot create output directory");
     fs::sweep_stale_temp_files(out_dir);  // what a killed writer left
 
     auto payload = payload_entries(in.dir);

@@ -164,7 +164,7 @@ struct Fds {
 
 Result<Fds> make_pipe() {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe2 failed: ") + std::strerror(errno));
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail_runtime({}, std::string("pipe2 failed: ") + std::strerror(errno));
     return Fds{fds[0], fds[1]};
 }
 
@@ -251,21 +251,21 @@ enum class Merge { yes, no };
 Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(const char*, size_t)>& on_out,
                       const std::function<void(const char*, size_t)>& on_err) {
     auto exe = resolve_program(cmd);
-    if (!exe) return fail(exe.error().message, exe.error().hint);
+    if (!exe) return unexpected(exe.error());
 
     auto in = make_pipe();
-    if (!in) return fail(in.error().message);
+    if (!in) return unexpected(in.error());
     auto out = make_pipe();
     if (!out) {
         close_fd(in->read), close_fd(in->write);
-        return fail(out.error().message);
+        return unexpected(out.error());
     }
     Fds err{};
     if (merge == Merge::no) {
         auto e = make_pipe();
         if (!e) {
             close_fd(in->read), close_fd(in->write), close_fd(out->read), close_fd(out->write);
-            return fail(e.error().message);
+            return unexpected(e.error());
         }
         err = *e;
     }
@@ -305,8 +305,8 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     } catch (const std::exception& e) {
         end_watchdog();
         close_fd(in_w), close_fd(out_r), close_fd(err_r);
-        return fail("cannot run '" + cmd.argv[0] + "': " + e.what(),
-                    cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
+        return fail_runtime({}, "cannot run '" + cmd.argv[0] + "': " + e.what(),
+                            cmd.cwd.empty() ? std::string() : "in " + cmd.cwd.string());
     }
 
     // The child joins the group itself; doing it here too closes the race
@@ -367,7 +367,7 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     child.wait(ec);
     unregister_group(group);
     end_watchdog();
-    if (ec) return fail("waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
+    if (ec) return fail_runtime({}, "waiting for '" + cmd.argv[0] + "' failed: " + ec.message());
     return decode_status(child.native_exit_code());
 }
 
@@ -398,7 +398,7 @@ Result<Outcome> capture(const Command& cmd) {
     auto code = run_child(
         cmd, Merge::no, [&](const char* d, size_t n) { out.append(d, n); },
         [&](const char* d, size_t n) { err.append(d, n); });
-    if (!code) return fail(code.error().message, code.error().hint);
+    if (!code) return unexpected(code.error());
     Outcome o;
     o.exit_code = *code;
     o.out = apply_masks(std::move(out), cmd.masks);
@@ -420,7 +420,7 @@ Result<Outcome> stream(const Command& cmd, const std::function<void(const std::s
     auto code = run_child(
         cmd, Merge::yes, [&](const char* d, size_t n) { lines.feed(d, n); }, [](const char*, size_t) {});
     lines.flush();
-    if (!code) return fail(code.error().message, code.error().hint);
+    if (!code) return unexpected(code.error());
     Outcome o;
     o.exit_code = *code;
     return o;

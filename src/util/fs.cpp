@@ -82,13 +82,13 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     static std::atomic<unsigned> counter{0};
     std::error_code ec;
     if (p.has_parent_path() && !stdfs::create_directories(p.parent_path(), ec) && ec)
-        return fail(SourceLoc{p.string()}, "cannot write: " + ec.message(), write_hint(ec.value()));
+        return fail_runtime(SourceLoc{p.string()}, "cannot write: " + ec.message(), write_hint(ec.value()));
     stdfs::path tmp = p;
     tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
     }
     size_t off = 0;
     while (off < data.size()) {
@@ -98,7 +98,7 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
             int e = errno;
             ::close(fd);
             ::unlink(tmp.c_str());
-            return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+            return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
         }
         off += static_cast<size_t>(n);
     }
@@ -107,17 +107,17 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
         int e = errno;
         ::close(fd);
         ::unlink(tmp.c_str());
-        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
     }
     if (::close(fd) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        return fail(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
     }
     if (::rename(tmp.c_str(), p.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        return fail(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
+        return fail_runtime(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
     }
     return {};
 }
@@ -140,12 +140,12 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
     if (out < 0) {
         int e = errno;
         ::close(in);
-        return fail(SourceLoc{to.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{to.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
     }
     auto failed = [&](const stdfs::path& where, const char* what, int e) {
         ::close(in);
         ::close(out);
-        return fail(SourceLoc{where.string()}, std::string(what) + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{where.string()}, std::string(what) + std::strerror(e), write_hint(e));
     };
     bool kernel_copy = true;  // copy_file_range, until the file system says no
     std::vector<char> buf;
@@ -175,7 +175,7 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
     ::close(in);
     if (::close(out) != 0) {
         int e = errno;
-        return fail(SourceLoc{to.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+        return fail_runtime(SourceLoc{to.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
     }
     return {};
 }
@@ -183,7 +183,7 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
 Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
     stdfs::create_directories(to, ec);
-    if (ec) return fail(SourceLoc{to.string()}, "cannot create directory: " + ec.message(), write_hint(ec.value()));
+    if (ec) return fail_runtime(SourceLoc{to.string()}, "cannot create directory: " + ec.message(), write_hint(ec.value()));
     stdfs::directory_iterator it(from, ec), end;
     if (ec) return fail(SourceLoc{from.string()}, "cannot read directory: " + ec.message());
     for (; it != end; it.increment(ec)) {
@@ -199,7 +199,7 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
             if (ec) return fail(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
             stdfs::remove(dst, ec);
             stdfs::create_symlink(target, dst, ec);
-            if (ec) return fail(SourceLoc{dst.string()}, "cannot create symlink: " + ec.message(), write_hint(ec.value()));
+            if (ec) return fail_runtime(SourceLoc{dst.string()}, "cannot create symlink: " + ec.message(), write_hint(ec.value()));
         } else if (S_ISREG(st.st_mode)) {
             if (auto r = copy_file(src, dst, Overwrite::yes); !r) return r;
         } else {
@@ -283,7 +283,7 @@ FileLock::~FileLock() {
 Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
     for (int attempt = 0; attempt < 100; ++attempt) {
         int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open lock file: ") + std::strerror(errno));
+        if (fd < 0) return fail_runtime(SourceLoc{p.string()}, std::string("cannot open lock file: ") + std::strerror(errno));
         int rc;
         while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
         }
@@ -291,7 +291,7 @@ Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
             int err = errno;
             ::close(fd);
             if (err == EWOULDBLOCK) return std::unique_ptr<LockFile>();
-            return fail(SourceLoc{p.string()}, std::string("cannot lock: ") + std::strerror(err));
+            return fail_runtime(SourceLoc{p.string()}, std::string("cannot lock: ") + std::strerror(err));
         }
         // The holder before us may have removed the file after we opened it.
         struct stat mine {}, there {};
@@ -300,7 +300,7 @@ Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
             return std::unique_ptr<LockFile>(new LockFile(p, fd));
         ::close(fd);
     }
-    return fail(SourceLoc{p.string()}, "cannot lock: the lock file keeps being replaced");
+    return fail_runtime(SourceLoc{p.string()}, "cannot lock: the lock file keeps being replaced");
 }
 
 LockFile::~LockFile() {

@@ -232,6 +232,21 @@ TEST_CASE("a runtime failure in library code (a lock a temp dir) exits 1 with on
         one_error_line(r);
         CHECK(r.err.find("cannot create temp dir") != std::string::npos);
     }
+    SECTION("a returned write error: package cannot make its output folder (a file is in the way)") {
+        const stdfs::path payload = tmp.path() / "payload";
+        REQUIRE(fs::write_file_atomic(payload / "share/a.txt", "a\n"));
+        const stdfs::path file = tmp.path() / "not-a-dir";
+        REQUIRE(fs::write_file_atomic(file, "x"));
+        auto r = sf_run({"package", payload.string(), "--name", "a", "--version", "1", "--build", "0",
+                         "--output-folder", (file / "out").string()});
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        one_error_line(r);
+        // The same command with a bad name is the user's input: exit 2.
+        auto bad = sf_run({"package", payload.string(), "--name", "A B", "--version", "1", "--build", "0",
+                           "--output-folder", (tmp.path() / "out").string()});
+        CHECK(bad.exit_code == 2);
+    }
 }
 
 TEST_CASE("usage errors suggest the nearest command or option and name the subcommand's help") {
