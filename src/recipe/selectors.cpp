@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -211,23 +210,12 @@ Result<Value> one_arg(const List& args, const char* fn) {
     return args[0];
 }
 
-// Python's int(s) on a stripped string: an optional sign, then digits.
-// Without exceptions: a render converts every variant value this way.
-std::optional<std::int64_t> parse_int(std::string_view t) {
-    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
-    if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-')) return std::nullopt;
-    std::int64_t n = 0;
-    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-    if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
-    return n;
-}
-
 Result<Value> py_int(const Value& v) {
     if (v.is_int()) return v;
     if (v.is_bool()) return Value(static_cast<std::int64_t>(v.as_bool()));
     if (v.is_float()) return Value(static_cast<std::int64_t>(v.as_float()));
     if (v.is_string()) {
-        if (auto n = parse_int(str::trim(v.as_string()))) return Value(*n);
+        if (auto n = str::parse_int(str::trim(v.as_string()))) return Value(*n);
         return fail("invalid literal for int(): '" + v.as_string() + "'");
     }
     return fail(std::string("int() argument must be a string or a number, not '") + v.type_name() + "'");
@@ -403,7 +391,7 @@ namespace {
 Result<std::int64_t> two_places(const std::string& key, const std::string& value, const std::string& version) {
     auto parts = str::split(version, '.');
     std::string digits = parts.at(0) + (parts.size() > 1 ? parts[1] : "");
-    if (auto n = parse_int(digits)) return *n;
+    if (auto n = str::parse_int(digits)) return *n;
     return fail("variant " + key + " '" + value + "' is no version: conda-build reads int('" + digits + "') for '" +
                     (key == "python" ? "py" : "np") + "' and fails",
                 "give " + key + " as a version such as 3.12");
@@ -442,7 +430,7 @@ Result<jinja::Context> selector_layer(const jinja::Context& base, const VariantV
     // Variant keys, converted as conda-build does; they never shadow the flags.
     for (const auto& [k, v] : variant) {
         if (ctx.find(k)) continue;
-        if (auto n = parse_int(str::trim(v)))
+        if (auto n = str::parse_int(str::trim(v)))
             d[k] = *n;
         else if (str::lower(v) == "true" || str::lower(v) == "false")
             d[k] = str::lower(v) == "true";

@@ -94,7 +94,7 @@ std::string to_yaml(const RenderedRecipe& r) {
         e << YAML::Key << "string" << YAML::Value << o.build_string;
         if (o.noarch != types::NoArch::none)
             e << YAML::Key << "noarch" << YAML::Value << std::string(types::to_string(o.noarch));
-        if (!o.run_exports.strings().empty()) {
+        if (!o.run_exports.empty()) {
             e << YAML::Key << "run_exports" << YAML::Value << YAML::BeginMap;
             emit_list(e, "weak", o.run_exports.weak);
             emit_list(e, "strong", o.run_exports.strong);

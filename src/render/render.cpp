@@ -1,7 +1,6 @@
 #include "render/render.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 
@@ -415,15 +414,12 @@ Result<RenderedRecipe> Renderer::run() {
             });
             // int() of the value, as conda-build reads it: anything else is an error.
             std::string given = str_of(top_build.value("noarch_python_build_age", Meta("0")));
-            std::string_view digits = str::trim(given);
-            if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-            long age = 0;
-            auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), age);
-            if (ec != std::errc() || end != digits.data() + digits.size())
+            auto parsed = str::parse_int(str::trim(given));
+            if (!parsed)
                 return fail(SourceLoc{raw_.meta_file},
                             "build/noarch_python_build_age must be an integer, not '" + given + "'",
                             "write e.g. 'noarch_python_build_age: 1'");
-            age = std::clamp(age, 0L, static_cast<long>(pythons.size()) - 1);
+            long age = std::clamp(static_cast<long>(*parsed), 0L, static_cast<long>(pythons.size()) - 1);
             variants = variant::filter_by(std::move(variants), "python", {pythons[pythons.size() - 1 - static_cast<size_t>(age)]});
             p0 = pass_for(variants.front());
             if (!p0) return unexpected(p0.error());

@@ -51,6 +51,10 @@ struct RunExports {
 struct RunExportDeps {
     std::vector<Dependency> weak, strong, noarch, weak_constrains, strong_constrains;
 
+    bool empty() const {
+        return weak.empty() && strong.empty() && noarch.empty() && weak_constrains.empty() &&
+               strong_constrains.empty();
+    }
     RunExports strings() const;  // what info/run_exports.json says
 };
 

@@ -1,6 +1,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -92,6 +93,15 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
     return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view t) {
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-')) return std::nullopt;
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+    return n;
 }
 
 std::string lower(std::string s) {

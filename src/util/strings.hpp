@@ -1,5 +1,7 @@
 #pragma once
 // Small string helpers. Nothing conda-specific lives in util/.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,9 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 bool starts_with(std::string_view s, std::string_view p);
 bool ends_with(std::string_view s, std::string_view p);
 std::string lower(std::string s);
+// Python's int(s) on a stripped string: an optional sign, then digits; no
+// exceptions (a render converts every variant value this way).
+std::optional<std::int64_t> parse_int(std::string_view t);
 std::string upper(std::string s);
 bool is_valid_utf8(std::string_view s, size_t* bad_offset = nullptr);
 // Printable ASCII and tabs only: the lines where Python's and Boost's `\s`

@@ -237,3 +237,14 @@ TEST_CASE("str::is_plain_ascii: every byte at every offset of a word") {
                 CHECK(str::is_plain_ascii(s) == naive(s));
             }
 }
+
+TEST_CASE("parse_int: Python's int() of a stripped string, without exceptions") {
+    CHECK(str::parse_int("312") == 312);
+    CHECK(str::parse_int("+3") == 3);
+    CHECK(str::parse_int("-2") == -2);
+    CHECK(str::parse_int("007") == 7);
+    for (const char* bad : {"", "+", "-", "3.0", "3 ", "x1", "1x", "99999999999999999999"}) {
+        INFO("'" << bad << "'");
+        CHECK_FALSE(str::parse_int(bad));
+    }
+}
