@@ -227,6 +227,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     detail::PrefixLock lock;
     if (auto ok = lock.acquire(prefix, opts.on_progress); !ok) return Unexpected<Error>{ok.error()};
     detail::sweep_cache(pkgs_dir);
+    detail::sweep_prefix(prefix);
 
     auto installed = read_installed(prefix);
     if (!installed) return Unexpected<Error>{installed.error()};

@@ -63,6 +63,11 @@ private:
 // Removes leftovers of killed installs in the package cache (.staging-* and
 // .stale-* of processes that are gone).
 void sweep_cache(const stdfs::path& pkgs_dir);
+// What killed installs left in the prefix (a file written aside, a trash
+// directory); the holder of the prefix lock calls it, whether or not it then
+// has anything to change (a run killed while writing its last file leaves
+// nothing to redo).
+void sweep_prefix(const stdfs::path& prefix);
 
 // Changes to a prefix that can be undone. Files that get replaced or removed
 // are moved into a trash directory inside the prefix (same file system) and
@@ -74,7 +79,7 @@ public:
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
 
-    Result<void> begin();  // creates the prefix if needed, else sweeps what killed transactions left
+    Result<void> begin();  // creates the prefix if needed
     Result<void> make_dirs(const std::string& rel);        // rel and its parents
     Result<void> remove(const std::string& rel);           // moves an existing file aside (not a directory)
     enum class Linked { hardlink, copy };

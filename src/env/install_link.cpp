@@ -34,18 +34,21 @@ Transaction::~Transaction() {
     if (!done_) rollback();
 }
 
+void sweep_prefix(const stdfs::path& prefix) {
+    struct stat st{};
+    if (!lexists(prefix, &st) || !S_ISDIR(st.st_mode)) return;
+    fs::sweep_stale_temp_files(prefix);
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(prefix, ec))
+        if (str::starts_with(e.path().filename().string(), ".splitforge-trash-") && e.is_directory(ec) &&
+            !e.is_symlink(ec))
+            stdfs::remove_all(e.path(), ec);
+}
+
 Result<void> Transaction::begin() {
     struct stat st{};
     if (lexists(prefix_, &st)) {
         if (!S_ISDIR(st.st_mode)) return fail(prefix_.string() + ": exists and is not a directory");
-        // We hold the prefix lock: what other transactions left here is from
-        // killed runs (a file written aside, a trash directory).
-        fs::sweep_stale_temp_files(prefix_);
-        std::error_code ec;
-        for (const auto& e : stdfs::directory_iterator(prefix_, ec))
-            if (str::starts_with(e.path().filename().string(), ".splitforge-trash-") && e.is_directory(ec) &&
-                !e.is_symlink(ec))
-                stdfs::remove_all(e.path(), ec);
         return {};
     }
     std::error_code ec;

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <functional>
@@ -347,4 +349,23 @@ TEST_CASE("install: nothing requested", "[install]") {
     auto r = install(e.prefix, {}, e.opts({}));
     REQUIRE_FALSE(r);
     CHECK(r.error().str() == "nothing to install (give package specs or package files)");
+}
+
+TEST_CASE("install: a rerun with nothing to link still sweeps what a killed run left", "[install]") {
+    // A run killed while writing its last file (conda-meta/history) leaves
+    // a file aside and nothing to redo: the next install must sweep it.
+    Env e;
+    REQUIRE(install(e.prefix, {"demo-tool"}, e.opts({fixtures() / "valid"})));
+    pid_t dead = ::fork();
+    if (dead == 0) ::_exit(0);
+    ::waitpid(dead, nullptr, 0);
+    const stdfs::path left = e.prefix / (".splitforge-write.tmp-" + std::to_string(dead) + "-6");
+    std::ofstream(left) << "cut short";
+    const stdfs::path trash = e.prefix / ".splitforge-trash-1";
+    stdfs::create_directories(trash / "lib");
+    auto r = install(e.prefix, {"demo-tool"}, e.opts({fixtures() / "valid"}));
+    REQUIRE(r);
+    CHECK(r->linked.empty());
+    CHECK_FALSE(stdfs::exists(left));
+    CHECK_FALSE(stdfs::exists(trash));
 }
