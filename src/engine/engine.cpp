@@ -383,6 +383,7 @@ Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     pc.pkgs_dir = ctx.pkgs_cache;
     pc.platform = p.platform;
     pc.env = ctx.base_env;
+    pc.user_config = env::user_tool_config(process::current_env());
     pc.pythons = ctx.pythons;
     pc.map = ctx.map;
     pc.tool = opts.provider_tool;
