@@ -1,5 +1,7 @@
 #include "util/fs.hpp"
 
+#include "util/dir_handle.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -79,47 +81,10 @@ std::string write_hint(int err) {
 }
 
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
-    static std::atomic<unsigned> counter{0};
-    std::error_code ec;
-    if (p.has_parent_path() && !stdfs::create_directories(p.parent_path(), ec) && ec)
-        return fail_runtime(SourceLoc{p.string()}, "cannot write: " + ec.message(), write_hint(ec.value()));
-    stdfs::path tmp = p;
-    tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        return fail_runtime(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
-    }
-    size_t off = 0;
-    while (off < data.size()) {
-        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-        }
-        off += static_cast<size_t>(n);
-    }
-    // A full disk may only show at fsync or close (delayed allocation, NFS).
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-    }
-    if (::close(fd) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-    }
-    if (::rename(tmp.c_str(), p.c_str()) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
-    }
-    return {};
+    const stdfs::path parent = p.has_parent_path() ? p.parent_path() : stdfs::path(".");
+    auto dir = Dir::open(parent, Create::yes);
+    if (!dir) return Unexpected<Error>{dir.error()};
+    return dir->write_atomic(p.filename().string(), data);
 }
 
 Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
@@ -215,22 +180,8 @@ bool process_alive(long pid) {
 }
 
 std::size_t sweep_stale_temp_files(const stdfs::path& dir) {
-    std::size_t n = 0;
-    std::error_code ec;
-    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        auto at = name.rfind(".tmp-");
-        if (at == std::string::npos) continue;
-        std::string tail = name.substr(at + 5);  // <pid>-<n>
-        auto dash = tail.find('-');
-        if (dash == std::string::npos || dash == 0 || dash + 1 >= tail.size()) continue;
-        if (tail.find_first_not_of("0123456789-") != std::string::npos) continue;
-        long pid = std::strtol(tail.substr(0, dash).c_str(), nullptr, 10);
-        if (pid == ::getpid() || process_alive(pid)) continue;
-        if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-        if (::unlink(it->path().c_str()) == 0) ++n;
-    }
-    return n;
+    auto d = Dir::open(dir);
+    return d ? d->sweep_stale_temps() : 0;
 }
 
 TempDir::TempDir(std::string_view prefix, const stdfs::path& parent) {
