@@ -170,6 +170,30 @@ Result<int> Dir::open_file(std::string_view rel) const {
     return fd;
 }
 
+Result<std::string> Dir::read(std::string_view rel, std::size_t max_bytes) const {
+    auto fd = open_file(rel);
+    if (!fd) return Unexpected<Error>{fd.error()};
+    std::string out;
+    char buf[1 << 16];
+    while (true) {
+        ssize_t n = ::read(*fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            ::close(*fd);
+            return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, std::string("cannot read: ") + std::strerror(e));
+        }
+        if (n == 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+        if (out.size() > max_bytes) {
+            ::close(*fd);
+            return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, "file is too large");
+        }
+    }
+    ::close(*fd);
+    return out;
+}
+
 Result<int> Dir::create_file(std::string_view name, unsigned mode) const {
     if (!is_plain_name(name)) return fail(SourceLoc{(path_ / stdfs::path(name)).string()}, "is not a file name");
     int fd = ::openat(fd_, z(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);

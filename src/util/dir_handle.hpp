@@ -52,6 +52,8 @@ public:
     Kind kind(std::string_view name) const;
     // Opens the regular file `rel` for reading, no symlink at any component.
     Result<int> open_file(std::string_view rel) const;
+    // The bytes of the regular file `rel` (as open_file), at most `max_bytes`.
+    Result<std::string> read(std::string_view rel, std::size_t max_bytes = std::size_t{64} << 20) const;
     // A new file `name` (O_CREAT|O_EXCL|O_NOFOLLOW); returns its descriptor.
     Result<int> create_file(std::string_view name, unsigned mode) const;
     // `data` into a fresh temp name, fsynced, then renamed over `name`:
