@@ -147,6 +147,11 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
 
 Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
+    // A symlink at `to` (one copied a moment ago) is never written through.
+    struct stat lst{};
+    if (::lstat(to.c_str(), &lst) == 0 && !S_ISDIR(lst.st_mode))
+        return fail(SourceLoc{to.string()}, S_ISLNK(lst.st_mode) ? "is a symlink; refusing to copy a tree through it"
+                                                                 : "cannot copy a tree over a file");
     stdfs::create_directories(to, ec);
     if (ec) return fail_runtime(SourceLoc{to.string()}, "cannot create directory: " + ec.message(), write_hint(ec.value()));
     stdfs::directory_iterator it(from, ec), end;

@@ -44,7 +44,8 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
 
 // Copies the tree `from` into `to` (created): directories, regular files (as
 // copy_file, overwriting) and symlinks as symlinks. Devices, fifos and
-// sockets are refused.
+// sockets are refused, and so is a symlink at `to` or below it (never
+// written through).
 Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to);
 
 // Removes fs::temp_name() files (write_file_atomic's, the archive writer's,
