@@ -83,7 +83,13 @@ std::string write_hint(int err) {
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     const stdfs::path parent = p.has_parent_path() ? p.parent_path() : stdfs::path(".");
     auto dir = Dir::open(parent, Create::yes);
-    if (!dir) return Unexpected<Error>{dir.error()};
+    if (!dir) {
+        Error e = dir.error();
+        e.kind = ErrorKind::runtime;  // as any write that failed
+        e.message = "cannot write: " + e.message;
+        e.loc = SourceLoc{p.string()};
+        return Unexpected<Error>{std::move(e)};
+    }
     return dir->write_atomic(p.filename().string(), data);
 }
 

@@ -26,7 +26,11 @@ struct Site {
         stdfs::create_directories(outside);
         std::ofstream(outside / "victim") << "precious";
     }
-    fs::Dir dir() const { return std::move(*fs::Dir::open(root)); }
+    fs::Dir dir() const {
+        auto d = fs::Dir::open(root);
+        REQUIRE(d);
+        return std::move(*d);
+    }
     std::string victim() const { return test::slurp(outside / "victim"); }
 };
 
