@@ -226,7 +226,7 @@ stdfs::path TempDir::release() {
 FileLock::FileLock(const stdfs::path& lock_file) {
     std::error_code ec;
     if (lock_file.has_parent_path()) stdfs::create_directories(lock_file.parent_path(), ec);
-    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ < 0)
         throw RuntimeError(Error{{lock_file.string()}, std::string("cannot open lock file: ") + std::strerror(errno), {}});
     while (::flock(fd_, LOCK_EX) != 0) {
@@ -244,7 +244,7 @@ FileLock::~FileLock() {
 
 Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-        int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) return fail_runtime(SourceLoc{p.string()}, std::string("cannot open lock file: ") + std::strerror(errno));
         int rc;
         while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {

@@ -79,7 +79,8 @@ private:
 std::optional<std::int64_t> newest_mtime(const stdfs::path& dir);
 
 // Exclusive flock() on a lock file, held for the object's lifetime. Throws
-// RuntimeError when the file cannot be opened or locked.
+// RuntimeError when the file cannot be opened or locked (a symlink planted at
+// its name is refused, never opened through: O_NOFOLLOW, as LockFile).
 class FileLock {
 public:
     explicit FileLock(const stdfs::path& lock_file);
