@@ -97,6 +97,8 @@ Result<void> verify_tree(const fs::Dir& root, const types::PathsJson& paths, con
         auto it = dirs.find(parent);
         if (it == dirs.end()) {
             auto d = root.sub(parent);
+            if (!d && d.error().message == "no such directory")
+                return fail(what + ": info/paths.json lists '" + e.path + "', which is not in the archive");
             if (!d) return fail(what + ": '" + e.path + "': " + d.error().loc.str() + ": " + d.error().message);
             it = dirs.emplace(parent, std::move(*d)).first;
         }
