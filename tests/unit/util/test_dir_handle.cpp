@@ -54,6 +54,13 @@ TEST_CASE("dir_handle: temp_name is recognised, and nothing else is", "[fs]") {
         CHECK(fs::temp_name_pid(other) == 0);
 }
 
+TEST_CASE("dir_handle: is_plain_name", "[fs]") {
+    CHECK(fs::is_plain_name("a.txt"));
+    CHECK(fs::is_plain_name(".hidden"));
+    for (const char* bad : {"", ".", "..", "a/b", "/a"}) CHECK_FALSE(fs::is_plain_name(bad));
+    CHECK_FALSE(fs::is_plain_name(std::string("a\0b", 3)));
+}
+
 TEST_CASE("dir_handle: open", "[fs]") {
     Site s;
     CHECK_FALSE(fs::Dir::open(s.root / "missing"));
