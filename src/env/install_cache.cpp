@@ -25,6 +25,19 @@ std::string random_suffix() {
     return s;
 }
 
+// Removes a staging directory on every way out but a successful rename
+// (which clears `path`).
+struct StagingDir {
+    stdfs::path path;
+    explicit StagingDir(stdfs::path p) : path(std::move(p)) {}
+    StagingDir(const StagingDir&) = delete;
+    StagingDir& operator=(const StagingDir&) = delete;
+    ~StagingDir() {
+        std::error_code ec;
+        if (!path.empty()) stdfs::remove_all(path, ec);
+    }
+};
+
 // paths.json, or for old packages info/files (+ info/has_prefix).
 Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& what) {
     std::error_code ec;
@@ -167,16 +180,15 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
         stdfs::create_directories(pkgs_dir, ec);
         if (ec) return fail(pkgs_dir.string() + ": cannot create the package cache: " + ec.message());
         stdfs::path staging = pkgs_dir / (".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix());
+        StagingDir guard{staging};  // whatever fails below, even by an exception, leaves no staging dir
         auto ex = archive::extract_package(c.file, staging);
         if (!ex) return Unexpected<Error>{ex.error()};
         auto paths = read_paths(staging, what);
-        Result<void> ok = paths ? verify_tree(staging, *paths, what) : Result<void>(Unexpected<Error>{paths.error()});
-        if (!ok) {
-            stdfs::remove_all(staging, ec);
-            return Unexpected<Error>{ok.error()};
-        }
-        // Another process may have put the same package there meanwhile: fine.
-        if (::rename(staging.c_str(), out.dir.c_str()) != 0) stdfs::remove_all(staging, ec);
+        if (!paths) return Unexpected<Error>{paths.error()};
+        if (auto ok = verify_tree(staging, *paths, what); !ok) return Unexpected<Error>{ok.error()};
+        // Another process may have put the same package there meanwhile: fine
+        // (the guard removes ours).
+        if (::rename(staging.c_str(), out.dir.c_str()) == 0) guard.path.clear();
         if (::lstat(out.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
             return fail(out.dir.string() + ": cannot move the extracted package into the cache");
     }

@@ -2,30 +2,18 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
+#include "types/identifiers.hpp"
 #include "util/timestamp.hpp"
 
 namespace sf::package {
 
-namespace {
-
-bool valid_chars(const std::string& s, const std::string& extra) {
-    for (char c : s) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || extra.find(c) != std::string::npos;
-        if (!ok) return false;
-    }
-    return !s.empty();
-}
-
-}  // namespace
-
 Result<void> validate(const PackageMeta& m) {
-    if (!valid_chars(m.name, "._-"))
-        return fail("invalid package name '" + m.name + "'", "use lowercase letters, digits, '.', '_' and '-'");
-    if (m.version.empty() || m.version.find_first_of(" -=<>,|*") != std::string::npos)
-        return fail("invalid version '" + m.version + "'", "a version has no spaces, '-' or operators");
-    if (m.build.empty() || m.build.find_first_of(" -=<>!,|*/") != std::string::npos)
-        return fail("invalid build string '" + m.build + "'", "a build string has no spaces or '-'");
+    for (auto [field, check, value] :
+         {std::tuple{"name", &types::check_package_name, &m.name}, {"version", types::check_version, &m.version},
+          {"build", types::check_build_string, &m.build}})
+        if (auto ok = check(*value); !ok) return fail(std::string(field) + ": " + ok.error().message, ok.error().hint);
     if (m.build_number < 0) return fail("build_number must not be negative");
     bool noarch = m.noarch != types::NoArch::none;
     if (noarch && !m.subdir.is_noarch())
