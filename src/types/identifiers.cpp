@@ -12,7 +12,7 @@ bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 bool separator(char c) { return c == '.' || c == '_' || c == '-'; }
 
 Unexpected<Error> bad(std::string_view what, std::string_view value, std::string hint) {
-    return fail(std::string(what) + " '" + printable(value) + "' is not valid", std::move(hint));
+    return fail("invalid " + std::string(what) + " '" + printable(value) + "'", std::move(hint));
 }
 
 // Only `allowed` characters, none of them "..", at most `max` long.
@@ -92,7 +92,7 @@ Result<NoArch> parse_recipe_noarch(std::string_view text) {
     if (l == "true" || l == "yes" || l == "y" || l == "on" || l == "1") return NoArch::generic;  // legacy `noarch: True`
     if (text == "python") return NoArch::python;
     if (text == "generic") return NoArch::generic;
-    return fail("noarch '" + printable(text) + "' is not valid", "use 'python' or 'generic'");
+    return fail("invalid noarch '" + printable(text) + "'", "use 'python' or 'generic'");
 }
 
 }  // namespace sf::types

@@ -49,7 +49,7 @@ Result<std::string> noarch_of(const JsonFields& f, const json& j) {
     if (!it->is_string()) return f.wrong_type("noarch", "'python' or 'generic'");
     std::string s = it->get<std::string>();
     if (s.empty() || s == "python" || s == "generic") return s;
-    return fail(f.what() + ": 'noarch': noarch '" + printable(s) + "' is not valid", "use 'python' or 'generic'");
+    return fail(f.what() + ": 'noarch': invalid noarch '" + printable(s) + "'", "use 'python' or 'generic'");
 }
 
 Result<void> read_strings(const JsonFields& f, PackageRecord& r) {

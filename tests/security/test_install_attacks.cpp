@@ -188,14 +188,14 @@ std::vector<Attack> attacks() {
                          p.edit_index = [=](json& r) { r[field] = value; };
                          return std::vector<Pkg>{p};
                      },
-                     "b", "build string '" + value + "' is not valid"});
+                     "b", "invalid build string '" + value + "'"});
     a.push_back({"a version with a slash",
                  [=](const Site&) {
                      Pkg p = pkg("b", {file("f")});
                      p.edit_record = [=](json& r) { r["version"] = "1.0/../../x"; };
                      return std::vector<Pkg>{p};
                  },
-                 "b", "'version': version '1.0/../../x' is not valid"});
+                 "b", "invalid version '1.0/../../x'"});
     // --- archive members ---------------------------------------------------------
     auto refused_member = [&](std::string label, std::vector<Member> members, std::string msg) {
         a.push_back({label, [=](const Site&) { return std::vector<Pkg>{pkg("m", members)}; }, "m", msg});

@@ -59,11 +59,11 @@ TEST_CASE("identifiers: path tricks and malformed values are refused", "[identif
 TEST_CASE("identifiers: errors name the value and say what is allowed", "[identifiers]") {
     auto e = check_version("64/../../../x");
     REQUIRE_FALSE(e);
-    CHECK(e.error().message == "version '64/../../../x' is not valid");
+    CHECK(e.error().message == "invalid version '64/../../../x'");
     CHECK(e.error().hint.find("'+'") != std::string::npos);
     auto n = check_package_name("a\nb");
     REQUIRE_FALSE(n);
-    CHECK(n.error().message == "package name 'a\\x0ab' is not valid");
+    CHECK(n.error().message == "invalid package name 'a\\x0ab'");
 }
 
 TEST_CASE("identifiers: prefixes with control characters are refused", "[identifiers]") {
@@ -102,7 +102,7 @@ TEST_CASE("identifiers: index.json noarch values", "[identifiers]") {
     CHECK(noarch_of(true, "noarch_python")->noarch == "python");
     auto bad = noarch_of("../../x");
     REQUIRE_FALSE(bad);
-    CHECK(bad.error().message == "x: info/index.json: 'noarch': noarch '../../x' is not valid");
+    CHECK(bad.error().message == "x: info/index.json: 'noarch': invalid noarch '../../x'");
     CHECK_FALSE(noarch_of(3));
     CHECK_FALSE(noarch_of("yes", "noarch_python"));
 }

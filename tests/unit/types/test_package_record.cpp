@@ -49,7 +49,7 @@ TEST_CASE("package record: errors name the source", "[package_record]") {
     CHECK(r.error().message == "x/repodata.json: foo.conda: missing or empty 'version'");
     auto v = PackageRecord::from_json({{"name", "foo"}, {"version", "1..0"}, {"build", "0"}}, "f");
     REQUIRE_FALSE(v);
-    CHECK(v.error().message == "f: 'version': version '1..0' is not valid");
+    CHECK(v.error().message == "f: 'version': invalid version '1..0'");
     auto bn = PackageRecord::from_json({{"name", "foo"}, {"version", "1"}, {"build", "0"}, {"build_number", "x"}}, "f");
     REQUIRE_FALSE(bn);
     CHECK(bn.error().message == "f: 'build_number' must be an integer, not string");
