@@ -18,11 +18,15 @@ const json* JsonFields::find(const char* key) const {
     return &*it;
 }
 
+std::string JsonFields::hint() const {
+    return hint_.empty() ? "the metadata is damaged; rebuild the package or re-index the channel" : hint_;
+}
+
 Unexpected<Error> JsonFields::wrong_type(const char* key, std::string_view expected) const {
     const json* v = find(key);
     std::string found = v ? v->type_name() : "missing";
     return fail(what_ + ": '" + key + "' must be " + std::string(expected) + ", not " + found,
-                "the metadata is damaged; rebuild the package or re-index the channel");
+                hint());
 }
 
 Result<std::string> JsonFields::string(const char* key, std::string fallback) const {
@@ -36,7 +40,7 @@ Result<std::string> JsonFields::required_string(const char* key) const {
     const json* v = find(key);
     if (v && !v->is_string()) return wrong_type(key, "a string");
     if (!v || v->get_ref<const std::string&>().empty())
-        return fail(what_ + ": missing or empty '" + key + "'", "the metadata is damaged; rebuild the package or re-index the channel");
+        return fail(what_ + ": missing or empty '" + key + "'", hint());
     return v->get<std::string>();
 }
 
@@ -72,7 +76,7 @@ Result<std::vector<std::string>> JsonFields::strings(const char* key) const {
         if (!e.is_string())
             return fail(what_ + ": '" + key + "' must be a list of strings, but item " + std::to_string(out.size() + 1) +
                             " is a " + e.type_name(),
-                        "the metadata is damaged; rebuild the package or re-index the channel");
+                        hint());
         out.push_back(e.get<std::string>());
     }
     return out;

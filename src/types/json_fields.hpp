@@ -22,7 +22,10 @@ Result<nlohmann::json> parse_json_object(std::string_view text, std::string_view
 // the default; `what` names the object in errors ("x.conda: info/paths.json").
 class JsonFields {
 public:
-    JsonFields(const nlohmann::json& obj, std::string what) : obj_(obj), what_(std::move(what)) {}
+    // `hint`: what to do about a wrong field; by default, that the metadata
+    // is damaged and wants rebuilding.
+    JsonFields(const nlohmann::json& obj, std::string what, std::string hint = {})
+        : obj_(obj), what_(std::move(what)), hint_(std::move(hint)) {}
 
     Result<std::string> string(const char* key, std::string fallback = {}) const;
     // Present, a string and not empty.
@@ -38,8 +41,9 @@ public:
 
 private:
     const nlohmann::json* find(const char* key) const;  // nullptr: absent or null
+    std::string hint() const;
     const nlohmann::json& obj_;
-    std::string what_;
+    std::string what_, hint_;
 };
 
 }  // namespace sf::types

@@ -135,10 +135,11 @@ TEST_CASE("security: package --meta with a bad version or noarch is refused", "[
     std::ofstream(tmp.path() / "in/share/f") << "x\n";
     for (auto [field, value, msg] : std::vector<std::tuple<std::string, json, std::string>>{
              {"version", "64/../../../x", "invalid version '64/../../../x'"},
-             {"version", 64, "field 'version'"},
+             {"version", 64, "'version' must be a string, not number"},
              {"noarch", "../../x", "invalid noarch '../../x'"},
              {"name", "A/../b", "invalid package name 'A/../b'"},
-             {"build", "0/../x", "invalid build string '0/../x'"}}) {
+             {"build", "0/../x", "invalid build string '0/../x'"},
+             {"recipe_files", json::array({{{"dest", 5}}}), "recipe_files: 'dest' must be a string, not number"}}) {
         SECTION(field + " " + value.dump()) {
             json meta = {{"name", "x"}, {"version", "1.0"}, {"build", "0"}};
             meta[field] = value;
