@@ -251,6 +251,17 @@ TEST_CASE("security: malformed metadata is a one-line error, never exit 3", "[se
         auto f = with_paths("pt", [](json& j) { j["paths"][0]["path_type"] = 1; });
         check_install_refused(tmp, f, "info/paths.json: share/ok.txt: 'path_type' must be a string, not number");
     }
+    SECTION("path_type as a number, from a channel: no staging dir is left") {
+        Pkg p = simple("ch");
+        p.edit_paths = [](json& j) { j["paths"][0]["path_type"] = 1; };
+        write_channel(tmp.path() / "channel", {p});
+        auto r = install(tmp.path() / "prefix", {"ch"}, opts(tmp.path() / "channel", tmp.path() / "pkgs"));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("info/paths.json: share/ok.txt: 'path_type' must be a string, not number") !=
+              std::string::npos);
+        CHECK(sf::test::oracle::leftovers(tmp.path() / "pkgs").empty());
+        CHECK_FALSE(stdfs::exists(tmp.path() / "prefix/share"));
+    }
     SECTION("file_mode as a number") {
         auto f = with_paths("fm", [](json& j) { j["paths"][0]["file_mode"] = 0; });
         check_install_refused(tmp, f, "info/paths.json: share/ok.txt: 'file_mode' must be a string, not number");
