@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "archive/read.hpp"
+#include "types/package_record.hpp"
 #include "types/platform.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -117,9 +118,15 @@ Result<void> index_locked(const fs::Dir& channel, const std::string& subdir, Ind
             record = std::move(*r);
             ++stats.hashed;
         }
-        if (record.value("subdir", "") != subdir) {
-            stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" +
-                                     record.value("subdir", "") + "', not '" + subdir + "'");
+        // Cached records are checked too: the cache file lives in the channel.
+        auto checked = types::PackageRecord::from_json(record, subdir + "/" + name + ": info/index.json");
+        if (!checked) {
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: " + checked.error().str());
+            continue;
+        }
+        if (checked->subdir != subdir) {
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" + checked->subdir +
+                                     "', not '" + subdir + "'");
             continue;
         }
         json entry = st->to_json();
@@ -185,8 +192,10 @@ Result<json> package_record(const stdfs::path& pkg) {
         return fail(SourceLoc{pkg.string()}, std::string("info/index.json is not valid JSON: ") + e.what());
     }
     if (!record.is_object()) return fail(SourceLoc{pkg.string()}, "info/index.json is not a JSON object");
-    const std::string stem = record.value("name", "") + "-" + record.value("version", "") + "-" +
-                             record.value("build", "");
+    auto checked = types::PackageRecord::from_json(record, pkg.string() + ": info/index.json");
+    if (!checked) return unexpected(checked.error());
+    // The version as written: Version keeps it in lower case.
+    const std::string stem = checked->name + "-" + record["version"].get<std::string>() + "-" + checked->build;
     if (stem != archive::package_stem(pkg))
         return fail(SourceLoc{pkg.string()}, "file name does not match its index.json (" + stem + ")",
                     "name package files <name>-<version>-<build>");

@@ -28,6 +28,19 @@ std::string random_suffix() {
     return s;
 }
 
+// Removes a staging directory on every way out but a successful rename
+// (which clears `path`).
+struct StagingDir {
+    stdfs::path path;
+    explicit StagingDir(stdfs::path p) : path(std::move(p)) {}
+    StagingDir(const StagingDir&) = delete;
+    StagingDir& operator=(const StagingDir&) = delete;
+    ~StagingDir() {
+        std::error_code ec;
+        if (!path.empty()) stdfs::remove_all(path, ec);
+    }
+};
+
 // paths.json, or for old packages info/files (+ info/has_prefix).
 Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& what) {
     std::error_code ec;
@@ -213,18 +226,17 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
     if (pkgs->kind(out.sha256) == fs::Kind::missing) {
         std::string staging_name = ".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix();
         stdfs::path staging = pkgs_dir / staging_name;
+        StagingDir guard{staging};  // whatever fails below, even by an exception, leaves no staging dir
         auto ex = archive::extract_package(c.file, staging);
         if (!ex) return Unexpected<Error>{ex.error()};
         auto staged = pkgs->sub(staging_name);
-        auto paths = staged ? read_paths(staging, what) : Result<types::PathsJson>(Unexpected<Error>{staged.error()});
-        Result<void> ok = paths ? verify_tree(*staged, *paths, what, Trust::fresh_extraction)
-                                : Result<void>(Unexpected<Error>{paths.error()});
-        if (!ok) {
-            stdfs::remove_all(staging, ec);
-            return Unexpected<Error>{ok.error()};
-        }
-        // Another process may have put the same package there meanwhile: fine.
-        if (!pkgs->rename(staging_name, out.sha256)) stdfs::remove_all(staging, ec);
+        if (!staged) return Unexpected<Error>{staged.error()};
+        auto paths = read_paths(staging, what);
+        if (!paths) return Unexpected<Error>{paths.error()};
+        if (auto ok = verify_tree(*staged, *paths, what, Trust::fresh_extraction); !ok) return Unexpected<Error>{ok.error()};
+        // Another process may have put the same package there meanwhile: fine
+        // (the guard removes ours).
+        if (pkgs->rename(staging_name, out.sha256)) guard.path.clear();
         if (pkgs->kind(out.sha256) != fs::Kind::dir)
             return fail(out.dir.string() + ": cannot move the extracted package into the cache");
     }
