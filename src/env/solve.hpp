@@ -59,8 +59,8 @@ Result<Candidate> candidate_from_file(const stdfs::path& pkg);
 // Past any limit the solve stops with an error naming it; the search keeps
 // no recursion, so depth costs memory (bounded here), never the stack.
 struct SolveLimits {
-    std::uint64_t max_work = 100'000'000;
-    std::chrono::milliseconds max_time{60'000};
+    std::uint64_t max_work = 30'000'000;  // a few seconds
+    std::chrono::milliseconds max_time{30'000};
     std::uint64_t max_memory = std::uint64_t{1} << 30;  // bytes of search state, estimated
 };
 

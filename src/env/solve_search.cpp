@@ -27,7 +27,7 @@ std::string Budget::describe() const {
             return "the solver gave up after " + std::to_string(limits_.max_work) +
                    " units of work (requirements taken and candidates compared)";
         case Over::time:
-            return "the solver gave up after " + std::to_string(limits_.max_time.count() / 1000) + " s";
+            return "the solver gave up after " + std::to_string(limits_.max_time.count()) + " ms";
         case Over::memory:
             return "the solver gave up: its search state passed " + std::to_string(limits_.max_memory >> 20) + " MiB";
         case Over::none: break;
@@ -40,6 +40,8 @@ std::string Budget::describe() const {
 namespace {
 
 using detail::Budget;
+
+constexpr size_t kShownAvailable = 10;
 
 struct Pending {
     const types::MatchSpec* spec;
@@ -62,10 +64,16 @@ struct Clash {
     }
 };
 
-// The candidates a spec matches, in ranked order, without broken ones.
+// The candidates a spec matches, in ranked order, without broken or dead
+// ones. A dead candidate has a dependency nothing in the index can meet (no
+// such name, or no build matches): choosing it always fails, so it is never
+// tried, and a requirement left with dead candidates alone fails as the
+// search would have one step deeper.
 struct Matches {
     std::vector<const Candidate*> ok;
     const Candidate* broken = nullptr;  // the last matching one whose depends do not parse
+    const Candidate* dead = nullptr;    // the last dead one
+    const types::MatchSpec* dead_dep = nullptr;  // and the dependency nothing meets
 };
 
 // Why the deepest dead end failed, kept as pointers; str() writes it.
@@ -108,6 +116,8 @@ private:
     Step take(size_t pos, std::vector<const Candidate*>& options);
     bool next_option(size_t& pos);
     const Matches* matching(const types::MatchSpec* spec);
+    bool matches_any(const types::MatchSpec* spec);
+    const types::MatchSpec* unmet_dependency(const Candidate* c);
     std::optional<Clash> clash_of(const Candidate& c) const;
     void choose(const Candidate* c, const Candidate* by);
     void unchoose(size_t queue_size);
@@ -131,6 +141,7 @@ private:
     detail::Ranker ranker_;
     std::unordered_map<const types::MatchSpec*, const Matches*> by_spec_;
     std::unordered_map<std::string_view, Matches> by_text_;
+    std::unordered_map<std::string_view, bool> any_by_text_;
     std::unordered_map<std::string_view, Choice> chosen_;
     // name -> the constrains on it of chosen packages, in choice order
     std::unordered_map<std::string_view, std::vector<std::pair<const types::MatchSpec*, const Candidate*>>> constrained_;
@@ -154,13 +165,34 @@ const Matches* Solver::matching(const types::MatchSpec* spec) {
         budget_.spend(e.list.size());
         for (const Candidate* c : e.list) {
             if (!spec->matches(c->record)) continue;
-            if (c->broken.empty()) m.ok.push_back(c);
-            else m.broken = c;
+            if (!c->broken.empty()) m.broken = c;
+            else if (auto dep = unmet_dependency(c)) m.dead = c, m.dead_dep = dep;
+            else m.ok.push_back(c);
         }
         budget_.hold(static_cast<std::int64_t>(m.ok.size() * sizeof(void*) + 128));
     }
     by_spec_.emplace(spec, &m);
     return &m;
+}
+
+// Does any candidate that parses match `spec`? (No ranking needed.)
+bool Solver::matches_any(const types::MatchSpec* spec) {
+    auto [it, fresh] = any_by_text_.try_emplace(spec->str(), false);
+    if (!fresh) return it->second;
+    auto e = names_.find(spec->name());
+    if (e == names_.end()) return false;
+    budget_.spend(e->second.list.size());
+    for (const Candidate* c : e->second.list)
+        if (c->broken.empty() && spec->matches(c->record)) return it->second = true;
+    return false;
+}
+
+// The first dependency of `c` that nothing in the index meets, if any.
+const types::MatchSpec* Solver::unmet_dependency(const Candidate* c) {
+    budget_.spend(c->depends.size());
+    for (const auto& d : c->depends)
+        if (!is_virtual(d.name()) && !matches_any(&d)) return &d;
+    return nullptr;
 }
 
 std::optional<Clash> Solver::clash_of(const Candidate& c) const {
@@ -255,7 +287,10 @@ Solver::Step Solver::take(size_t pos, std::vector<const Candidate*>& options) {
         fewest_first(options, pos);
         return Step::decision;
     }
-    if (deeper(pos)) {
+    if (m->dead && deeper(pos + 1)) {
+        Pending unmet{m->dead_dep, m->dead};
+        note(pos + 1, unmet, names_.count(m->dead_dep->name()) ? Failure::Kind::no_match : Failure::Kind::missing);
+    } else if (deeper(pos)) {
         if (last_clash) note(pos, p, Failure::Kind::clash, nullptr, nullptr, last_clash);
         else if (m->broken) note(pos, p, Failure::Kind::broken, m->broken);
         else note(pos, p, Failure::Kind::no_match);
@@ -315,9 +350,11 @@ std::string Solver::failure_text() const {
             why = f.other->record.dist_name() + " has an invalid dependency: " + f.other->broken;
             break;
         case Failure::Kind::no_match: {
-            std::vector<std::string> avail;
-            for (const Candidate* c : names_.at(f.p.spec->name()).list)
-                avail.push_back(c->record.version.str() + " " + c->record.build);
+            std::vector<std::string> avail;  // the first few in ranked order: one line, even for 100k builds
+            const auto& list = names_.at(f.p.spec->name()).list;
+            for (size_t i = 0; i < list.size() && i < kShownAvailable; ++i)
+                avail.push_back(list[i]->record.version.str() + " " + list[i]->record.build);
+            if (list.size() > kShownAvailable) avail.push_back("and " + std::to_string(list.size() - kShownAvailable) + " more");
             why = "no matching version in channels " + channel_list() + " (available: " + str::join(avail, ", ") + ")";
             break;
         }
