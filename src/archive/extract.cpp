@@ -128,6 +128,7 @@ bool symlink_stays_inside(std::string_view link_path, std::string_view target) {
 
 TreeWriter::TreeWriter(stdfs::path root, TreeLimits limits) : root_(std::move(root)), limits_(std::move(limits)) {}
 
+// `members`: how many, when their cost (not their sizes alone) passed it.
 Result<void> TreeWriter::over_budget(std::size_t members) const {
     std::string many = members ? " with " + std::to_string(members) + " members" +
                                      " (each counts " + std::to_string(kMemberCost) + " bytes at least)"
@@ -200,8 +201,9 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
     // Checked before the member is written: its declared size plus what any
     // member costs (kMemberCost), so a million empty members stop at the
     // first ~65k (for a small archive), not after all of them are on disk.
+    overhead_ += kMemberCost + rel->size();
     declared_ += e.size + kMemberCost + rel->size();
-    if (declared_ > limits_.budget) return over_budget(seen_.size());
+    if (declared_ > limits_.budget) return over_budget(declared_ - overhead_ > limits_.budget ? 0 : seen_.size());
     if (auto ok = make_member_parents(root_, *rel); !ok) return ok;
     stdfs::path dst = root_ / *rel;
     switch (e.type) {

@@ -61,6 +61,7 @@ private:
     std::map<std::string, EntryType> seen_;
     std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
     std::uint64_t declared_ = 0, written_ = 0;
+    std::uint64_t overhead_ = 0;  // the members' share of declared_ (kMemberCost and names)
 };
 
 }  // namespace sf::archive
