@@ -350,10 +350,16 @@ std::string Solver::failure_text() const {
             why = f.other->record.dist_name() + " has an invalid dependency: " + f.other->broken;
             break;
         case Failure::Kind::no_match: {
-            std::vector<std::string> avail;  // the first few in ranked order: one line, even for 100k builds
-            const auto& list = names_.at(f.p.spec->name()).list;
-            for (size_t i = 0; i < list.size() && i < kShownAvailable; ++i)
-                avail.push_back(list[i]->record.version.str() + " " + list[i]->record.build);
+            // The highest few: one line, even for 100k builds (the list may
+            // be unranked when only a dead candidate's dependency named it).
+            auto list = names_.at(f.p.spec->name()).list;
+            size_t shown = std::min(list.size(), kShownAvailable);
+            std::partial_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(shown), list.end(),
+                              [](const Candidate* a, const Candidate* b) {
+                                  return a->record.version.compare(b->record.version) > 0;
+                              });
+            std::vector<std::string> avail;
+            for (size_t i = 0; i < shown; ++i) avail.push_back(list[i]->record.version.str() + " " + list[i]->record.build);
             if (list.size() > kShownAvailable) avail.push_back("and " + std::to_string(list.size() - kShownAvailable) + " more");
             why = "no matching version in channels " + channel_list() + " (available: " + str::join(avail, ", ") + ")";
             break;

@@ -223,14 +223,14 @@ TEST_CASE("solve: a package nothing can satisfy is never tried, and the error is
     ChannelIndex idx;
     idx.channels = {"mem"};
     idx.packages = {cand("a", "2.0", "0", {"nosuch"}), cand("a", "1.5", "0", {"b >=9"}), cand("a", "1.0", "0"),
-                    cand("b", "1.0", "0")};
+                    cand("b", "0.5", "0"), cand("b", "1.0", "0")};
     auto r = solve(idx, req({"a"}));
     REQUIRE(r);
     CHECK(names(*r) == std::vector<std::string>{"a-1.0-0"});
     auto only = solve(idx, req({"a >=1.5"}));
     REQUIRE_FALSE(only);
     CHECK(only.error().str() == "cannot satisfy 'b >=9' (required by a-1.5-0): no matching version in channels mem "
-                                "(available: 1.0 0)");
+                                "(available: 1.0 0, 0.5 0)");
 }
 
 TEST_CASE("solve: a failure lists the first ten builds available, not all", "[solve]") {
