@@ -89,7 +89,10 @@ Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
         if (!rel) return fail(rec.dist_name() + ": info/paths.json: " + rel.error().message, "the package is unsafe; do not install it");
         if (str::starts_with(*rel, "info/")) continue;
         if (auto ok = detail::check_package_path(rec.dist_name(), *rel); !ok) return ok;
-        if (e.prefix_placeholder.empty() || e.file_mode != types::FileMode::binary) continue;
+        if (e.prefix_placeholder.empty()) continue;
+        if (auto ok = check_placeholder(e.prefix_placeholder); !ok)
+            return fail(rec.dist_name() + ": " + e.path + ": " + ok.error().message, ok.error().hint);
+        if (e.file_mode != types::FileMode::binary) continue;
         if (prefix.size() > e.prefix_placeholder.size())
             return fail(rec.dist_name() + ": " + e.path + ": the prefix '" + prefix + "' (" +
                         std::to_string(prefix.size()) + " characters) is longer than the binary placeholder (" +
@@ -105,6 +108,10 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
     json paths = json::array();
     json files = json::array();
     bool copied = mode == LinkMode::copy;
+    // What the files with a placeholder may add up to once replaced: the
+    // package's own extraction budget, so a short placeholder repeated in a
+    // small file cannot write gigabytes.
+    std::uint64_t budget = archive::extraction_limit(pkg.size);
     for (const auto& e : pkg.paths.paths) {
         auto rel = archive::safe_member_path(e.path);
         if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
@@ -133,8 +140,13 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
                         if (!r) return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message);
                         out = std::move(*r);
                     } else {
-                        out = replace_prefix_text(*data, e.prefix_placeholder, prefix);
+                        auto r = replace_prefix_text(*data, e.prefix_placeholder, prefix, budget);
+                        if (!r)
+                            return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message,
+                                        r.error().hint);
+                        out = std::move(*r);
                     }
+                    budget -= std::min<std::uint64_t>(budget, out.size());
                     struct stat st{};
                     unsigned m = ::stat(src.c_str(), &st) == 0 ? st.st_mode : 0644;
                     if (auto ok = tx.write(*rel, out, m); !ok) return Unexpected<Error>{ok.error()};
