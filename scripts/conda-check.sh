@@ -10,12 +10,17 @@ dst="$root/${SF_BUILD_DIR:-build}/conda-check"
 if [[ ! -d $src ]]; then
   echo "conda-check: $src not found (clone shared/ beside this repo)" >&2; exit 1
 fi
+# Tests run this in parallel: one installs while the others wait (npm ci
+# empties node_modules first, so a concurrent check would not find rattler).
+mkdir -p "$dst"
+exec 9>"$dst/.install.lock"
+flock 9
 if [[ ! -f $dst/node_modules/.installed ]] || [[ $src/package-lock.json -nt $dst/node_modules/.installed ]]; then
   command -v npm >/dev/null || { echo "conda-check: npm is missing (apt-get install npm)" >&2; exit 1; }
-  mkdir -p "$dst"
   cp "$src"/*.mjs "$src"/package.json "$src"/package-lock.json "$dst"/
   (cd "$dst" && npm ci --no-audit --no-fund --loglevel=error >&2)
   touch "$dst/node_modules/.installed"
 fi
+exec 9>&-
 [[ ${1:-} == --install-only ]] && exit 0
 exec node "$dst/check-channel.mjs" "$@"
