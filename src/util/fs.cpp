@@ -13,7 +13,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace sf::fs {
