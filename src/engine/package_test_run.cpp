@@ -61,6 +61,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     const std::string& subdir = meta->index.subdir;
     if (auto p = types::Platform::parse(subdir); p && !p->is_noarch()) pc.platform = *p;
     pc.env = detail::tool_env();
+    pc.user_config = env::user_tool_config(process::current_env());
     pc.map = env::default_system_map();
     Reporter& reporter = reporter_or_default(o.reporter);
     pc.on_line = [&o, &reporter](const std::string& l) {

@@ -49,7 +49,7 @@ std::map<std::string, types::RunExports> run_exports_in_prefix(const stdfs::path
         auto text = fs::read_file(e.path());
         if (!text) continue;
         auto j = nlohmann::json::parse(*text, nullptr, false);
-        if (!j.is_object() || !j.contains("name")) continue;
+        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
         std::string name = j["name"].get<std::string>();
         if (j.contains("extracted_package_dir") && j["extracted_package_dir"].is_string()) {
             stdfs::path f = stdfs::path(j["extracted_package_dir"].get<std::string>()) / "info/run_exports.json";
@@ -217,7 +217,9 @@ public:
         }
         auto argv = external_create_argv(kind_, ctx_.tool, spec.prefix, channels, specs);
         if (!argv) return unexpected(argv.error());
-        process::Command cmd{*argv, {}, ctx_.env, {{spec.prefix.string(), "$PREFIX"}}, {}, {}};
+        process::Env env = ctx_.user_config;
+        for (const auto& [k, v] : ctx_.env) env[k] = v;  // what splitforge sets wins
+        process::Command cmd{*argv, {}, std::move(env), {{spec.prefix.string(), "$PREFIX"}}, {}, {}};
         auto r = process::stream(cmd, ctx_.on_line ? ctx_.on_line : std::function<void(const std::string&)>{});
         if (!r)
             return fail(r.error().message, "install " + std::string(to_string(kind_)) +
@@ -255,6 +257,22 @@ private:
 };
 
 }  // namespace
+
+process::Env user_tool_config(const process::Env& all) {
+    static const std::set<std::string> activation = {"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_SHLVL",
+                                                     "CONDA_PROMPT_MODIFIER", "CONDA_EXE", "CONDA_PYTHON_EXE"};
+    static const std::set<std::string> exact = {"CONDARC", "MAMBARC", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+                                                "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE",
+                                                "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"};
+    process::Env out;
+    for (const auto& [k, v] : all) {
+        bool prefixed = str::starts_with(k, "CONDA_") || str::starts_with(k, "MAMBA_") || str::starts_with(k, "PIXI_") ||
+                        str::ends_with(k, "_PKGS_DIRS");
+        bool shell_state = activation.count(k) || str::starts_with(k, "CONDA_PREFIX_");
+        if ((prefixed && !shell_state) || exact.count(k)) out.emplace(k, v);
+    }
+    return out;
+}
 
 std::unique_ptr<EnvProvider> make_provider(ProviderKind kind, ProviderContext ctx) {
     if (kind == ProviderKind::system) return std::make_unique<SystemProvider>(std::move(ctx));

@@ -60,11 +60,19 @@ struct ProviderContext {
     std::filesystem::path pkgs_dir;               // installer cache; empty: default
     types::Platform platform;                     // the target: channels' subdir, compiler names
     process::Env env;                             // the environment tools are found and run in
+    process::Env user_config;                     // external tools also get the user's own settings (user_tool_config)
     Interpreters pythons;
     SystemMap map;
     std::string tool;                             // external: executable (default: the kind's name)
     std::function<void(const std::string&)> on_line;
 };
+
+// The user's settings for conda, mamba and pixi (CONDA_*, CONDARC, MAMBA_*,
+// *_PKGS_DIRS, PIXI_*, proxies and CA bundles) picked out of `all`: an
+// external provider runs with them, under the variables splitforge sets.
+// The shell's activation state (CONDA_PREFIX, CONDA_SHLVL, ...) is left out:
+// it describes the user's shell, not how to solve.
+process::Env user_tool_config(const process::Env& all);
 
 class EnvProvider {
 public:

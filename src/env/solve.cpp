@@ -300,6 +300,12 @@ Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std:
         rec.channel = channel_url + "/" + subdir;
         rec.url = rec.channel + "/" + rec.fn;
         if (rec.subdir.empty()) rec.subdir = subdir;
+        // A record is for the subdir it is listed in: an osx-64 record in
+        // linux-64/ would put a foreign binary in the prefix.
+        if (rec.subdir != subdir)
+            return fail(file.string() + ": '" + rec.fn + "' says subdir '" + rec.subdir + "' but is listed in '" +
+                            subdir + "'",
+                        "the channel index is damaged; re-run `splitforge index` on the channel");
         c.record = std::move(rec);
         c.channel_index = channel_index;
         parse_specs(c);

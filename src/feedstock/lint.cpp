@@ -109,6 +109,17 @@ struct Linter {
     }
     std::set<std::string> keys_in_job_files;
 
+    // Without --platform, lint every platform the CI files name too: a
+    // feedstock's ppc64le or win-arm64 files are not stale just because the
+    // default list leaves those platforms out.
+    void add_job_platforms() {
+        for (const auto& [name, files] : job_files_by_platform) {
+            auto known = std::any_of(platforms.begin(), platforms.end(), [&](const auto& p) { return p.name() == name; });
+            if (known) continue;
+            if (auto p = types::Platform::parse(name)) platforms.push_back(*p);
+        }
+    }
+
     void render_one(const types::Platform& platform, std::vector<stdfs::path> files, std::set<std::string>& seen) {
         const std::string& p = platform.name();
         variant::Selection sel;
@@ -364,6 +375,7 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     if (!have_variants && opts.variants_dir)
         return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
     if (have_variants) l.collect_job_files(vdir);
+    if (opts.platforms.empty()) l.add_job_platforms();
     l.render_all();
     l.declared_keys();
     l.config_file_keys();

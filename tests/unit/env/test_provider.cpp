@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "env/provider.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -123,4 +125,34 @@ TEST_CASE("parse_run_exports: dict and legacy list", "[env][provider]") {
     auto l = env::parse_run_exports(R"(["c"])");
     CHECK(l.weak == std::vector<std::string>{"c"});
     CHECK(env::parse_run_exports("not json").empty());
+}
+
+TEST_CASE("external provider: the tool inherits the user's solver settings, under splitforge's", "[env][provider]") {
+    process::Env user = {{"CONDA_PKGS_DIRS", "/u/pkgs"}, {"CONDARC", "/u/condarc"}, {"MAMBA_ROOT_PREFIX", "/u/mamba"},
+                         {"PIXI_CACHE_DIR", "/u/pixi"}, {"HTTPS_PROXY", "http://proxy:3128"},
+                         {"CONDA_PREFIX", "/u/active"}, {"CONDA_SHLVL", "1"}, {"CONDA_PREFIX_1", "/u/base"},
+                         {"EDITOR", "vi"}, {"PATH", "/u/bin"}};
+    auto cfg = env::user_tool_config(user);
+    CHECK(cfg == process::Env{{"CONDARC", "/u/condarc"}, {"CONDA_PKGS_DIRS", "/u/pkgs"},
+                              {"HTTPS_PROXY", "http://proxy:3128"}, {"MAMBA_ROOT_PREFIX", "/u/mamba"},
+                              {"PIXI_CACHE_DIR", "/u/pixi"}});
+
+    fs::TempDir tmp("sf-provider");
+    env::ProviderContext ctx;
+    ctx.env = process::minimal_env();
+    ctx.env["FAKE_LOG"] = (tmp.path() / "argv.txt").string();
+    ctx.env["FAKE_ENV_LOG"] = (tmp.path() / "env.txt").string();
+    ctx.user_config = cfg;
+    ctx.user_config["PATH"] = "/u/bin";  // splitforge's PATH wins
+    ctx.tool = (test::data_dir() / "engine/fake/fake-micromamba.sh").string();
+    ctx.on_line = [](const std::string&) {};
+    auto r = env::make_provider(env::ProviderKind::micromamba, ctx)->create({tmp.path() / "host", env::EnvRole::host, {"zlib"}, {}, ""});
+    REQUIRE(r);
+    auto lines = str::split_lines(test::slurp(tmp.path() / "env.txt"));
+    auto has = [&](const std::string& l) { return std::find(lines.begin(), lines.end(), l) != lines.end(); };
+    CHECK(has("CONDA_PKGS_DIRS=/u/pkgs"));
+    CHECK(has("CONDARC=/u/condarc"));
+    CHECK(has("MAMBA_ROOT_PREFIX=/u/mamba"));
+    CHECK(has("PATH=" + ctx.env["PATH"]));
+    CHECK_FALSE(has("PATH=/u/bin"));
 }

@@ -1,11 +1,16 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "feedstock/lint.hpp"
 #include "golden.hpp"
 #include "testutil.hpp"
+#include "util/fs.hpp"
 
 using namespace sf;
 using namespace sf::feedstock;
+namespace stdfs = std::filesystem;
 
 namespace {
 
@@ -79,4 +84,29 @@ TEST_CASE("lint: bad input") {
 TEST_CASE("Finding::str is file:line: severity: message (suggestion)") {
     Finding f{SourceLoc{"recipe/meta.yaml", 12}, Severity::warning, "output 'x' has no test", "add one"};
     CHECK(f.str() == "recipe/meta.yaml:12: warning: output 'x' has no test (add one)");
+}
+
+TEST_CASE("lint: CI files for platforms outside the default list are linted, not called stale") {
+    fs::TempDir tmp("sf-lint");
+    stdfs::create_directories(tmp.path() / "recipe");
+    stdfs::create_directories(tmp.path() / "variants");
+    const std::string meta =
+        "package:\n  name: tiny\n  version: 1.0\nbuild:\n  number: 0\n  skip: true  # [s390x]\n"
+        "requirements:\n  build:\n    - {{ compiler('c') }}\ntest:\n  commands:\n    - true\n";
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/meta.yaml", meta));
+    for (const char* p : {"linux-64", "linux-ppc64le", "linux-riscv64", "win-arm64", "linux-s390x"}) {
+        std::string name = p;
+        std::replace(name.begin(), name.end(), '-', '_');
+        REQUIRE(fs::write_file_atomic(tmp.path() / "variants" / (name + "_.yaml"),
+                                      std::string("c_compiler:\n- gcc\ntarget_platform:\n- ") + p + "\n"));
+    }
+    LintOptions o;
+    o.recipe_dir = tmp.path() / "recipe";
+    auto r = lint(o);
+    REQUIRE(r);
+    std::vector<std::string> stale;
+    for (const auto& f : *r)
+        if (f.id == std::string("stale-variant-file")) stale.push_back(f.message);
+    // s390x is skipped by the recipe: its file is stale; the others are not.
+    CHECK(stale == std::vector<std::string>{"the recipe builds nothing for linux-s390x"});
 }

@@ -1,9 +1,10 @@
 #!/bin/bash
 # A stand-in for micromamba/mamba/conda in tests: records its argv (one per
-# line) in $FAKE_LOG, then makes the prefix look like an installed env with
+# line) in $FAKE_LOG (and its environment in $FAKE_ENV_LOG, when set), then makes the prefix look like an installed env with
 # one package whose info/run_exports.json exists in a fake package cache.
 set -e
 printf '%s\n' "$@" >"$FAKE_LOG"
+[[ -z "${FAKE_ENV_LOG:-}" ]] || env >"$FAKE_ENV_LOG"
 prefix=""
 while [[ $# -gt 0 ]]; do
   if [[ "$1" == "-p" ]]; then prefix=$2; shift 2; else shift; fi
