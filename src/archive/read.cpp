@@ -15,6 +15,7 @@
 #include <random>
 
 #include "types/json_fields.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::archive {
@@ -96,13 +97,16 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
     auto fmt = package_format(pkg);
     if (!fmt) return Unexpected<Error>{fmt.error()};
     std::error_code ec;
-    if (!stdfs::is_regular_file(pkg, ec)) return bad(pkg, "no such package file");
+    if (!stdfs::exists(pkg, ec)) return bad(pkg, "no such package file");
+    // Opened without blocking (a FIFO is refused); libarchive reads the fd.
+    auto file = fs::InputFile::open(pkg);
+    if (!file) return unexpected(file.error());
 
     if (*fmt == PackageFormat::tar_bz2) {
         auto a = new_reader();
         archive_read_support_filter_bzip2(a.get());
         archive_read_support_format_tar(a.get());
-        if (archive_read_open_filename(a.get(), pkg.c_str(), 1 << 18) != ARCHIVE_OK)
+        if (archive_read_open_fd(a.get(), file->fd(), 1 << 18) != ARCHIVE_OK)
             return bad(pkg, "truncated or corrupt archive: " + err_of(a.get()));
         auto r = visit_tar(a.get(), pkg, "tar.bz2", part, v);
         if (!r) return Unexpected<Error>{r.error()};
@@ -111,7 +115,7 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
 
     auto zip = new_reader();
     archive_read_support_format_zip_seekable(zip.get());
-    if (archive_read_open_filename(zip.get(), pkg.c_str(), 1 << 18) != ARCHIVE_OK)
+    if (archive_read_open_fd(zip.get(), file->fd(), 1 << 18) != ARCHIVE_OK)
         return bad(pkg, "truncated or corrupt .conda (not a readable zip): " + err_of(zip.get()));
     bool saw_info = false, saw_pkg = false, saw_meta = false;
     struct archive_entry* e = nullptr;

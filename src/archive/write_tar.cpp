@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "archive/write.hpp"
+#include "util/fs.hpp"
 
 namespace sf::archive {
 
@@ -62,8 +63,9 @@ Unexpected<Error> la_error(struct archive* a, const std::string& what) {
 }
 
 Result<void> write_file_data(struct archive* a, const TarEntry& e, std::uint64_t expected) {
-    int fd = ::open(e.source.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(SourceLoc{e.source.string()}, std::string("cannot read: ") + std::strerror(errno));
+    auto in = fs::InputFile::open(e.source);  // swapped for a FIFO since the lstat: refused, not waited on
+    if (!in) return unexpected(in.error());
+    int fd = in->release();
     std::vector<char> buf(1 << 20);
     std::uint64_t done = 0;
     for (;;) {

@@ -16,7 +16,7 @@ void register_inspect(CLI::App& app, Cli& cli) {
     sub->callback([&cli, pkg] {
         cli.action = [&cli, pkg] {
             std::error_code ec;
-            if (!std::filesystem::is_regular_file(*pkg, ec))
+            if (!std::filesystem::exists(*pkg, ec))  // there but no regular file: the reader says what it is
                 throw Failure(Error{SourceLoc{*pkg}, "no such package file", "give a .conda or .tar.bz2 file"});
             auto j = value_or_throw(package::inspect_package(*pkg));
             if (cli.console.json)

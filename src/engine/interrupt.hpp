@@ -1,11 +1,20 @@
 #pragma once
-// Ctrl-C during a build: while an InterruptGuard lives, SIGINT/SIGTERM only
-// set a flag. The child running in the foreground process group gets the
-// terminal's SIGINT itself and exits; the engine then sees interrupted(),
-// stops before touching the channel again, and cleans its work dir. Packages
-// reach the channel only through channel::add_package (temp + rename, under
-// the channel lock), so nothing half-written is left there.
+// Ctrl-C (or SIGTERM) during a build: while an InterruptGuard lives, the
+// first SIGINT/SIGTERM sets a flag and is forwarded to the children (each
+// runs in a process group of its own), which process/ kills for good when
+// they outlive kStopGraceSeconds. The engine sees interrupted(), stops
+// before touching the channel again, and cleans its work dir. Packages reach the
+// channel only through channel::add_package (temp + rename, under the
+// channel lock), so nothing half-written is left there.
+//
+// Whatever splitforge itself may be blocked in then (a lock, a read), the
+// signal still ends it: a second signal ends it at once, and so does the
+// first one kBackstopSeconds later (the next build sweeps the work dir it left).
+// Either way the exit status is the signal's, and the children's watchdogs
+// end what is left of them.
 namespace sf::engine {
+
+inline constexpr unsigned kBackstopSeconds = 10;
 
 class InterruptGuard {
 public:

@@ -316,7 +316,9 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         auto it = requested.find(rec.name);
         auto meta = link_package(tx, pkg, prefix_str, opts.link_mode, it == requested.end() ? "" : it->second);
         if (!meta) return Unexpected<Error>{meta.error()};
-        if (auto ok = tx.write("conda-meta/" + rec.dist_name() + ".json", meta->dump(2) + "\n", 0644); !ok)
+        // `replace`: a url made from a path that is not UTF-8 must not throw.
+        auto text = meta->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        if (auto ok = tx.write("conda-meta/" + rec.dist_name() + ".json", text, 0644); !ok)
             return Unexpected<Error>{ok.error()};
         result.linked.push_back(rec.dist_name());
     }

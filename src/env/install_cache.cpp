@@ -69,10 +69,13 @@ Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& w
     }
     auto files = fs::read_file(dir / "info/files");
     if (!files) return fail(what + ": has neither info/paths.json nor info/files");
+    // What these list ends up in the conda-meta record, which is JSON.
+    if (!str::is_valid_utf8(*files)) return fail(what + ": info/files is not valid UTF-8");
     std::map<std::string, std::pair<std::string, types::FileMode>> prefixed;
     if (stdfs::exists(dir / "info/has_prefix", ec)) {
         auto hp = fs::read_file(dir / "info/has_prefix");
         if (!hp) return Unexpected<Error>{hp.error()};
+        if (!str::is_valid_utf8(*hp)) return fail(what + ": info/has_prefix is not valid UTF-8");
         for (const auto& line : str::split_lines(*hp)) {
             auto parts = str::split(std::string(str::trim(line)), ' ');
             if (parts.size() == 3)

@@ -32,11 +32,13 @@ std::string normalize_pypi(std::string n) {
 
 // The METADATA member of a .whl (a zip), read through libarchive.
 Result<std::string> wheel_metadata_from_zip(const stdfs::path& whl) {
+    auto file = fs::InputFile::open(whl);  // a FIFO is refused, not waited on
+    if (!file) return unexpected(file.error());
     archive* a = archive_read_new();
     archive_read_support_format_zip(a);
     std::string out;
     bool found = false;
-    if (archive_read_open_filename(a, whl.c_str(), 1 << 16) != ARCHIVE_OK) {
+    if (archive_read_open_fd(a, file->fd(), 1 << 16) != ARCHIVE_OK) {
         std::string why = archive_error_string(a) ? archive_error_string(a) : "cannot open";
         archive_read_free(a);
         return fail(SourceLoc{whl.string()}, "not a readable wheel: " + why);

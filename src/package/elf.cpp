@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "util/fs.hpp"
 #include "util/hash.hpp"
 
 namespace sf::package {
@@ -21,9 +22,9 @@ constexpr std::int64_t kDtNull = 0, kDtRpath = 15, kDtRunpath = 29;
 
 class File {
 public:
-    explicit File(const std::filesystem::path& p) : fd_(::open(p.c_str(), O_RDONLY | O_CLOEXEC)) {
-        struct stat st {};
-        if (fd_ >= 0 && ::fstat(fd_, &st) == 0) size_ = static_cast<std::uint64_t>(st.st_size);
+    // Only a regular file, opened without waiting on a FIFO.
+    explicit File(const std::filesystem::path& p) {
+        if (auto f = fs::InputFile::open(p)) size_ = f->size(), fd_ = f->release();
     }
     ~File() {
         if (fd_ >= 0) ::close(fd_);
@@ -36,7 +37,7 @@ public:
     }
 
 private:
-    int fd_;
+    int fd_ = -1;
     std::uint64_t size_ = 0;
 };
 
@@ -218,7 +219,7 @@ Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p) {
         }
     }
     if (at.empty()) return 0;
-    int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+    int fd = ::open(p.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO without reader fails, never waits
     if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open for writing: ") + std::strerror(errno));
     for (auto off : at)
         if (::pwrite(fd, "00000000", 8, static_cast<off_t>(off)) != 8) {
@@ -235,7 +236,7 @@ Result<bool> rehash_build_id(const std::filesystem::path& p) {
     if (!note) return unexpected(note.error());
     if (!*note || (*note)->size == 0 || (*note)->size > 32) return false;
     const BuildIdNote id = **note;
-    int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+    int fd = ::open(p.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return fail(SourceLoc{p.string()}, std::string("cannot open for writing: ") + std::strerror(errno));
     auto done = [fd](auto r) {
         ::close(fd);

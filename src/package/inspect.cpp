@@ -69,29 +69,41 @@ Result<json> inspect_package(const std::filesystem::path& pkg) {
     return out;
 }
 
+namespace {
+
+// A value as text: a string as it is, anything else as JSON. The metadata is
+// the package's: any field may have any type.
+std::string text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string field(const json& o, const char* key, const std::string& otherwise) {
+    return o.is_object() && o.contains(key) ? text(o.at(key)) : otherwise;
+}
+
+}  // namespace
+
 std::string format_inspection(const json& j) {
     std::ostringstream os;
-    os << j.value("file", "") << "\n";
+    os << field(j, "file", "") << "\n";
     const json& idx = j.at("index");
     for (const auto& [k, v] : idx.items()) {
         if (v.is_array()) {
             os << "  " << k << ":";
             if (v.empty()) os << " (none)";
             os << "\n";
-            for (const auto& d : v) os << "    - " << (d.is_string() ? d.get<std::string>() : d.dump()) << "\n";
+            for (const auto& d : v) os << "    - " << text(d) << "\n";
         } else {
-            os << "  " << k << ": " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
+            os << "  " << k << ": " << text(v) << "\n";
         }
     }
-    if (j.contains("about") && j["about"].contains("summary") && j["about"]["summary"].is_string())
-        os << "  summary: " << j["about"]["summary"].get<std::string>() << "\n";
+    if (j.contains("about") && j["about"].is_object() && j["about"].contains("summary"))
+        os << "  summary: " << text(j["about"]["summary"]) << "\n";
     const json& paths = j.at("paths");
     os << "files (" << paths.size() << "):\n";
     for (const auto& p : paths) {
-        os << "  " << p.value("_path", "");
-        std::string type = p.value("path_type", "hardlink");
+        os << "  " << field(p, "_path", "");
+        std::string type = field(p, "path_type", "hardlink");
         if (type != "hardlink") os << "  [" << type << "]";
-        if (p.contains("prefix_placeholder")) os << "  [prefix " << p.value("file_mode", "text") << "]";
+        if (p.is_object() && p.contains("prefix_placeholder")) os << "  [prefix " << field(p, "file_mode", "text") << "]";
         os << "\n";
     }
     return os.str();

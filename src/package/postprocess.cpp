@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "package/elf.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::package {
@@ -117,8 +118,9 @@ std::string relocate_rpath(const std::string& rpath, const std::string& prefix, 
 Result<std::optional<PrefixFile>> detect_prefix(const stdfs::path& file, const std::string& rel,
                                                 const std::string& prefix, BinaryPrefix binary) {
     if (prefix.empty()) return std::optional<PrefixFile>{};
-    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(SourceLoc{file.string()}, std::string("cannot read: ") + std::strerror(errno));
+    auto in = fs::InputFile::open(file);  // only a regular file, never waiting on a FIFO
+    if (!in) return unexpected(in.error());
+    int fd = in->release();
     const std::size_t chunk = 1 << 20, keep = prefix.size() - 1;
     std::vector<char> buf(chunk + keep);
     std::size_t have = 0;  // bytes carried over from the previous chunk

@@ -57,6 +57,8 @@ namespace {
 
 // Process groups of the children running now, for forward_signal().
 std::array<std::atomic<pid_t>, 64> g_groups{};
+// The signal forward_signal() was last given: stop every child.
+std::atomic<int> g_stop{0};
 
 void register_group(pid_t pg) {
     for (auto& slot : g_groups) {
@@ -96,6 +98,27 @@ bool child_exited(pid_t pid) {
     return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
 }
 
+// Is `pid` no child of ours any more (reaped elsewhere)? Then waiting on it
+// must not loop.
+bool child_gone(pid_t pid) {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
+}
+
+// Once forward_signal() asked to stop: the signal again (this child may have
+// started after it was sent), then SIGKILL for the group kStopGrace later.
+void stop_child(pid_t group, std::optional<std::chrono::steady_clock::time_point>& since) {
+    int sig = g_stop.load();
+    if (sig == 0) return;
+    auto now = std::chrono::steady_clock::now();
+    if (!since) {
+        since = now;
+        ::kill(-group, sig);
+    } else if (now - *since > std::chrono::seconds(kStopGraceSeconds)) {
+        ::kill(-group, SIGKILL);
+    }
+}
+
 // Only async-signal-safe calls after fork(): we may have other threads.
 pid_t start_watchdog(int rd) {
     pid_t w = ::fork();
@@ -119,9 +142,12 @@ pid_t start_watchdog(int rd) {
 }  // namespace
 
 void forward_signal(int sig) {
+    g_stop.store(sig);
     for (auto& slot : g_groups)
         if (pid_t pg = slot.load(); pg > 0) ::kill(-pg, sig);
 }
+
+void clear_stop() { g_stop.store(0); }
 
 static bool is_executable_file(const stdfs::path& p) {
     struct stat st {};
@@ -250,6 +276,7 @@ enum class Merge { yes, no };
 // Starts the child and runs the I/O loop. `on_out`/`on_err` get raw chunks.
 Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(const char*, size_t)>& on_out,
                       const std::function<void(const char*, size_t)>& on_err) {
+    if (g_stop.load() != 0) return fail_runtime({}, "interrupted: not starting '" + cmd.argv.front() + "'");
     auto exe = resolve_program(cmd);
     if (!exe) return unexpected(exe.error());
 
@@ -321,6 +348,7 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     if (pending.empty()) close_fd(in_w);
     else ::fcntl(in_w, F_SETFL, ::fcntl(in_w, F_GETFL) | O_NONBLOCK);
 
+    std::optional<std::chrono::steady_clock::time_point> stopping;  // since when asked to stop
     {
         SigpipeGuard guard;
         char buf[65536];
@@ -334,6 +362,7 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
         while (out_r >= 0 || err_r >= 0 || in_w >= 0) {
             if (!exited && child_exited(child.id())) exited = clock::now();
             if (exited && clock::now() - *exited > kGrace) break;
+            if (!exited) stop_child(group, stopping);
             pollfd fds[3];
             nfds_t n = 0;
             int idx_out = -1, idx_err = -1, idx_in = -1;
@@ -363,6 +392,12 @@ Result<int> run_child(const Command& cmd, Merge merge, const std::function<void(
     }
     close_fd(in_w), close_fd(out_r), close_fd(err_r);
 
+    // A child that closed its output may still run (ignoring SIGTERM too):
+    // wait for it in short steps, so that a stop request still ends it.
+    for (int ms = 1; !child_exited(child.id()) && !child_gone(child.id()); ms = std::min(ms * 2, 50)) {
+        stop_child(group, stopping);
+        ::poll(nullptr, 0, ms);
+    }
     std::error_code ec;
     child.wait(ec);
     unregister_group(group);

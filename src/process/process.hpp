@@ -57,7 +57,12 @@ Result<Outcome> stream(const Command& cmd,
 // exits or dies (a watchdog process per child waits for that). Sends `sig` to
 // the groups of the children running now: for a SIGINT/SIGTERM handler, as
 // the terminal's Ctrl-C reaches only our own group. Async-signal-safe.
+// It also asks them to stop for good: a child still running kStopGraceSeconds
+// later is killed with its group (one that ignores SIGTERM must not keep
+// splitforge waiting), and no child starts until clear_stop().
 void forward_signal(int sig);
+inline constexpr int kStopGraceSeconds = 3;
+void clear_stop();
 
 // Applies masks to one line (exposed for tests).
 std::string apply_masks(std::string line, const std::vector<Mask>& masks);

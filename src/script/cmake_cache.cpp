@@ -111,7 +111,11 @@ Result<CMakeCache> CMakeCache::parse(std::string_view text, const std::string& f
 
 Result<CMakeCache> CMakeCache::load(const std::filesystem::path& p) {
     auto text = fs::read_file(p);
-    if (!text) return fail(text.error().loc, "cannot read CMake cache", "configure the build first (cmake -S . -B build)");
+    if (!text) {
+        std::error_code ec;
+        if (std::filesystem::exists(p, ec)) return unexpected(text.error());  // there but unreadable: say why
+        return fail(text.error().loc, "cannot read CMake cache", "configure the build first (cmake -S . -B build)");
+    }
     return parse(*text, p.string());
 }
 

@@ -1,8 +1,8 @@
 #include "script/ninja_log.hpp"
 
-#include <fstream>
 #include <system_error>
 
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::script {
@@ -23,10 +23,8 @@ std::vector<stdfs::path> find_logs(const stdfs::path& dir) {
 }
 
 std::vector<std::string> read_lines(const stdfs::path& p) {
-    std::vector<std::string> out;
-    std::ifstream in(p);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
-    return out;
+    auto text = fs::read_file(p);  // a FIFO named .ninja_log is not waited on
+    return text ? str::split_lines(*text) : std::vector<std::string>{};
 }
 
 }  // namespace

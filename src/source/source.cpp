@@ -1,6 +1,10 @@
 #include "source/source.hpp"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -116,9 +120,17 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
         if (stdfs::exists(stdfs::symlink_status(target)))
             return fail(SourceLoc{target.string()}, "source path would overwrite a file an earlier source created",
                         "give this source its own `folder:`");
-        Result<void> r = child.is_directory(ec) && !child.is_symlink(ec) ? fs::copy_tree(child.path(), target)
-                         : child.is_symlink(ec) ? copy_link(child.path(), target)
-                                                : fs::copy_file(child.path(), target, fs::Overwrite::no);
+        // A FIFO, socket or device is refused before anything opens it: an
+        // open() may wait forever (a FIFO) or act (some devices).
+        struct stat st{};
+        if (::lstat(child.path().c_str(), &st) != 0)
+            return fail(SourceLoc{child.path().string()}, std::string("cannot read source: ") + std::strerror(errno));
+        Result<void> r = S_ISDIR(st.st_mode) ? fs::copy_tree(child.path(), target)
+                         : S_ISLNK(st.st_mode) ? copy_link(child.path(), target)
+                         : S_ISREG(st.st_mode) ? fs::copy_file(child.path(), target, fs::Overwrite::no)
+                                               : fail(SourceLoc{child.path().string()},
+                                                      fs::file_kind(st.st_mode) + ", not a regular file",
+                                                      "remove it from the tree");
         if (!r) return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
     }
     if (ec) return fail(SourceLoc{from.string()}, "cannot read source directory: " + ec.message());

@@ -42,7 +42,9 @@ Result<void> unpack_all(const stdfs::path& archive_file, const stdfs::path& root
                      archive_read_support_format_ar, archive_read_support_format_cab,
                      archive_read_support_format_iso9660, archive_read_support_format_lha})
         add(a.get());
-    if (archive_read_open_filename(a.get(), archive_file.c_str(), 1 << 16) != ARCHIVE_OK) {
+    auto file = fs::InputFile::open(archive_file);  // a FIFO is refused, not waited on
+    if (!file) return unexpected(file.error());
+    if (archive_read_open_fd(a.get(), file->fd(), 1 << 16) != ARCHIVE_OK) {
         const char* s = archive_error_string(a.get());
         return bad(archive_file, std::string("cannot open archive: ") + (s ? s : "unknown format"));
     }

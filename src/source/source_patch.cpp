@@ -2,9 +2,12 @@
 // --dry-run first, so a failing patch leaves the tree as it was), or
 // `git apply` where patch is missing. Failures are turned into one line that
 // names the patch, the hunk and the file.
+#include <sys/stat.h>
+
 #include <boost/regex.hpp>
 
 #include "source/source.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::source {
@@ -98,10 +101,13 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
     for (const auto& name : patches) {
         stdfs::path p(name);
         stdfs::path full = p.is_absolute() ? p : ctx.recipe_dir / p;
-        std::error_code ec;
-        if (!stdfs::is_regular_file(full, ec))
+        struct stat st{};
+        if (::stat(full.c_str(), &st) != 0)
             return fail(SourceLoc{p.string()}, "patch file not found",
                         "looked for " + full.string() + "; fix the recipe's `patches:` list");
+        if (!S_ISREG(st.st_mode))  // `patch` would wait on a FIFO forever
+            return fail(SourceLoc{p.string()}, "patch file is " + fs::file_kind(st.st_mode) + ", not a regular file",
+                        "fix the recipe's `patches:` list");
         files.push_back(stdfs::absolute(full));
     }
     process::Env env = tool_env(ctx);

@@ -13,60 +13,92 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace sf::fs {
 
-Result<std::string> read_file(const stdfs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return fail(SourceLoc{p.string()}, "cannot read file", "check that it exists and is readable");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+std::string file_kind(unsigned mode) {
+    switch (mode & S_IFMT) {
+        case S_IFREG: return "a regular file";
+        case S_IFDIR: return "a directory";
+        case S_IFLNK: return "a symlink";
+        case S_IFIFO: return "a FIFO";
+        case S_IFSOCK: return "a socket";
+        case S_IFCHR: return "a character device";
+        case S_IFBLK: return "a block device";
+        default: return "a special file";
+    }
 }
 
-Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes) {
+namespace {
+constexpr const char* kPlainOnly = "splitforge reads only plain files";
+}
+
+Result<InputFile> InputFile::open(const stdfs::path& p) {
     int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        if (errno == ENOENT) return fail(SourceLoc{p.string()}, "cannot read file", "check that it exists and is readable");
-        return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
+        int e = errno;
+        if (e == ENOENT) return fail(SourceLoc{p.string()}, "cannot read file", "check that it exists and is readable");
+        if (e == ENXIO) return fail(SourceLoc{p.string()}, "a socket, not a regular file", kPlainOnly);
+        return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(e));
     }
+    InputFile f(fd, 0);
     struct stat st{};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return fail(SourceLoc{p.string()}, "not a regular file", "recipes and configs must be plain files");
+    if (::fstat(fd, &st) != 0) return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return fail(SourceLoc{p.string()}, file_kind(st.st_mode) + ", not a regular file", kPlainOnly);
+    // Reads of a regular file never wait, but code that takes the fd may
+    // expect blocking semantics.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    f.size_ = static_cast<std::uint64_t>(st.st_size);
+    return f;
+}
+
+InputFile& InputFile::operator=(InputFile&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = std::exchange(o.fd_, -1);
+        size_ = o.size_;
     }
+    return *this;
+}
+
+InputFile::~InputFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::string> InputFile::read_all(const stdfs::path& p, std::uint64_t max_bytes) {
     auto too_big = [&] {
         return fail(SourceLoc{p.string()}, "file is larger than " + std::to_string(max_bytes >> 20) + " MiB",
                     "recipes and configs are limited to " + std::to_string(max_bytes >> 20) + " MiB");
     };
-    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-        ::close(fd);
-        return too_big();
-    }
+    if (size_ > max_bytes) return too_big();
     std::string out;
-    out.reserve(static_cast<size_t>(st.st_size));
+    out.reserve(static_cast<size_t>(size_));
     char buf[1 << 16];
     while (true) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
+        ssize_t n = ::read(fd_, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int e = errno;
-            ::close(fd);
-            return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(e));
-        }
+        if (n < 0) return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
         if (n == 0) break;
         out.append(buf, static_cast<size_t>(n));
-        if (out.size() > max_bytes) {  // grew while we read
-            ::close(fd);
-            return too_big();
-        }
+        if (out.size() > max_bytes) return too_big();  // grew while we read
     }
-    ::close(fd);
     return out;
+}
+
+Result<std::string> read_file(const stdfs::path& p) {
+    auto f = InputFile::open(p);
+    if (!f) return unexpected(f.error());
+    return f->read_all(p, std::numeric_limits<std::uint64_t>::max());
+}
+
+Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes) {
+    auto f = InputFile::open(p);
+    if (!f) return unexpected(f.error());
+    return f->read_all(p, max_bytes);
 }
 
 std::string write_hint(int err) {
@@ -94,19 +126,20 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
 }
 
 Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
-    int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) return fail(SourceLoc{from.string()}, std::string("cannot read: ") + std::strerror(errno));
+    auto src = InputFile::open(from);  // a FIFO must not block us in open()
+    if (!src) return unexpected(src.error());
     struct stat st{};
-    if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(in);
-        return fail(SourceLoc{from.string()}, "cannot copy: not a regular file");
-    }
+    if (::fstat(src->fd(), &st) != 0)
+        return fail(SourceLoc{from.string()}, std::string("cannot read: ") + std::strerror(errno));
+    int in = src->release();
     struct stat dst{};
     if (::stat(to.c_str(), &dst) == 0 && dst.st_dev == st.st_dev && dst.st_ino == st.st_ino) {
         ::close(in);
         return fail(SourceLoc{to.string()}, "cannot copy a file onto itself");
     }
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite == Overwrite::yes ? O_TRUNC : O_EXCL);
+    // O_NONBLOCK: a FIFO in the way fails (ENXIO, or EAGAIN once full) instead
+    // of waiting for a reader.
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (overwrite == Overwrite::yes ? O_TRUNC : O_EXCL);
     int out = ::open(to.c_str(), flags, 0600);
     if (out < 0) {
         int e = errno;
@@ -179,7 +212,7 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
         } else if (S_ISREG(st.st_mode)) {
             if (auto r = copy_file(src, dst, Overwrite::yes); !r) return r;
         } else {
-            return fail(SourceLoc{src.string()}, "cannot copy a special file (device, fifo or socket)");
+            return fail(SourceLoc{src.string()}, file_kind(st.st_mode) + ", not a regular file", "remove it from the tree");
         }
     }
     return {};

@@ -15,10 +15,38 @@ namespace sf::fs {
 
 namespace stdfs = std::filesystem;
 
+// What a file of this st_mode is, for messages: "a FIFO", "a socket",
+// "a character device", "a block device", "a directory", "a symlink".
+std::string file_kind(unsigned mode);
+
+// A regular file opened for reading, without ever blocking in open(): it is
+// opened O_NONBLOCK (a FIFO's open returns at once instead of waiting for a
+// writer, a device's is not waited for), kept only when fstat says regular,
+// then O_NONBLOCK is cleared. Anything else is an input error naming the
+// file and what it is. Every file splitforge reads from disk is opened so.
+class InputFile {
+public:
+    static Result<InputFile> open(const stdfs::path& p);
+    InputFile(InputFile&& o) noexcept : fd_(std::exchange(o.fd_, -1)), size_(o.size_) {}
+    InputFile& operator=(InputFile&& o) noexcept;
+    ~InputFile();
+    int fd() const { return fd_; }
+    std::uint64_t size() const { return size_; }  // at open
+    int release() { return std::exchange(fd_, -1); }
+    // The rest of the file, refused once it grows past `max_bytes`.
+    Result<std::string> read_all(const stdfs::path& p, std::uint64_t max_bytes);
+
+private:
+    InputFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+};
+
+// A whole regular file (opened as InputFile).
 Result<std::string> read_file(const stdfs::path& p);
 
-// For inputs a user points us at (recipes, variant configs): only a regular
-// file (a FIFO or a link to /dev/zero is refused without blocking) of at most
+// For inputs a user points us at (recipes, variant configs): a regular file
+// (a FIFO or a link to /dev/zero is refused without blocking) of at most
 // `max_bytes`.
 inline constexpr std::uint64_t kMaxInputFile = 10u << 20;  // 10 MiB
 Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes = kMaxInputFile);

@@ -1,5 +1,12 @@
 #include "util/hash.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/fs.hpp"
+
 // OpenSSL's one-algorithm contexts, not EVP: EVP's first use starts the
 // provider machinery (about 1.5 ms per process), and a render hashes only a
 // few hundred bytes. These functions are deprecated in OpenSSL 3 but kept.
@@ -7,7 +14,6 @@
 #include <openssl/md5.h>
 #include <openssl/sha.h>
 
-#include <fstream>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -65,20 +71,20 @@ std::string hex(Algo algo, std::string_view data) {
 }
 
 Result<FileDigests> file_digests(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return fail(SourceLoc{p.string()}, "cannot open file for hashing");
+    auto in = fs::InputFile::open(p);  // never waits on a FIFO
+    if (!in) return unexpected(in.error());
     Ctx m(Algo::md5), s(Algo::sha256);
     std::vector<char> buf(1 << 20);
     FileDigests d;
-    while (in) {
-        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-        auto n = static_cast<size_t>(in.gcount());
+    while (true) {
+        ssize_t n = ::read(in->fd(), buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail(SourceLoc{p.string()}, std::string("read error while hashing: ") + std::strerror(errno));
         if (n == 0) break;
-        m.update(buf.data(), n);
-        s.update(buf.data(), n);
-        d.size += n;
+        m.update(buf.data(), static_cast<size_t>(n));
+        s.update(buf.data(), static_cast<size_t>(n));
+        d.size += static_cast<std::uint64_t>(n);
     }
-    if (in.bad()) return fail(SourceLoc{p.string()}, "read error while hashing");
     d.md5 = m.hex();
     d.sha256 = s.hex();
     return d;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "archive/write.hpp"
 #include "env/install.hpp"
 #include "testutil.hpp"
 #include "util/hash.hpp"
@@ -368,4 +369,28 @@ TEST_CASE("install: a rerun with nothing to link still sweeps what a killed run 
     CHECK(r->linked.empty());
     CHECK_FALSE(stdfs::exists(left));
     CHECK_FALSE(stdfs::exists(trash));
+}
+
+TEST_CASE("install: an old package whose info/has_prefix is not UTF-8 is refused, not a crash", "[install]") {
+    // Found by fuzz_package: the placeholder went into the conda-meta record,
+    // whose JSON dump threw on the invalid byte.
+    Env e;
+    const stdfs::path tree = e.tmp.path() / "tree", pkg = e.tmp.path() / "old-1.0-0.tar.bz2";
+    stdfs::create_directories(tree / "info");
+    stdfs::create_directories(tree / "bin");
+    std::ofstream(tree / "info/index.json") << R"({"name": "old", "version": "1.0", "build": "0", "build_number": 0,
+        "depends": [], "subdir": "linux-64", "platform": "linux", "arch": "x86_64"})";
+    std::ofstream(tree / "info/files") << "bin/run\n";
+    std::ofstream(tree / "info/has_prefix") << "/opt/a\x9c\x9e text bin/run\n";
+    std::ofstream(tree / "bin/run") << "#!/opt/a\x9c\x9e/bin/sh\n";
+    auto entries = sf::archive::tree_entries(tree);
+    REQUIRE(entries);
+    auto out = sf::archive::OutputFile::create(pkg);
+    REQUIRE(out);
+    REQUIRE(sf::archive::write_tar(**out, *entries, {}, {sf::archive::Codec::bzip2, 1, 1}));
+    REQUIRE((*out)->commit());
+    auto r = install(e.prefix, {pkg.string()}, e.opts({}));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == pkg.string() + ": info/has_prefix is not valid UTF-8");
+    CHECK_FALSE(stdfs::exists(e.prefix / "bin/run"));
 }

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "process/process.hpp"
@@ -259,4 +262,29 @@ TEST_CASE("process: children started from several threads at once do not hold ea
     }
     for (auto& th : threads) th.join();
     CHECK(ok == 100);
+}
+
+TEST_CASE("process: a stop request ends a child that ignores it, and starts no new one") {
+    using clock = std::chrono::steady_clock;
+    std::optional<Result<process::Outcome>> r;
+    auto t0 = clock::now();
+    // SIGTERM ignored by the shell and, inherited, by its sleep.
+    std::thread t([&] { r = process::capture(sh("trap '' TERM; echo started; sleep 30")); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    process::forward_signal(SIGTERM);
+    auto t_stop = clock::now();
+    t.join();
+    double took = std::chrono::duration<double>(clock::now() - t_stop).count();
+    CHECK(took < process::kStopGraceSeconds + 2);
+    CHECK(std::chrono::duration<double>(clock::now() - t0).count() < 10);
+    REQUIRE(r);
+    REQUIRE(*r);
+    CHECK((*r)->exit_code == 128 + SIGKILL);
+    auto next = process::capture(sh("echo hi"));
+    REQUIRE_FALSE(next);
+    CHECK(next.error().message == "interrupted: not starting '/bin/sh'");
+    process::clear_stop();
+    auto again = process::capture(sh("echo hi"));
+    REQUIRE(again);
+    CHECK(again->out == "hi\n");
 }

@@ -95,6 +95,42 @@ TEST_CASE("fs::read_file") {
     }
 }
 
+TEST_CASE("fs::InputFile refuses what is not a regular file, without blocking") {
+    fs::TempDir tmp("sf-test-fs");
+    auto refused = [](const stdfs::path& p) {
+        auto r = fs::read_file(p);  // a FIFO with no writer would block a plain open() forever
+        REQUIRE_FALSE(r);
+        CHECK(r.error().loc.file == p.string());
+        CHECK(r.error().hint == "splitforge reads only plain files");
+        return r.error().message;
+    };
+    SECTION("a FIFO") {
+        REQUIRE(::mkfifo((tmp.path() / "fifo").c_str(), 0600) == 0);
+        CHECK(refused(tmp.path() / "fifo") == "a FIFO, not a regular file");
+        CHECK_FALSE(fs::read_input_file(tmp.path() / "fifo"));
+    }
+    SECTION("a link to a device") {
+        stdfs::create_symlink("/dev/zero", tmp.path() / "zero");
+        CHECK(refused(tmp.path() / "zero") == "a character device, not a regular file");
+    }
+    SECTION("a directory") { CHECK(refused(tmp.path()) == "a directory, not a regular file"); }
+    SECTION("a copy from a FIFO") {
+        REQUIRE(::mkfifo((tmp.path() / "fifo").c_str(), 0600) == 0);
+        auto r = fs::copy_file(tmp.path() / "fifo", tmp.path() / "out");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message == "a FIFO, not a regular file");
+        CHECK_FALSE(stdfs::exists(tmp.path() / "out"));
+    }
+    SECTION("a regular file reads with blocking semantics") {
+        put_raw(tmp.path() / "f", "abc");
+        auto f = fs::InputFile::open(tmp.path() / "f");
+        REQUIRE(f);
+        CHECK(f->size() == 3);
+        CHECK((::fcntl(f->fd(), F_GETFL) & O_NONBLOCK) == 0);
+        CHECK((::fcntl(f->fd(), F_GETFD) & FD_CLOEXEC) != 0);
+    }
+}
+
 TEST_CASE("fs::write_file_atomic") {
     fs::TempDir tmp("sf-test-fs");
     const stdfs::path p = tmp.path() / "out.txt";
@@ -224,7 +260,8 @@ TEST_CASE("fs::copy_file") {
     SECTION("a missing source names the source") {
         auto r = fs::copy_file(tmp.path() / "nope", to);
         REQUIRE_FALSE(r);
-        CHECK(r.error().str() == (tmp.path() / "nope").string() + ": cannot read: No such file or directory");
+        CHECK(r.error().str() ==
+              (tmp.path() / "nope").string() + ": cannot read file (check that it exists and is readable)");
     }
 }
 
@@ -247,7 +284,7 @@ TEST_CASE("fs::copy_tree") {
         REQUIRE(::mkfifo((from / "fifo").c_str(), 0600) == 0);
         auto r = fs::copy_tree(from, tmp.path() / "to2");
         REQUIRE_FALSE(r);
-        CHECK(r.error().message == "cannot copy a special file (device, fifo or socket)");
+        CHECK(r.error().message == "a FIFO, not a regular file");
     }
 }
 
