@@ -127,6 +127,9 @@ process::Env tool_env() {
     for (const char* k : {"CUDA_HOME", "CUDA_PATH", "MKLROOT", "PYENV_ROOT", "SPLITFORGE_CACHE", "SPLITFORGE_PKGS_DIR",
                           "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH"})
         if (auto it = all.find(k); it != all.end()) e.insert(*it);
+    // What conda-build passes on to scripts (proxies, CA bundles, LC_ALL, ...).
+    for (const auto& k : script::inherited_keys())
+        if (auto it = all.find(k); it != all.end()) e.insert(*it);
     if (!e.count("HOME")) e["HOME"] = "/tmp";
     return e;
 }
@@ -185,6 +188,8 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
     st.source_name = p.name + "-" + p.version;
+    st.package_name = p.name;
+    st.package_version = p.version;
     st.staged = base / "staged";
     source::SourceContext sc;
     sc.work_dir = st.src_dir;

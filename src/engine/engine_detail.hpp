@@ -63,6 +63,7 @@ struct Staging {
     stdfs::path recipe_dir;  // absolute
     stdfs::path src_dir;
     std::string source_name;  // name-version of the recipe (prefix maps)
+    std::string package_name, package_version;  // the recipe's package: (TOP_PKG_NAME/VERSION)
     stdfs::path staged;  // copy of the top-level build.sh's new files
     std::vector<std::string> staged_files;
     std::map<std::string, std::string> keys;  // variant keys for the staging script
@@ -86,6 +87,10 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
 // when the output has no tests.
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
                                  const std::string& recipe_dir);
+
+// The variant's python, numpy, perl, lua and r_base (conda-build's defaults
+// where it has none).
+script::LanguageVersions language_versions(const variant::Variant& v);
 
 // The script environment of a staging build or output (engine_output.cpp).
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,

@@ -87,6 +87,16 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
 
 }  // namespace
 
+script::LanguageVersions language_versions(const variant::Variant& v) {
+    script::LanguageVersions l;
+    l.python = v.value_or("python", l.python);
+    l.numpy = v.value_or("numpy", l.numpy);
+    l.perl = v.value_or("perl", l.perl);
+    l.lua = v.value_or("lua", l.lua);
+    l.r_base = v.value_or("r_base", l.r_base);
+    return l;
+}
+
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv) {
     script::ScriptContext c;
@@ -110,6 +120,9 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
         for (const auto& [k, v] : e->vars) c.tools[k] = v;
     }
     c.splitforge = ctx.splitforge;
+    c.versions = language_versions(st.build->variant);
+    c.dirty = ctx.opts.keep == KeepBuild::yes;
+    c.inherited = ctx.base_env;
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
     c.variant = st.keys;
@@ -145,6 +158,12 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", hr.error());
         henv = std::move(*hr);
+        // conda-build copies the top-level build's new files back into each
+        // output's fresh host prefix: an output script works on top of them
+        // (lz4-c-static: cp lib/liblz4.a $PREFIX/lib), and they are not its payload.
+        if (has_script && !st.staged_files.empty())
+            if (auto ok = script::copy_files(st.staged, st.staged_files, ctx.host_prefix); !ok)
+                return err("host env", ok.error());
         auto before = script::snapshot(ctx.host_prefix);
         if (has_script) {
             script::ScriptContext sc = script_context(ctx, st, benv, henv);
@@ -152,6 +171,11 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             sc.pkg_version = o.version;
             sc.pkg_buildnum = o.build_number;
             sc.pkg_hash = o.hash;
+            sc.pkg_build_string = o.build_string;
+            if (!o.is_staging) {
+                sc.top_pkg_name = st.package_name;
+                sc.top_pkg_version = st.package_version;
+            }
             for (const auto& [k, v] : o.used) sc.variant[k] = v;
             script::ScriptRun run;
             if (!o.script.empty()) run.script = st.recipe_dir / o.script;

@@ -14,7 +14,12 @@ namespace sf::script {
 // Every file and symlink under `prefix`, relative, sorted ("lib/libfoo.so").
 std::set<std::string> snapshot(const std::filesystem::path& prefix);
 
-// Files present now that were not in `before`.
+// Files a package never holds, as conda-build's utils.filter_files drops
+// them: anything in a .git dir (or named .git), .DS_Store, libtool's *.la,
+// conda-meta*, *.conda_trash(_N)*.
+bool conda_build_drops(const std::string& rel);
+
+// Files present now that were not in `before`, less what conda-build drops.
 std::vector<std::string> new_files(const std::filesystem::path& prefix, const std::set<std::string>& before);
 
 // Does `rel` match one of the patterns? A pattern is a path, a directory
