@@ -436,7 +436,7 @@ void skip_existing_step(Ctx& ctx, const plan::StagingBuild& b, const plan::Step&
 // One output of a staging build that ran: built (packaged, tested, in the
 // channel), or skipped when already there. A failure ends the build, or
 // with --keep-going becomes a failed row.
-Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, const Staging& st, const plan::Step& step, Tally& tally) {
+Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const plan::Step& step, Tally& tally) {
     const auto& b = *st.build;
     if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
     if (ctx.opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {

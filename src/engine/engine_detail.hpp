@@ -81,7 +81,7 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc);
 std::string dirty_hint(const Ctx& ctx, const std::string& hint);
 
 // Builds, packages, tests and publishes one output (engine_output.cpp).
-Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
+Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 
 // The test phase of one package file (verify.cpp): "passed", or "none"
 // when the output has no tests.

@@ -129,7 +129,7 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     return c;
 }
 
-Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step) {
+Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
     auto t0 = std::chrono::steady_clock::now();
     const auto& o = step.output;
     const auto& b = *st.build;
@@ -193,6 +193,12 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             }
             rebuilt = script::ninja_edges_since(st.src_dir, logs);
             files = script::new_files(ctx.host_prefix, before);
+            // The output named like the package ran the top-level build.sh:
+            // its files are what later outputs' scripts find in $PREFIX.
+            if (o.is_staging && st.staged_files.empty()) {
+                if (auto ok = script::copy_files(ctx.host_prefix, files, st.staged); !ok) return err("payload", ok.error());
+                st.staged_files = files;
+            }
             if (!o.files.empty()) files = script::select_files(files, o.files);
             if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
         } else if (!o.files.empty()) {

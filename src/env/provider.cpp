@@ -131,6 +131,8 @@ public:
             if (const MapEntry* e = ctx_.map.find(name)) {
                 auto hit = find_on_host(*e, ctx_.env);
                 if (!hit) return unexpected(hit.error());
+                // The conda-forge package the host stands in for exports these.
+                if (const types::RunExports* re = e->run_exports_for(s)) out.run_exports[name] = *re;
                 if (e->kind == MapKind::ignore) continue;
                 out.from_host.push_back(name + " -> " + hit->path.string());
                 if (e->kind == MapKind::tool) {
@@ -169,6 +171,10 @@ public:
             io.channels = ctx_.channels;
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
+            // Run dependencies the host meets (libgcc-ng, libstdcxx-ng: the
+            // compilers' run_exports) are not looked for in the channels.
+            for (const auto& [n, e] : ctx_.map.entries)
+                if (e.kind == MapKind::ignore) io.host_provided.insert(n);
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;

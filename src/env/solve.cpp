@@ -141,6 +141,10 @@ struct Solver {
     std::map<const Candidate*, int> tier;  // equal: tied on every ranking key (Ranker)
     std::map<std::string, const Candidate*> chosen;
     std::map<std::string, std::string> chosen_by;  // name -> who required it
+    std::set<std::string> host_provided;           // SolveRequest::host_provided, less what the channels hold
+
+    // Needs no package: virtual (__glibc), or met by the host.
+    bool met_outside(const std::string& name) const { return is_virtual(name) || host_provided.count(name); }
     std::vector<Pending> queue;
     std::vector<const Candidate*> order;
     long steps = 0;
@@ -197,7 +201,7 @@ struct Solver {
         std::set<std::string> fresh;
         for (const auto& d : c->depends) {
             const std::string& n = d.name();
-            if (is_virtual(n) || n == c->record.name || chosen.count(n) || pending.count(n)) continue;
+            if (met_outside(n) || n == c->record.name || chosen.count(n) || pending.count(n)) continue;
             fresh.insert(n);
         }
         return fresh.size();
@@ -226,7 +230,7 @@ struct Solver {
         while (pos < queue.size()) {
             const Pending p = queue[pos];
             const std::string& name = p.spec->name();
-            if (is_virtual(name)) {
+            if (met_outside(name)) {
                 ++pos;
                 continue;
             }
@@ -362,6 +366,8 @@ Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveReque
         if (is_virtual(c.record.name)) continue;
         s.by_name[c.record.name].push_back(&c);
     }
+    for (const auto& n : request.host_provided)
+        if (!s.by_name.count(n)) s.host_provided.insert(n);
     Ranker ranker{s.by_name, s.tier, {}};
     for (auto& [name, list] : s.by_name) ranker.sort(list);
 

@@ -16,6 +16,7 @@
 // does when every virtual package is overridden. Packages that merely
 // *provide* such names in a channel are never chosen for them.
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,7 @@ Result<Candidate> candidate_from_file(const stdfs::path& pkg);
 struct SolveRequest {
     std::vector<types::MatchSpec> specs;  // what the user asked for
     std::vector<Candidate> pinned;       // must be in the result as given (package files)
+    std::set<std::string> host_provided;  // met by the host when no channel has them (libgcc-ng, ...)
 };
 
 // The packages to install, dependencies before dependents where possible.

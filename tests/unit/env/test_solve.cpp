@@ -153,3 +153,23 @@ TEST_CASE("solve: among builds that tie on every key, the one that adds the fewe
         CHECK(names(*newer) == std::vector<std::string>{"b-1.0-0", "c-1.0-0", "t-1.0-a_0"});
     }
 }
+
+TEST_CASE("solve: host-provided names are met by the host unless a channel has them", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("fmt", "9.1.0", "h924138e_0", {"libgcc-ng >=12", "libstdcxx-ng >=12"})};
+    auto bare = solve(idx, req({"fmt"}));
+    REQUIRE_FALSE(bare);
+    CHECK(bare.error().str().find("libgcc-ng >=12") != std::string::npos);
+
+    auto r = req({"fmt"});
+    r.host_provided = {"libgcc-ng", "libstdcxx-ng"};
+    auto ok = solve(idx, r);
+    REQUIRE(ok);
+    CHECK(names(*ok) == std::vector<std::string>{"fmt-9.1.0-h924138e_0"});
+
+    idx.packages.push_back(cand("libgcc-ng", "13.2.0", "h807b86a_0"));  // a channel's copy wins
+    auto chan = solve(idx, r);
+    REQUIRE(chan);
+    CHECK(names(*chan) == std::vector<std::string>{"fmt-9.1.0-h924138e_0", "libgcc-ng-13.2.0-h807b86a_0"});
+}
