@@ -200,9 +200,10 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
                 st.staged_files = files;
             }
             if (!o.files.empty()) files = script::select_files(files, o.files);
+            files = script::package_files(std::move(files));
             if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
         } else if (!o.files.empty()) {
-            files = script::select_files(st.staged_files, o.files);
+            files = script::package_files(script::select_files(st.staged_files, o.files));
             if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
     }

@@ -48,7 +48,6 @@ process::Env test_env(const archive::PackageMetadata& meta, const stdfs::path& p
     c.inherited = base;
     c.home = detail::env_get(base, "HOME");
     c.tmpdir = detail::env_get(base, "TMPDIR");
-    c.variant["target_platform"] = c.target_platform.name();
     return script::script_env(c);
 }
 

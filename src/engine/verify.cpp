@@ -29,14 +29,15 @@ Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const
 }
 
 // conda-build's test environment (build.py test(): environ.get_dict() for
-// the test prefix, CONDA_BUILD_STATE=TEST, no BUILD_PREFIX, SRC_DIR the
-// test dir), with the mapped host tools of test/requires on PATH.
+// the test prefix, CONDA_BUILD_STATE=TEST, SRC_DIR the test dir, no variant
+// keys), with the mapped host tools of test/requires on PATH.
 process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<std::string>& tool_dirs,
                       const stdfs::path& cwd, const std::string& recipe_dir) {
     const auto& o = step.output;
     script::ScriptContext c;
     c.phase = script::Phase::test;
     c.prefix = ctx.test_prefix;
+    c.build_prefix = ctx.build_prefix;
     c.src_dir = cwd;
     c.recipe_dir = recipe_dir;
     c.pkg_name = o.name;
@@ -54,8 +55,7 @@ process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<
     c.inherited = ctx.base_env;
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
-    c.variant = o.used;
-    return script::script_env(c);
+    return script::script_env(c);  // no variant keys: conda-build's test has none
 }
 
 }  // namespace

@@ -49,8 +49,13 @@ bool conda_build_drops(const std::string& rel) {
 std::vector<std::string> new_files(const stdfs::path& prefix, const std::set<std::string>& before) {
     std::vector<std::string> out;
     for (const auto& f : snapshot(prefix))
-        if (!before.count(f) && !conda_build_drops(f)) out.push_back(f);
+        if (!before.count(f)) out.push_back(f);
     return out;
+}
+
+std::vector<std::string> package_files(std::vector<std::string> files) {
+    std::erase_if(files, conda_build_drops);
+    return files;
 }
 
 bool matches_any(const std::string& rel, const std::vector<std::string>& patterns) {

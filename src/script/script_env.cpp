@@ -53,12 +53,18 @@ void conda_build_vars(process::Env& e, const ScriptContext& c) {
     e["CONDA_BUILD_STATE"] = c.phase == Phase::build ? "BUILD" : "TEST";
     e["PYTHONNOUSERSITE"] = "1";
     e["CONDA_DEFAULT_ENV"] = c.prefix.string();
+    // conda-build activates the host prefix, then stacks the build prefix
+    // (a test: the test prefix); compiler activation scripts and recipes
+    // read CONDA_PREFIX.
+    e["CONDA_PREFIX"] = c.phase == Phase::build ? c.build_prefix.string() : c.prefix.string();
     e["ARCH"] = c.target_platform.arch() == "x86_64" ? "64" : c.target_platform.arch();
     e["PREFIX"] = c.prefix.string();
-    if (c.phase == Phase::build) e["BUILD_PREFIX"] = c.build_prefix.string();
+    // A test keeps BUILD_PREFIX (build.py test() recomputes get_dict after
+    // dropping it), but not the variant's target_platform.
+    if (!c.build_prefix.empty()) e["BUILD_PREFIX"] = c.build_prefix.string();
     e["SUBDIR"] = c.target_platform.name();
     e["build_platform"] = c.build_platform.name();
-    e["target_platform"] = c.target_platform.name();
+    if (c.phase == Phase::build) e["target_platform"] = c.target_platform.name();
     e["SRC_DIR"] = c.src_dir.string();
     // conda-build sets these three even when empty; the rest only when set.
     for (const char* k : {"HTTPS_PROXY", "HTTP_PROXY", "REQUESTS_CA_BUNDLE"}) e[k] = inherited(c, k);

@@ -81,5 +81,7 @@ TEST_CASE("capture: what conda-build's filter_files drops never becomes a packag
     stdfs::create_directories(tmp.path() / "lib");
     auto before = script::snapshot(tmp.path());
     for (const char* f : {"lib/libyaml.la", "lib/libyaml.so", "lib/libyaml.a"}) touch(tmp.path() / f);
-    CHECK(script::new_files(tmp.path(), before) == std::vector<std::string>{"lib/libyaml.a", "lib/libyaml.so"});
+    auto all = script::new_files(tmp.path(), before);
+    CHECK(all == std::vector<std::string>{"lib/libyaml.a", "lib/libyaml.la", "lib/libyaml.so"});
+    CHECK(script::package_files(all) == std::vector<std::string>{"lib/libyaml.a", "lib/libyaml.so"});
 }

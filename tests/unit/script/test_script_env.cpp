@@ -161,7 +161,12 @@ std::set<std::string> dumped_keys(const script::ScriptContext& c, const stdfs::p
 // PIP_*), for a recipe without python/perl/lua/R requirements or a git
 // source, with nothing optional in the caller's environment (LC_ALL,
 // MAKEFLAGS, SSL_CERT_FILE, CFLAGS, CXXFLAGS, LDFLAGS, DISPLAY, QEMU_*,
-// DEJAGNU and LANG are passed on only when set: inherited_keys()).
+// DEJAGNU and LANG are passed on only when set: inherited_keys()). Checked
+// against ../shared/peer's conda-build: `env` in a build.sh, an output script
+// and a test printed these keys, plus conda's activation state (CONDA_SHLVL,
+// CONDA_EXE, CONDA_PREFIX_1, CONDA_PROMPT_MODIFIER, CONDA_PYTHON_EXE, _CE_*),
+// the variant's keys, and an output script's TOP_PKG_*, MSYS2_PATH_TYPE and
+// CHERE_INVOKING.
 std::set<std::string> conda_build_keys(script::Phase phase) {
     std::set<std::string> k = {
         "CONDA_BUILD", "PYTHONNOUSERSITE", "CONDA_DEFAULT_ENV", "ARCH", "PREFIX", "SYS_PREFIX", "SYS_PYTHON",
@@ -170,11 +175,12 @@ std::set<std::string> conda_build_keys(script::Phase phase) {
         "PERL_VER", "CONDA_PERL", "LUA_VER", "CONDA_LUA", "R_VER", "CONDA_R", "PKG_NAME", "PKG_VERSION",
         "PKG_BUILDNUM", "PKG_BUILD_STRING", "PKG_HASH", "RECIPE_DIR", "CPU_COUNT", "SHLIB_EXT", "PATH", "HOME",
         "PKG_CONFIG_PATH", "CMAKE_GENERATOR", "LD_RUN_PATH", "BUILD", "CONDA_BUILD_STATE",
-        "target_platform",  // a variant key: conda-build passes the whole variant
+        "CONDA_PREFIX",  // `conda activate` (the peer's dump: the last activated prefix)
+        "BUILD_PREFIX",  // a test too: build.py test() recomputes get_dict after deleting it
     };
-    if (phase == script::Phase::build)
-        for (const char* b : {"BUILD_PREFIX", "PIP_NO_BUILD_ISOLATION", "PIP_NO_DEPENDENCIES", "PIP_IGNORE_INSTALLED",
-                              "PIP_CACHE_DIR", "PIP_NO_INDEX"})
+    if (phase == script::Phase::build)  // a test has no variant keys (the peer's dump)
+        for (const char* b : {"target_platform", "PIP_NO_BUILD_ISOLATION", "PIP_NO_DEPENDENCIES",
+                              "PIP_IGNORE_INSTALLED", "PIP_CACHE_DIR", "PIP_NO_INDEX"})
             k.insert(b);
     return k;
 }
@@ -184,6 +190,8 @@ std::set<std::string> conda_build_keys(script::Phase phase) {
 // | key                         | conda-build                      | splitforge                                   |
 // |-----------------------------|----------------------------------|----------------------------------------------|
 // | SYS_PREFIX, SYS_PYTHON, ROOT| conda-build's own installation   | not set: there is no such installation       |
+// | CONDA_SHLVL, CONDA_EXE,     | `conda activate` of the prefixes | not set (no conda); CONDA_PREFIX is set as   |
+// | CONDA_PREFIX_1, _CE_*, ...  |                                  | activation sets it (build: BUILD_PREFIX)     |
 // | variant keys                | every key of the variant         | the keys the output uses (hash inputs)       |
 // | CC, CXX, CMAKE_ARGS         | set by the compiler packages'    | set from the host tools the system provider  |
 // |                             | activation scripts               | maps (build only)                            |
@@ -192,6 +200,7 @@ std::set<std::string> conda_build_keys(script::Phase phase) {
 // | LANG                        | inherited when set               | always C.UTF-8                               |
 // | TMPDIR                      | inherited (whole os.environ)     | passed on when set                           |
 // | the rest of os.environ      | inherited (tests: all of it)     | not passed: explicit environments            |
+// | RECIPE_DIR in a test        | the package's info/recipe copy   | the recipe dir (`splitforge test`: info/recipe)|
 const std::set<std::string> kOnlySplitforgeBuild = {"CC", "CXX", "CMAKE_ARGS", "CFLAGS", "CXXFLAGS", "FFLAGS",
                                                     "SPLITFORGE", "LANG", "TMPDIR"};
 const std::set<std::string> kOnlyCondaBuild = {"SYS_PREFIX", "SYS_PYTHON", "ROOT"};
@@ -234,7 +243,7 @@ TEST_CASE("script_env: a test script's environment is conda-build's test environ
     c.py_ver.clear();
     c.tools.clear();
     c.tool_dirs.clear();
-    c.variant = {{"target_platform", "linux-64"}};
+    c.variant.clear();
     c.tmpdir = tmp.path().string();
     c.pkg_build_string = "h1234abc_0";
     stdfs::create_directories(c.src_dir);
@@ -244,7 +253,7 @@ TEST_CASE("script_env: a test script's environment is conda-build's test environ
     auto e = script::script_env(c);
     CHECK(e.at("SHLIB_EXT") == ".so");  // zlib's `test ! -f $PREFIX/lib/libz${SHLIB_EXT}` needs it
     CHECK(e.at("CONDA_BUILD_STATE") == "TEST");
-    CHECK(e.count("BUILD_PREFIX") == 0);
+    CHECK(e.at("CONDA_PREFIX") == c.prefix.string());
     CHECK(e.at("PKG_BUILD_STRING") == "h1234abc_0");
     CHECK(e.at("PATH").find("build_env") == std::string::npos);
 }
