@@ -215,6 +215,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
     auto benv = ctx.provider->create(be);
     if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
+    detail::tell_host_tools(ctx, *benv);
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());

@@ -43,6 +43,7 @@ struct Ctx {
     // dir (SOURCE_DATE_EPOCH, else its newest mtime), so rebuilds are byte-identical.
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
+    std::set<std::string> told;  // host tools and their warnings already reported in this build
 
     void progress(const std::string& line) const;  // only with Progress::show
     void notice(const std::string& line) const;    // always: notes, skips, failures
@@ -91,6 +92,11 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
 // The variant's python, numpy, perl, lua and r_base (conda-build's defaults
 // where it has none).
 script::LanguageVersions language_versions(const variant::Variant& v);
+
+// Once per build: which host tool stands in for which requirement (a
+// progress line)
+// and a compiler of another version than the variant's (a warning).
+void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
 
 // The script environment of a staging build or output (engine_output.cpp).
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,

@@ -87,6 +87,13 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
 
 }  // namespace
 
+void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
+    for (const auto& t : e.from_host)
+        if (ctx.told.insert(t).second) ctx.progress("==> host tool: " + t);
+    for (const auto& w : e.warnings)
+        if (ctx.told.insert(w).second) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
+}
+
 script::LanguageVersions language_versions(const variant::Variant& v) {
     script::LanguageVersions l;
     l.python = v.value_or("python", l.python);
@@ -153,6 +160,7 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
         auto br = ctx.provider->create(be);
         if (!br) return err("build env", br.error());
         benv = std::move(*br);
+        tell_host_tools(ctx, benv);
         std::string py = step.python.empty() ? b.python : step.python;
         env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
         auto hr = ctx.provider->create(he);

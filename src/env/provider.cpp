@@ -96,6 +96,15 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
+// "12" of "gcc_linux-64 12.*" / "12.3.0"; "" without a version.
+std::string requested_major(const std::string& spec) {
+    auto parts = str::split(std::string(str::trim(spec)), ' ');
+    if (parts.size() < 2) return "";
+    std::string v = parts[1];
+    v.erase(0, v.find_first_not_of("=<>!~"));
+    return v.substr(0, v.find_first_of(".*,"));
+}
+
 class SystemProvider : public EnvProvider {
 public:
     explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
@@ -134,7 +143,7 @@ public:
                 // The conda-forge package the host stands in for exports these.
                 if (const types::RunExports* re = e->run_exports_for(s)) out.run_exports[name] = *re;
                 if (e->kind == MapKind::ignore) continue;
-                out.from_host.push_back(name + " -> " + hit->path.string());
+                out.from_host.push_back(s + " -> " + hit->path.string() + compiler_note(*e, s, hit->path, out));
                 if (e->kind == MapKind::tool) {
                     add_unique(out.path_dirs, hit->path.parent_path().string());
                     if (!e->var.empty()) out.vars[e->var] = hit->path.string();
@@ -193,6 +202,28 @@ public:
 
 private:
     ProviderContext ctx_;
+    std::map<std::string, std::string> versions_;  // compiler path -> its version, probed once
+
+    // " (gcc 12.2.0)" for a compiler (CC, CXX, FC), and a warning in `out`
+    // when its major version is not the one the requirement asks for.
+    std::string compiler_note(const MapEntry& e, const std::string& spec, const stdfs::path& path, PreparedEnv& out) {
+        if (e.var != "CC" && e.var != "CXX" && e.var != "FC") return "";
+        auto [it, fresh] = versions_.try_emplace(path.string());
+        if (fresh) {
+            process::Command c;
+            c.argv = {path.string(), "-dumpfullversion", "-dumpversion"};
+            c.env = ctx_.env;
+            if (auto r = process::capture(c); r && r->exit_code == 0) it->second = std::string(str::trim(r->out));
+        }
+        const std::string& have = it->second;
+        if (have.empty()) return "";
+        const std::string want = requested_major(spec);
+        if (!want.empty() && have.substr(0, have.find('.')) != want)
+            add_unique(out.warnings, "'" + spec + "' stands in as the host's " + path.filename().string() + " " + have +
+                                         ": packages and their run_exports follow the variant's " + want +
+                                         ", the code the host's compiler [host-compiler-version]");
+        return " (" + path.filename().string() + " " + have + ")";
+    }
 };
 
 class ExternalProvider : public EnvProvider {

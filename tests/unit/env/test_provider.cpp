@@ -99,6 +99,12 @@ TEST_CASE("system provider: an unknown requirement suggests the external provide
         REQUIRE(ok);
         CHECK(ok->vars.count("CC"));
         CHECK(ok->from_host.size() == 2);
+        CHECK(ok->from_host.back().find("gcc_linux-64 12.* -> ") == 0);
+        CHECK(ok->from_host.back().find(" (gcc ") != std::string::npos);  // the host compiler's version
+        auto other = p->create({tmp.path() / "prefix", env::EnvRole::build, {"gcc_linux-64 99.*"}, {}, ""});
+        REQUIRE(other);
+        REQUIRE(other->warnings.size() == 1);
+        CHECK(other->warnings[0].find("[host-compiler-version]") != std::string::npos);
         REQUIRE(ok->run_exports.count("gcc_linux-64"));
         CHECK(ok->run_exports.at("gcc_linux-64").strong == std::vector<std::string>{"libgcc-ng >=12"});
         CHECK_FALSE(ok->path_dirs.empty());
