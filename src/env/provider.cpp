@@ -1,5 +1,7 @@
 #include "env/provider.hpp"
 
+#include <unistd.h>
+
 #include <set>
 #include <system_error>
 
@@ -105,6 +107,28 @@ std::string requested_major(const std::string& spec) {
     return v.substr(0, v.find_first_of(".*,"));
 }
 
+// The host's glibc ("2.36"), from confstr(_CS_GNU_LIBC_VERSION) ("glibc 2.36").
+std::string host_glibc() {
+    char buf[64] = {};
+    if (confstr(_CS_GNU_LIBC_VERSION, buf, sizeof buf) == 0) return "";
+    std::string v(buf);
+    return v.substr(v.find(' ') == std::string::npos ? 0 : v.find(' ') + 1);
+}
+
+// A sysroot (c_stdlib_version) older than the host's glibc: what is built
+// here may need the newer glibc at run time, where conda-forge's would not.
+void check_glibc(const std::string& spec, PreparedEnv& out) {
+    auto parts = str::split(std::string(str::trim(spec)), ' ');
+    if (parts.size() < 2) return;
+    std::string want = parts[1].substr(0, parts[1].find_first_of("*,"));
+    while (!want.empty() && want.back() == '.') want.pop_back();
+    const std::string have = host_glibc();
+    auto want_v = types::Version::parse(want), have_v = types::Version::parse(have);
+    if (!want_v || !have_v || !(*want_v < *have_v)) return;
+    add_unique(out.warnings, "'" + spec + "' stands in as the host's glibc " + have +
+                                 ": what is built here may need glibc " + have + " at run time [host-glibc-version]");
+}
+
 class SystemProvider : public EnvProvider {
 public:
     explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
@@ -142,6 +166,7 @@ public:
                 if (!hit) return unexpected(hit.error());
                 // The conda-forge package the host stands in for exports these.
                 if (const types::RunExports* re = e->run_exports_for(s)) out.run_exports[name] = *re;
+                if (str::starts_with(name, "sysroot_")) check_glibc(s, out);
                 if (e->kind == MapKind::ignore) continue;
                 out.from_host.push_back(s + " -> " + hit->path.string() + compiler_note(*e, s, hit->path, out));
                 if (e->kind == MapKind::tool) {

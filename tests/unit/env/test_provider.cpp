@@ -105,6 +105,12 @@ TEST_CASE("system provider: an unknown requirement suggests the external provide
         REQUIRE(other);
         REQUIRE(other->warnings.size() == 1);
         CHECK(other->warnings[0].find("[host-compiler-version]") != std::string::npos);
+        // No glibc is older than 2.12: the host's is newer than the sysroot asked for.
+        auto sysroot = p->create({tmp.path() / "prefix", env::EnvRole::build, {"sysroot_linux-64 2.12.*"}, {}, ""});
+        REQUIRE(sysroot);
+        REQUIRE(sysroot->warnings.size() == 1);
+        CHECK(sysroot->warnings[0].find("[host-glibc-version]") != std::string::npos);
+        CHECK(sysroot->run_exports.at("sysroot_linux-64").strong == std::vector<std::string>{"__glibc >=2.12,<3.0.a0"});
         REQUIRE(ok->run_exports.count("gcc_linux-64"));
         CHECK(ok->run_exports.at("gcc_linux-64").strong == std::vector<std::string>{"libgcc-ng >=12"});
         CHECK_FALSE(ok->path_dirs.empty());
