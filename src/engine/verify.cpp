@@ -14,20 +14,6 @@ namespace sf::engine::detail {
 
 namespace {
 
-Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
-                     const process::Env& env, const stdfs::path& log, const std::string& shown) {
-    process::Command cmd;
-    cmd.argv = argv;
-    cmd.cwd = cwd;
-    cmd.env = env;
-    cmd.masks = {{ctx.test_prefix.string(), "$PREFIX"}};
-    cmd.log = log;
-    auto r = process::stream(cmd, [&ctx](const std::string& l) { ctx.on_line(l); });
-    if (!r) return unexpected(r.error());
-    if (r->exit_code != 0) return fail("failed (exit " + std::to_string(r->exit_code) + "): " + shown);
-    return {};
-}
-
 // conda-build's test environment (build.py test(): environ.get_dict() for
 // the test prefix, CONDA_BUILD_STATE=TEST, SRC_DIR the test dir, no variant
 // keys), with the mapped host tools of test/requires on PATH.
@@ -56,6 +42,20 @@ process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
     return script::script_env(c);  // no variant keys: conda-build's test has none
+}
+
+Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
+                     const process::Env& env, const stdfs::path& log, const std::string& shown) {
+    process::Command cmd;
+    cmd.argv = argv;
+    cmd.cwd = cwd;
+    cmd.env = env;
+    cmd.masks = {{ctx.test_prefix.string(), "$PREFIX"}};
+    cmd.log = log;
+    auto r = process::stream(cmd, [&ctx](const std::string& l) { ctx.on_line(l); });
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0) return fail("failed (exit " + std::to_string(r->exit_code) + "): " + shown);
+    return {};
 }
 
 }  // namespace
