@@ -121,7 +121,7 @@ TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
     }
 }
 
-TEST_CASE("source: a url list is tried in order; a missing source names the urls and the cache path") {
+TEST_CASE("source: a url list is tried in order, and a missing source names the urls and the cache path") {
     Area a;
     auto tarball = a.make_tarball();
     types::Source s;
