@@ -44,6 +44,7 @@ struct Ctx {
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
     std::set<std::string> told;  // host tools and their warnings already reported in this build
+    std::optional<std::string> host_gcc_version;  // probed once (engine_output.cpp)
 
     void progress(const std::string& line) const;  // only with Progress::show
     void notice(const std::string& line) const;    // always: notes, skips, failures

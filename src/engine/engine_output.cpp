@@ -6,11 +6,13 @@
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/python_package.hpp"
 #include "package/writer.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
 #include "script/script_env.hpp"
 #include "types/match_spec.hpp"
+#include "types/version.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -92,6 +94,42 @@ void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
         if (ctx.told.insert(t).second) ctx.progress("==> host tool: " + t);
     for (const auto& w : e.warnings)
         if (ctx.told.insert(w).second) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
+}
+
+// The host gcc's full version ("12.2.0"), probed once per build; "" without gcc.
+const std::string& host_gcc_version(Ctx& ctx) {
+    if (ctx.host_gcc_version) return *ctx.host_gcc_version;
+    ctx.host_gcc_version = std::string();
+    const std::string path = env_get(ctx.base_env, "PATH");
+    if (auto gcc = process::find_executable("gcc", path)) {
+        process::Command c;
+        c.argv = {gcc->string(), "-dumpfullversion", "-dumpversion"};
+        c.env = ctx.base_env;
+        if (auto r = process::capture(c); r && r->exit_code == 0) ctx.host_gcc_version = std::string(str::trim(r->out));
+    }
+    return *ctx.host_gcc_version;
+}
+
+// The compilers' run_exports name runtimes the host meets (libgcc-ng >=12):
+// each goes into the channel as the host's empty package of that name, so
+// the channel solves on its own, when the host's version satisfies it.
+Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) {
+    if (ctx.opts.provider != env::ProviderKind::system) return {};
+    for (const auto& d : depends) {
+        auto ms = types::MatchSpec::parse(d);
+        if (!ms) continue;
+        const env::MapEntry* e = ctx.map.find(ms->name());
+        if (!e || e->kind != env::MapKind::ignore || str::starts_with(ms->name(), "sysroot_")) continue;
+        auto v = types::Version::parse(host_gcc_version(ctx));
+        if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
+        auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work);
+        if (!r) return fail(ms->name() + ": export as a package: " + r.error().str());
+        if (ctx.told.insert(r->string()).second) {
+            ctx.report.exported.push_back(r->filename().string());
+            ctx.progress("==> " + r->filename().string() + ": the host's runtime, exported into the channel");
+        }
+    }
+    return {};
 }
 
 script::LanguageVersions language_versions(const variant::Variant& v) {
@@ -219,6 +257,7 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     std::vector<std::string> depends = types::dependency_strings(o.requirements.run),
                              constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
+    if (auto ok = export_runtimes(ctx, depends); !ok) return err("runtime", ok.error());
 
     package::MakeOptions mo;
     mo.postprocess.emplace();

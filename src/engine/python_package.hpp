@@ -26,4 +26,12 @@ std::filesystem::path python_package_in(const std::filesystem::path& channel, co
 Result<std::filesystem::path> export_python(const env::Interpreter& py, const std::filesystem::path& channel,
                                             const types::Platform& platform, const std::filesystem::path& work);
 
+// A run dependency the host meets (libgcc-ng, libstdcxx-ng: the compilers'
+// run_exports) as an empty package NAME-VERSION-0_system, VERSION the host
+// compiler's, so that the channel is installable and solvable on its own
+// (conda-check, `splitforge install`), as with Python. Unless there.
+Result<std::filesystem::path> export_host_runtime(const std::string& name, const std::string& version,
+                                                  const std::filesystem::path& channel,
+                                                  const types::Platform& platform, const std::filesystem::path& work);
+
 }  // namespace sf::engine
