@@ -122,7 +122,8 @@ Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) 
         if (!e || e->kind != env::MapKind::ignore || str::starts_with(ms->name(), "sysroot_")) continue;
         auto v = types::Version::parse(host_gcc_version(ctx));
         if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
-        auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work);
+        auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,
+                                     ctx.timestamp_ms);
         if (!r) return fail(ms->name() + ": export as a package: " + r.error().str());
         if (ctx.told.insert(r->string()).second) {
             ctx.report.exported.push_back(r->filename().string());

@@ -94,7 +94,8 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
 }
 
 Result<stdfs::path> export_host_runtime(const std::string& name, const std::string& version, const stdfs::path& channel,
-                                        const types::Platform& platform, const stdfs::path& work) {
+                                        const types::Platform& platform, const stdfs::path& work,
+                                        std::optional<std::int64_t> timestamp_ms) {
     std::error_code ec;
     const std::string dist = name + "-" + version + "-" + python_package_build();
     if (stdfs::path there = channel / platform.name() / (dist + ".conda"); stdfs::exists(there, ec)) return there;
@@ -109,7 +110,7 @@ Result<stdfs::path> export_host_runtime(const std::string& name, const std::stri
     m.subdir = platform;
     m.license = "GPL-3.0-only WITH GCC-exception-3.1";
     m.summary = "The host's " + name + " (the system compiler's runtime), exported by splitforge's system provider";
-    m.timestamp = timestamp::reproducible({}) * 1000;
+    m.timestamp = timestamp_ms ? *timestamp_ms : std::max<std::int64_t>(timestamp::reproducible({}), 1) * 1000;
     package::MakeOptions mo;
     mo.write.zstd_level = 3;
     mo.write.threads = 2;
