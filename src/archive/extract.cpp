@@ -128,9 +128,13 @@ bool symlink_stays_inside(std::string_view link_path, std::string_view target) {
 
 TreeWriter::TreeWriter(stdfs::path root, TreeLimits limits) : root_(std::move(root)), limits_(std::move(limits)) {}
 
-Result<void> TreeWriter::over_budget() const {
-    return fail("would expand to more than " + std::to_string(limits_.budget >> 20) +
-                " MiB (limit: 100 times the archive size, at least 256 MiB); refusing to extract");
+// `members`: how many, when their cost (not their sizes alone) passed it.
+Result<void> TreeWriter::over_budget(std::size_t members) const {
+    std::string many = members ? " with " + std::to_string(members) + " members" +
+                                     " (each counts " + std::to_string(kMemberCost) + " bytes at least)"
+                               : "";
+    return fail("would expand to more than " + std::to_string(limits_.budget >> 20) + " MiB" + many +
+                " (limit: 100 times the archive size, at least 256 MiB); refusing to extract");
 }
 
 Result<void> TreeWriter::write_data(struct ::archive* a, const stdfs::path& dst, const Entry& e,
@@ -194,8 +198,12 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
         return fail("unsafe member: '" + *rel + "' appears twice in the archive");
     if (seen_.size() > kMaxMembers)
         return fail("more than " + std::to_string(kMaxMembers) + " members; refusing to extract");
-    declared_ += e.size;
-    if (declared_ > limits_.budget) return over_budget();
+    // Checked before the member is written: its declared size plus what any
+    // member costs (kMemberCost), so a million empty members stop at the
+    // first ~65k (for a small archive), not after all of them are on disk.
+    overhead_ += kMemberCost + rel->size();
+    declared_ += e.size + kMemberCost + rel->size();
+    if (declared_ > limits_.budget) return over_budget(declared_ - overhead_ > limits_.budget ? 0 : seen_.size());
     if (auto ok = make_member_parents(root_, *rel); !ok) return ok;
     stdfs::path dst = root_ / *rel;
     switch (e.type) {

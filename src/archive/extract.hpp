@@ -10,6 +10,9 @@
 //   - a name appears once (directories may repeat), at most kMaxMembers;
 //   - the sizes the headers declare, and the bytes actually written, stay
 //     below a budget (extraction_limit()): a bomb is refused before its data.
+//     Every member also costs kMemberCost bytes plus its name against that
+//     budget, as a file costs at least a block and an inode: the budget
+//     bounds the work, not only the bytes (a million empty members in 2 MB).
 // Errors are the bare reason; the caller says which archive.
 #include <cstdint>
 #include <filesystem>
@@ -52,12 +55,13 @@ public:
 private:
     Result<void> write_data(struct ::archive* a, const std::filesystem::path& dst, const Entry& e,
                             const std::string& rel);
-    Result<void> over_budget() const;
+    Result<void> over_budget(std::size_t members = 0) const;
     std::filesystem::path root_;
     TreeLimits limits_;
     std::map<std::string, EntryType> seen_;
     std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
     std::uint64_t declared_ = 0, written_ = 0;
+    std::uint64_t overhead_ = 0;  // the members' share of declared_ (kMemberCost and names)
 };
 
 }  // namespace sf::archive

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 
+#include "types/json_fields.hpp"
 #include "util/strings.hpp"
 
 namespace sf::archive {
@@ -36,14 +37,28 @@ Unexpected<Error> bad(const stdfs::path& pkg, std::string_view why) {
 // false to stop early.
 using Visitor = std::function<Result<bool>(struct archive*, const Entry&)>;
 
-bool wanted(Part part, const std::string& path) {
-    bool info = path == "info" || str::starts_with(path, "info/");
-    return part == Part::all || (part == Part::info) == info;
+bool is_info_path(const std::string& path) { return path == "info" || str::starts_with(path, "info/"); }
+
+bool wanted(Part part, const std::string& path) { return part == Part::all || (part == Part::info) == is_info_path(path); }
+
+// metadata.json must say {"conda_pkg_format_version": 2}.
+Result<void> check_metadata_json(const stdfs::path& pkg, const std::string& text) {
+    auto j = types::parse_json_object(text, pkg.string() + ": metadata.json");
+    if (!j) return Unexpected<Error>{j.error()};
+    auto v = types::JsonFields(*j, pkg.string() + ": metadata.json").integer("conda_pkg_format_version");
+    if (!v) return Unexpected<Error>{v.error()};
+    if (*v != 2) return bad(pkg, "metadata.json does not say conda_pkg_format_version 2");
+    return {};
 }
+
+// What one tar stream may hold: a .tar.bz2 everything, a .conda's
+// info-*.tar.zst only info/ and its pkg-*.tar.zst only the rest (a
+// pkg-*.tar.zst shipping info/paths.json would list files no one checked).
+enum class Tarball { whole, info, payload };
 
 // Walks one tar stream (already opened in `a`).
 Result<bool> visit_tar(struct archive* a, const stdfs::path& pkg, std::string_view label, Part part,
-                       const Visitor& v) {
+                       const Visitor& v, Tarball kind = Tarball::whole) {
     struct archive_entry* e = nullptr;
     while (true) {
         int rc = archive_read_next_header(a, &e);
@@ -51,6 +66,9 @@ Result<bool> visit_tar(struct archive* a, const stdfs::path& pkg, std::string_vi
         if (rc < ARCHIVE_WARN)
             return bad(pkg, std::string(label) + ": truncated or corrupt archive: " + err_of(a));
         Entry entry = entry_of(e);
+        if (kind != Tarball::whole && (kind == Tarball::info) != is_info_path(entry.path))
+            return bad(pkg, std::string(label) + ": member '" + entry.path + "' belongs in the " +
+                                (kind == Tarball::info ? "pkg" : "info") + "-*.tar.zst");
         if (!wanted(part, entry.path)) continue;
         auto r = v(a, entry);
         if (!r) return Unexpected<Error>{r.error()};
@@ -103,21 +121,25 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
         if (rc < ARCHIVE_WARN) return bad(pkg, "truncated or corrupt .conda: " + err_of(zip.get()));
         std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
         if (name == "metadata.json") {
+            if (saw_meta) return bad(pkg, "a second metadata.json; a .conda holds one");
             saw_meta = true;
             std::string text;
             char buf[4096];
             la_ssize_t n;
             while ((n = archive_read_data(zip.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
             if (n < 0) return bad(pkg, "truncated or corrupt .conda: " + err_of(zip.get()));
-            auto j = nlohmann::json::parse(text, nullptr, false);
-            if (j.is_discarded() || !j.is_object() || j.value("conda_pkg_format_version", 0) != 2)
-                return bad(pkg, "metadata.json does not say conda_pkg_format_version 2");
+            if (auto ok = check_metadata_json(pkg, text); !ok) return ok;
             continue;
         }
         bool is_info = str::starts_with(name, "info-") && str::ends_with(name, ".tar.zst");
         bool is_pkg = str::starts_with(name, "pkg-") && str::ends_with(name, ".tar.zst");
         if (!is_info && !is_pkg) return bad(pkg, "unexpected member '" + name + "' in .conda");
-        (is_info ? saw_info : saw_pkg) = true;
+        // Exactly one of each: a second one would be read after the checked one.
+        bool& saw = is_info ? saw_info : saw_pkg;
+        if (saw)
+            return bad(pkg, "a second " + std::string(is_info ? "info" : "pkg") + "-*.tar.zst ('" + name +
+                                "'); a .conda holds one of each");
+        saw = true;
         if ((is_info && part == Part::payload) || (is_pkg && part == Part::info)) continue;
         InnerCtx ctx{zip.get()};
         auto inner = new_reader();
@@ -125,7 +147,7 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
         archive_read_support_format_tar(inner.get());
         if (archive_read_open(inner.get(), &ctx, nullptr, inner_read, nullptr) != ARCHIVE_OK)
             return bad(pkg, name + ": corrupt zstd tarball: " + err_of(inner.get()));
-        auto r = visit_tar(inner.get(), pkg, name, part, v);
+        auto r = visit_tar(inner.get(), pkg, name, part, v, is_info ? Tarball::info : Tarball::payload);
         if (!r) return Unexpected<Error>{r.error()};
         if (!*r) return {};
         // Drain the rest of the member so the zip CRC is checked too.

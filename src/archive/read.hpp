@@ -67,6 +67,8 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest);
 
 inline constexpr std::uint64_t kMaxExpansionRatio = 100;
 inline constexpr std::size_t kMaxMembers = 1'000'000;
+// What a member costs against extraction_limit() beyond its size: a block.
+inline constexpr std::uint64_t kMemberCost = 4096;
 // At most 100 times the archive's size, and never less than 256 MiB.
 std::uint64_t extraction_limit(std::uint64_t archive_size);
 

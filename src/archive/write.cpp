@@ -7,11 +7,10 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <random>
 
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 
 namespace sf::archive {
@@ -29,14 +28,12 @@ Unexpected<Error> io_error(const stdfs::path& p, const std::string& what, int er
 // ---- OutputFile -----------------------------------------------------------
 
 Result<std::unique_ptr<OutputFile>> OutputFile::create(const stdfs::path& final_path) {
-    static std::atomic<unsigned> counter{0};
     std::unique_ptr<OutputFile> f(new OutputFile());
     f->final_ = final_path;
-    std::random_device rd;
-    f->tmp_ = final_path.parent_path() /
-              ("." + final_path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(counter++) + "-" + std::to_string(rd() % 100000));
-    f->fd_ = ::open(f->tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    // A name only splitforge makes, so the sweep of a killed writer's file
+    // can never take anyone else's.
+    f->tmp_ = final_path.parent_path() / fs::temp_name(final_path.filename().string());
+    f->fd_ = ::open(f->tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (f->fd_ < 0) return io_error(f->tmp_, "cannot create output file");
     f->buf_.reserve(kFileBuffer);
     return f;

@@ -28,7 +28,7 @@ public:
     virtual Result<void> finish() { return {}; }
 };
 
-// A new file written next to its final path ("<dir>/.<name>.tmp-<pid>-<n>")
+// A new file written next to its final path (under fs::temp_name(), ".<name>.sftmp-<pid>-<random>")
 // and renamed over it by commit(); removed if never committed. Buffered.
 class OutputFile : public ByteSink {
 public:

@@ -12,7 +12,9 @@
 #include <optional>
 
 #include "archive/read.hpp"
+#include "types/package_record.hpp"
 #include "types/platform.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -81,16 +83,19 @@ std::vector<std::string> package_files(const stdfs::path& dir) {
 
 // Assumes the channel lock is held. `known` are records the caller already
 // computed for files it just placed (so they are not hashed again).
-Result<void> index_locked(const stdfs::path& channel, const std::string& subdir, IndexStats& stats,
+// The subdir and its .cache are opened below the channel without following a
+// symlink, so a planted link never redirects a write or the sweep.
+Result<void> index_locked(const fs::Dir& channel, const std::string& subdir, IndexStats& stats,
                           const std::map<std::string, json>& known = {}) {
-    const stdfs::path dir = channel / subdir;
-    std::error_code ec;
-    stdfs::create_directories(dir, ec);
+    auto sub = channel.sub(subdir, fs::Create::yes);
+    if (!sub) return unexpected(sub.error());
+    auto cache_dir = sub->sub(".cache", fs::Create::yes);
+    if (!cache_dir) return unexpected(cache_dir.error());
+    const stdfs::path dir = sub->path();
     // What killed writers left here (a package copy, repodata.json, the cache).
-    fs::sweep_stale_temp_files(dir);
-    fs::sweep_stale_temp_files(dir / ".cache");
-    const stdfs::path cache_file = dir / ".cache" / "index-cache.json";
-    json cache = load_cache(cache_file);
+    sub->sweep_stale_temps();
+    cache_dir->sweep_stale_temps();
+    json cache = load_cache(cache_dir->path() / "index-cache.json");
     json new_cache = json::object();
     json packages = json::object(), conda = json::object();
     for (const auto& name : package_files(dir)) {
@@ -113,9 +118,15 @@ Result<void> index_locked(const stdfs::path& channel, const std::string& subdir,
             record = std::move(*r);
             ++stats.hashed;
         }
-        if (record.value("subdir", "") != subdir) {
-            stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" +
-                                     record.value("subdir", "") + "', not '" + subdir + "'");
+        // Cached records are checked too: the cache file lives in the channel.
+        auto checked = types::PackageRecord::from_json(record, subdir + "/" + name + ": info/index.json");
+        if (!checked) {
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: " + checked.error().str());
+            continue;
+        }
+        if (checked->subdir != subdir) {
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" + checked->subdir +
+                                     "', not '" + subdir + "'");
             continue;
         }
         json entry = st->to_json();
@@ -129,42 +140,41 @@ Result<void> index_locked(const stdfs::path& channel, const std::string& subdir,
                      {"packages.conda", conda},
                      {"removed", json::array()},
                      {"repodata_version", 1}};
-    if (auto r = fs::write_file_atomic(dir / "repodata.json", repodata.dump(2) + "\n"); !r)
-        return unexpected(r.error());
+    if (auto r = sub->write_atomic("repodata.json", repodata.dump(2) + "\n"); !r) return unexpected(r.error());
     ++stats.subdirs;
     json cache_doc = {{"version", kCacheVersion}, {"files", new_cache}};
-    if (auto r = fs::write_file_atomic(cache_file, cache_doc.dump(1)); !r) return unexpected(r.error());
+    if (auto r = cache_dir->write_atomic("index-cache.json", cache_doc.dump(1)); !r) return unexpected(r.error());
     return {};
 }
 
-Result<void> ensure_noarch(const stdfs::path& channel, IndexStats& stats) {
-    if (stdfs::exists(channel / "noarch" / "repodata.json")) return {};
+Result<void> ensure_noarch(const fs::Dir& channel, IndexStats& stats) {
+    if (stdfs::exists(channel.path() / "noarch" / "repodata.json")) return {};
     return index_locked(channel, "noarch", stats);
 }
 
 stdfs::path lock_path(const stdfs::path& channel) { return channel / ".index.lock"; }
 
-Result<void> copy_atomic(const stdfs::path& from, const stdfs::path& to) {
-    static std::atomic<unsigned> counter{0};
-    stdfs::path tmp = to.parent_path() / ("." + to.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                                          std::to_string(counter++));
-    std::error_code ec;
-    if (auto r = fs::copy_file(from, tmp, fs::Overwrite::no); !r) {
-        stdfs::remove(tmp, ec);
+// Copied under a temp name into the subdir (opened without following a
+// symlink), then renamed into place.
+Result<void> copy_atomic(const stdfs::path& from, const fs::Dir& channel, const std::string& subdir) {
+    const std::string fn = from.filename().string();
+    auto dir = channel.sub(subdir, fs::Create::yes);
+    if (!dir) return unexpected(dir.error());
+    const std::string tmp = fs::temp_name(fn);
+    if (auto r = fs::copy_file(from, dir->path() / tmp, fs::Overwrite::no); !r) {
+        (void)dir->remove(tmp);
         Error e = r.error();  // keeps its kind: a write that failed is a runtime failure
-        e.loc = SourceLoc{to.string()};
+        e.loc = SourceLoc{(dir->path() / fn).string()};
         e.message = "cannot copy package into the channel: " + e.message;
         return unexpected(std::move(e));
     }
-    int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    if (auto fd = dir->open_file(tmp)) {
+        ::fsync(*fd);
+        ::close(*fd);
     }
-    if (::rename(tmp.c_str(), to.c_str()) != 0) {
-        int e = errno;
-        stdfs::remove(tmp, ec);
-        return fail(SourceLoc{to.string()}, std::string("cannot move package into the channel: ") + std::strerror(e));
+    if (auto r = dir->rename(tmp, fn); !r) {
+        (void)dir->remove(tmp);
+        return unexpected(r.error());
     }
     return {};
 }
@@ -182,8 +192,10 @@ Result<json> package_record(const stdfs::path& pkg) {
         return fail(SourceLoc{pkg.string()}, std::string("info/index.json is not valid JSON: ") + e.what());
     }
     if (!record.is_object()) return fail(SourceLoc{pkg.string()}, "info/index.json is not a JSON object");
-    const std::string stem = record.value("name", "") + "-" + record.value("version", "") + "-" +
-                             record.value("build", "");
+    auto checked = types::PackageRecord::from_json(record, pkg.string() + ": info/index.json");
+    if (!checked) return unexpected(checked.error());
+    // The version as written: Version keeps it in lower case.
+    const std::string stem = checked->name + "-" + record["version"].get<std::string>() + "-" + checked->build;
     if (stem != archive::package_stem(pkg))
         return fail(SourceLoc{pkg.string()}, "file name does not match its index.json (" + stem + ")",
                     "name package files <name>-<version>-<build>");
@@ -197,10 +209,12 @@ Result<json> package_record(const stdfs::path& pkg) {
 
 Result<IndexStats> index_subdir(const stdfs::path& channel, const std::string& subdir) {
     IndexStats stats;
+    auto ch = fs::Dir::open(channel, fs::Create::yes);
+    if (!ch) return unexpected(ch.error());
     fs::FileLock lock(lock_path(channel));
-    if (auto r = index_locked(channel, subdir, stats); !r) return unexpected(r.error());
+    if (auto r = index_locked(*ch, subdir, stats); !r) return unexpected(r.error());
     if (subdir != "noarch") {
-        if (auto r = ensure_noarch(channel, stats); !r) return unexpected(r.error());
+        if (auto r = ensure_noarch(*ch, stats); !r) return unexpected(r.error());
     }
     return stats;
 }
@@ -210,18 +224,24 @@ Result<IndexStats> index_channel(const stdfs::path& channel) {
     if (!stdfs::is_directory(channel, ec))
         return fail(SourceLoc{channel.string()}, "channel directory does not exist");
     IndexStats stats;
+    auto ch = fs::Dir::open(channel);
+    if (!ch) return unexpected(ch.error());
     fs::FileLock lock(lock_path(channel));
     // What killed writers left (`package --channel`, an index): swept.
-    fs::sweep_stale_temp_files(channel);
+    ch->sweep_stale_temps();
     std::vector<std::string> subdirs{"noarch"};
     for (stdfs::directory_iterator it(channel, ec), end; !ec && it != end; it.increment(ec)) {
         std::string n = it->path().filename().string();
         if (n.empty() || n[0] == '.' || n == "noarch" || !it->is_directory(ec)) continue;
+        if (it->is_symlink(ec)) {  // written through, it would index (and sweep) another directory
+            stats.warnings.push_back(n + ": skipped: is a symlink; splitforge writes only into real directories");
+            continue;
+        }
         if (types::Platform::parse(n) || !package_files(it->path()).empty()) subdirs.push_back(n);
     }
     std::sort(subdirs.begin(), subdirs.end());
     for (const auto& s : subdirs) {
-        if (auto r = index_locked(channel, s, stats); !r) return unexpected(r.error());
+        if (auto r = index_locked(*ch, s, stats); !r) return unexpected(r.error());
     }
     return stats;
 }
@@ -233,17 +253,17 @@ Result<stdfs::path> add_package(const stdfs::path& channel, const stdfs::path& p
     if (!types::Platform::parse(subdir))
         return fail(SourceLoc{pkg.string()}, "index.json has unknown subdir '" + subdir + "'");
     const stdfs::path dest = channel / subdir / pkg.filename();
-    std::error_code ec;
-    stdfs::create_directories(dest.parent_path(), ec);
+    auto ch = fs::Dir::open(channel, fs::Create::yes);
+    if (!ch) return unexpected(ch.error());
     // The copy too is under the lock: two adds of one file name with other
     // bytes must not index one's record for the other's file.
     fs::FileLock lock(lock_path(channel));
-    if (auto r = copy_atomic(pkg, dest); !r) return unexpected(r.error());
+    if (auto r = copy_atomic(pkg, *ch, subdir); !r) return unexpected(r.error());
     IndexStats stats;
-    if (auto r = index_locked(channel, subdir, stats, {{pkg.filename().string(), *record}}); !r)
+    if (auto r = index_locked(*ch, subdir, stats, {{pkg.filename().string(), *record}}); !r)
         return unexpected(r.error());
     if (subdir != "noarch") {
-        if (auto r = ensure_noarch(channel, stats); !r) return unexpected(r.error());
+        if (auto r = ensure_noarch(*ch, stats); !r) return unexpected(r.error());
     }
     return dest;
 }

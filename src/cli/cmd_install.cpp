@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "env/install.hpp"
+#include "types/identifiers.hpp"
 
 namespace sf::cli {
 
@@ -38,6 +39,7 @@ void register_install(CLI::App& app, Cli& cli) {
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             env::InstallOptions opts;
+            value_or_throw(types::check_prefix(a->prefix), "--prefix");
             std::error_code ec;
             for (const auto& c : a->channels) {
                 if (!std::filesystem::is_directory(c, ec))

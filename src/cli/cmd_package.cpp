@@ -2,12 +2,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "channel/index.hpp"
 #include "cli/commands.hpp"
 #include "package/meta.hpp"
 #include "package/postprocess.hpp"
 #include "package/writer.hpp"
+#include "types/identifiers.hpp"
 #include "util/fs.hpp"
 #include "util/timestamp.hpp"
 
@@ -27,7 +29,17 @@ struct PackageOpts {
     std::optional<std::int64_t> timestamp;
 };
 
+// Each identifier option is checked where it enters, so its error names the option.
+void check_options(const PackageOpts& o) {
+    for (auto [option, check, value] :
+         {std::tuple{"--name", &types::check_package_name, &o.name}, {"--version", types::check_version, &o.version},
+          {"--build", types::check_build_string, &o.build}, {"--subdir", types::check_subdir, &o.subdir},
+          {"--prefix", types::check_prefix, &o.prefix}})
+        if (!value->empty()) value_or_throw(check(*value), option);
+}
+
 int run_package(const PackageOpts& o, const Console& console) {
+    check_options(o);
     package::PackageMeta m;
     if (!o.meta_file.empty()) {
         auto text = value_or_throw(fs::read_file(o.meta_file));

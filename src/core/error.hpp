@@ -6,6 +6,7 @@
 // exit().
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/expected.hpp"
 
@@ -92,7 +93,7 @@ T value_or_throw(Result<T> r, const std::string& context = {}) {
         if (e.kind == ErrorKind::runtime) throw RuntimeError(std::move(e));
         throw Failure(std::move(e));
     }
-    return std::move(r).value();
+    if constexpr (!std::is_void_v<T>) return std::move(r).value();
 }
 
 }  // namespace sf

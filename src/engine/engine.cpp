@@ -23,6 +23,7 @@
 #include "script/ninja_log.hpp"
 #include "script/script_env.hpp"
 #include "source/source.hpp"
+#include "types/identifiers.hpp"
 #include "types/match_spec.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -323,6 +324,10 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     const BuildOptions& opts = ctx.opts;
     std::optional<WorkDir> work;
     std::error_code ec;
+    // The prefixes live in the work dir and end up in files and scripts.
+    stdfs::path base = stdfs::absolute(opts.work_dir.empty() ? ctx.output : opts.work_dir, ec);
+    if (auto ok = types::check_prefix(base.string()); !ok)
+        return fail("the work dir: " + ok.error().message, ok.error().hint);
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.

@@ -7,6 +7,7 @@
 #include "engine/engine_detail.hpp"
 #include "script/capture.hpp"
 #include "types/match_spec.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -58,6 +59,27 @@ Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const
     return {};
 }
 
+// Copies `src` to `rel` below the test dir, walking the test dir one
+// component at a time: no "..", no symlink (one an earlier entry copied) on
+// the way, so nothing lands outside it.
+Result<void> copy_test_file(const stdfs::path& src, const stdfs::path& rel, const fs::Dir& cwd, const std::string& f,
+                            const std::string& recipe_dir) {
+    std::string name = rel.filename().string();
+    auto parent = fs::is_plain_name(name) ? cwd.sub(rel.parent_path().string(), fs::Create::yes)
+                                          : Result<fs::Dir>(fail("not a file name"));
+    if (!parent) {
+        Error e = parent.error();  // keeps its kind: a mkdir that failed is the job's
+        e.message = "test/files: '" + f + "' matches '" + rel.string() + "', which cannot be copied into the test dir: " +
+                    (e.loc.file.empty() ? "" : e.loc.file + ": ") + e.message;
+        e.loc = SourceLoc{recipe_dir + "/meta.yaml"};
+        e.hint = "name test files by their path inside the recipe, without '..'";
+        return Unexpected<Error>{std::move(e)};
+    }
+    std::error_code ec;
+    stdfs::path dst = parent->path() / name;
+    return stdfs::is_directory(src, ec) ? fs::copy_tree(src, dst) : fs::copy_file(src, dst);
+}
+
 }  // namespace
 
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
@@ -74,7 +96,8 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
 
     stdfs::path cwd = ctx.work / "test_tmp";
     stdfs::remove_all(cwd, ec);
-    stdfs::create_directories(cwd, ec);
+    auto cwd_dir = fs::Dir::open(cwd, fs::Create::yes);
+    if (!cwd_dir) return unexpected(cwd_dir.error());
     for (const auto& f : t.files) {
         glob_t g{};
         std::string pattern = (stdfs::path(recipe_dir) / f).string();
@@ -86,8 +109,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
         for (size_t i = 0; i < g.gl_pathc; ++i) {
             stdfs::path src = g.gl_pathv[i];
             stdfs::path rel = src.lexically_relative(recipe_dir);
-            stdfs::create_directories((cwd / rel).parent_path(), ec);
-            auto copied = stdfs::is_directory(src, ec) ? fs::copy_tree(src, cwd / rel) : fs::copy_file(src, cwd / rel);
+            auto copied = copy_test_file(src, rel, *cwd_dir, f, recipe_dir);
             if (!copied) {
                 globfree(&g);
                 return fail(copied.error().loc, "test/files: cannot copy '" + rel.string() + "': " +

@@ -9,6 +9,8 @@
 #include "archive/read.hpp"
 #include "env/install_detail.hpp"
 #include "env/solve.hpp"
+#include "types/identifiers.hpp"
+#include "types/json_fields.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -30,6 +32,32 @@ struct Installed {
     std::vector<std::string> files;
 };
 
+// One conda-meta record: its package name and what it installed. The name,
+// version and build are checked as a repodata record's are: the dist name
+// they make is compared and printed.
+Result<std::pair<std::string, Installed>> installed_record(const std::string& text, const std::string& file) {
+    auto j = types::parse_json_object(text, file);
+    if (!j) return Unexpected<Error>{j.error()};
+    types::JsonFields f(*j, file);
+    std::string parts[3];
+    const std::pair<const char*, Result<void> (*)(std::string_view)> fields[] = {
+        {"name", types::check_package_name}, {"version", types::check_version}, {"build", types::check_build_string}};
+    for (int i = 0; i < 3; ++i) {
+        auto s = f.required_string(fields[i].first);
+        if (!s) return Unexpected<Error>{s.error()};
+        if (auto ok = fields[i].second(*s); !ok)
+            return fail(file + ": '" + fields[i].first + "': " + ok.error().message,
+                        "the record is damaged; remove it by hand");
+        parts[i] = std::move(*s);
+    }
+    auto files = f.strings("files");
+    if (!files) return Unexpected<Error>{files.error()};
+    Installed inst;
+    inst.dist = parts[0] + "-" + parts[1] + "-" + parts[2];
+    inst.files = std::move(*files);
+    return std::pair{parts[0], std::move(inst)};
+}
+
 // What conda-meta says is installed, by package name.
 Result<std::map<std::string, Installed>> read_installed(const stdfs::path& prefix) {
     std::map<std::string, Installed> out;
@@ -40,16 +68,11 @@ Result<std::map<std::string, Installed>> read_installed(const stdfs::path& prefi
         if (e.path().extension() != ".json") continue;
         auto text = fs::read_file(e.path());
         if (!text) return Unexpected<Error>{text.error()};
-        json j = json::parse(*text, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("name"))
-            return fail(e.path().string() + ": not a valid conda-meta record");
-        Installed inst;
-        inst.dist = j.value("name", "") + "-" + j.value("version", "") + "-" + j.value("build", "");
+        auto rec = installed_record(*text, e.path().string());
+        if (!rec) return Unexpected<Error>{rec.error()};
+        auto& [name, inst] = *rec;
         inst.meta_file = "conda-meta/" + e.path().filename().string();
-        if (auto f = j.find("files"); f != j.end() && f->is_array())
-            for (const auto& p : *f)
-                if (p.is_string()) inst.files.push_back(p.get<std::string>());
-        out[j.value("name", "")] = std::move(inst);
+        out[name] = std::move(inst);
     }
     return out;
 }
@@ -66,7 +89,10 @@ Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
         if (!rel) return fail(rec.dist_name() + ": info/paths.json: " + rel.error().message, "the package is unsafe; do not install it");
         if (str::starts_with(*rel, "info/")) continue;
         if (auto ok = detail::check_package_path(rec.dist_name(), *rel); !ok) return ok;
-        if (e.prefix_placeholder.empty() || e.file_mode != types::FileMode::binary) continue;
+        if (e.prefix_placeholder.empty()) continue;
+        if (auto ok = check_placeholder(e.prefix_placeholder); !ok)
+            return fail(rec.dist_name() + ": " + e.path + ": " + ok.error().message, ok.error().hint);
+        if (e.file_mode != types::FileMode::binary) continue;
         if (prefix.size() > e.prefix_placeholder.size())
             return fail(rec.dist_name() + ": " + e.path + ": the prefix '" + prefix + "' (" +
                         std::to_string(prefix.size()) + " characters) is longer than the binary placeholder (" +
@@ -82,6 +108,10 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
     json paths = json::array();
     json files = json::array();
     bool copied = mode == LinkMode::copy;
+    // What the files with a placeholder may add up to once replaced: the
+    // package's own extraction budget, so a short placeholder repeated in a
+    // small file cannot write gigabytes.
+    std::uint64_t budget = archive::extraction_limit(pkg.size);
     for (const auto& e : pkg.paths.paths) {
         auto rel = archive::safe_member_path(e.path);
         if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
@@ -110,8 +140,13 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
                         if (!r) return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message);
                         out = std::move(*r);
                     } else {
-                        out = replace_prefix_text(*data, e.prefix_placeholder, prefix);
+                        auto r = replace_prefix_text(*data, e.prefix_placeholder, prefix, budget);
+                        if (!r)
+                            return fail(pkg.candidate.record.dist_name() + ": " + *rel + ": " + r.error().message,
+                                        r.error().hint);
+                        out = std::move(*r);
                     }
+                    budget -= std::min<std::uint64_t>(budget, out.size());
                     struct stat st{};
                     unsigned m = ::stat(src.c_str(), &st) == 0 ? st.st_mode : 0644;
                     if (auto ok = tx.write(*rel, out, m); !ok) return Unexpected<Error>{ok.error()};
@@ -192,6 +227,8 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     stdfs::path prefix = stdfs::absolute(prefix_in, ec).lexically_normal();
     std::string prefix_str = prefix.string();
     while (prefix_str.size() > 1 && prefix_str.back() == '/') prefix_str.pop_back();
+    // Prefix replacement writes the prefix into scripts and text files.
+    if (auto ok = types::check_prefix(prefix_str); !ok) return Unexpected<Error>{ok.error()};
     prefix = prefix_str;
     stdfs::path pkgs_dir = opts.pkgs_dir.empty() ? default_pkgs_dir() : stdfs::absolute(opts.pkgs_dir, ec);
 

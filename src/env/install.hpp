@@ -10,6 +10,7 @@
 // (solving, sha256/size checks, extraction, placeholder lengths) happens
 // first; while linking, every file that is replaced is moved aside, and on any
 // failure the prefix is put back exactly as it was.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -55,9 +56,18 @@ Result<InstallResult> install(const stdfs::path& prefix, const std::vector<std::
 stdfs::path default_pkgs_dir();
 
 // conda's placeholder replacement, exposed for tests and the build engine.
+// Both are one pass over the data (linear in its size and the output's).
+//
+// A placeholder is the prefix the package was built in; one shorter than
+// kMinPlaceholder is refused (check_placeholder): replacing every "a" or "/"
+// is no relocation, only a way to multiply a file's size.
+inline constexpr std::size_t kMinPlaceholder = 8;
+Result<void> check_placeholder(const std::string& placeholder);
 // Text: all occurrences, then a too-long shebang (> 127 chars) becomes
-// "#!/usr/bin/env <program>" as conda does on Unix.
-std::string replace_prefix_text(std::string data, const std::string& placeholder, const std::string& prefix);
+// "#!/usr/bin/env <program>" as conda does on Unix. Fails, before building
+// it, when the result would be over `max_size` bytes.
+Result<std::string> replace_prefix_text(const std::string& data, const std::string& placeholder,
+                                        const std::string& prefix, std::uint64_t max_size = ~std::uint64_t{0});
 // Binary: every C string that contains the placeholder has each occurrence
 // replaced and is padded with NULs to its old length. Fails if `prefix` is
 // longer than `placeholder`.

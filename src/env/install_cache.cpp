@@ -1,16 +1,20 @@
 // The package cache: <pkgs_dir>/<sha256>/ holds one extracted package.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #include <map>
 #include <random>
+#include <unordered_set>
 
 #include "archive/read.hpp"
 #include "env/install_detail.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -25,13 +29,43 @@ std::string random_suffix() {
     return s;
 }
 
+// Removes a staging directory on every way out but a successful rename
+// (which clears `path`).
+struct StagingDir {
+    stdfs::path path;
+    explicit StagingDir(stdfs::path p) : path(std::move(p)) {}
+    StagingDir(const StagingDir&) = delete;
+    StagingDir& operator=(const StagingDir&) = delete;
+    ~StagingDir() {
+        std::error_code ec;
+        if (!path.empty()) stdfs::remove_all(path, ec);
+    }
+};
+
+// A path listed twice would be verified, linked and recorded once per
+// listing (300k listings of one file: minutes, a 44 MB conda-meta record and
+// 300k clobber warnings); no builder writes that, so the package is refused.
+Result<types::PathsJson> unique_paths(types::PathsJson paths, const std::string& what, const char* file) {
+    std::unordered_set<std::string> seen;
+    seen.reserve(paths.paths.size());
+    for (const auto& e : paths.paths) {
+        auto rel = archive::safe_member_path(e.path);
+        if (rel && !seen.insert(*rel).second)
+            return fail(what + ": " + file + " lists '" + *rel + "' more than once",
+                        "the package is damaged or hostile; do not install it");
+    }
+    return paths;
+}
+
 // paths.json, or for old packages info/files (+ info/has_prefix).
 Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& what) {
     std::error_code ec;
     if (stdfs::exists(dir / "info/paths.json", ec)) {
         auto text = fs::read_file(dir / "info/paths.json");
         if (!text) return Unexpected<Error>{text.error()};
-        return types::PathsJson::parse(*text, what + ": info/paths.json");
+        auto paths = types::PathsJson::parse(*text, what + ": info/paths.json");
+        if (!paths) return paths;
+        return unique_paths(std::move(*paths), what, "info/paths.json");
     }
     auto files = fs::read_file(dir / "info/files");
     if (!files) return fail(what + ": has neither info/paths.json nor info/files");
@@ -60,18 +94,47 @@ Result<types::PathsJson> read_paths(const stdfs::path& dir, const std::string& w
         }
         out.paths.push_back(std::move(e));
     }
-    return out;
+    return unique_paths(std::move(out), what, "info/files");
 }
 
-// Every path paths.json declares is in the extracted tree, with the right type,
-// size and sha256.
-Result<void> verify_tree(const stdfs::path& dir, const types::PathsJson& paths, const std::string& what) {
+Result<std::string> sha256_of(int fd, const std::string& where) {
+    hash::Hasher h(hash::Algo::sha256);
+    char buf[1 << 16];
+    while (true) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail_runtime(SourceLoc{where}, std::string("cannot read: ") + std::strerror(errno));
+        if (n == 0) break;
+        h.update(std::string_view(buf, static_cast<std::size_t>(n)));
+    }
+    return h.hex();
+}
+
+// Whether a reused entry's files must all carry a sha256 to compare with.
+enum class Trust { fresh_extraction, reused_entry };
+
+// Every path paths.json declares is in the extracted tree `root`, with the
+// right type, size and sha256, reached without following any symlink (a
+// planted entry with a symlinked parent would have the installer hard-link a
+// file from outside the cache). A reused entry is checked against the
+// archive's own paths.json, and each of its files must have a sha256 there.
+Result<void> verify_tree(const fs::Dir& root, const types::PathsJson& paths, const std::string& what, Trust trust) {
+    std::map<std::string, fs::Dir> dirs;  // parent -> handle, opened once each
     for (const auto& e : paths.paths) {
         auto rel = archive::safe_member_path(e.path);
         if (!rel) return fail(what + ": info/paths.json: " + rel.error().message);
-        stdfs::path p = dir / *rel;
+        const stdfs::path relp(*rel);
+        const std::string parent = relp.parent_path().string(), name = relp.filename().string();
+        auto it = dirs.find(parent);
+        if (it == dirs.end()) {
+            auto d = root.sub(parent);
+            if (!d && d.error().message == "no such directory")
+                return fail(what + ": info/paths.json lists '" + e.path + "', which is not in the archive");
+            if (!d) return fail(what + ": '" + e.path + "': " + d.error().loc.str() + ": " + d.error().message);
+            it = dirs.emplace(parent, std::move(*d)).first;
+        }
         struct stat st{};
-        if (::lstat(p.c_str(), &st) != 0)
+        if (::fstatat(it->second.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
             return fail(what + ": info/paths.json lists '" + e.path + "', which is not in the archive");
         switch (e.type) {
             case types::PathType::directory:
@@ -86,18 +149,31 @@ Result<void> verify_tree(const stdfs::path& dir, const types::PathsJson& paths, 
                 if (e.size && *e.size != static_cast<std::uint64_t>(st.st_size))
                     return fail(what + ": '" + e.path + "' has " + std::to_string(st.st_size) +
                                 " bytes but info/paths.json says " + std::to_string(*e.size));
-                if (!e.sha256.empty()) {
-                    auto sha = hash::file_sha256(p);
-                    if (!sha) return Unexpected<Error>{sha.error()};
-                    if (*sha != e.sha256)
-                        return fail(what + ": '" + e.path + "' has sha256 " + *sha + " but info/paths.json says " +
-                                    e.sha256);
-                }
+                if (e.sha256.empty() && trust == Trust::reused_entry)
+                    return fail(what + ": '" + e.path + "' has no sha256 in info/paths.json to check the cache entry by");
+                if (e.sha256.empty()) break;
+                int fd = ::openat(it->second.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0) return fail(what + ": '" + e.path + "': cannot open: " + std::strerror(errno));
+                auto sha = sha256_of(fd, e.path);
+                ::close(fd);
+                if (!sha) return Unexpected<Error>{sha.error()};
+                if (*sha != e.sha256)
+                    return fail(what + ": '" + e.path + "' has sha256 " + *sha + " but info/paths.json says " + e.sha256);
                 break;
             }
         }
     }
     return {};
+}
+
+// A cache entry is reused only when it is a real directory whose every file
+// matches the archive's own info/paths.json (the entry's copy could have been
+// planted with it); anything else is extracted afresh.
+bool reusable(const fs::Dir& pkgs, const std::string& sha256, const archive::PackageMetadata& md,
+              const std::string& what) {
+    if (!md.paths) return false;  // info/files only: nothing to check a reused entry by
+    auto entry = pkgs.sub(sha256);
+    return entry && verify_tree(*entry, *md.paths, what, Trust::reused_entry);
 }
 
 }  // namespace
@@ -147,51 +223,44 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
     out.size = d->size;
     out.dir = pkgs_dir / out.sha256;
 
-    // A cache entry must be a real directory whose files still match its
-    // paths.json (a hardlinked file edited in some prefix changes it too);
-    // otherwise it is replaced by a fresh extraction.
-    struct stat st{};
-    if (::lstat(out.dir.c_str(), &st) == 0) {
-        bool good = S_ISDIR(st.st_mode);
-        if (good) {
-            auto paths = read_paths(out.dir, what);
-            good = paths && verify_tree(out.dir, *paths, what);
-        }
-        if (!good) {
-            stdfs::path stale = pkgs_dir / (".stale-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix());
-            if (::rename(out.dir.c_str(), stale.c_str()) == 0) stdfs::remove_all(stale, ec);
-        }
-    }
-
-    if (::lstat(out.dir.c_str(), &st) != 0) {
-        stdfs::create_directories(pkgs_dir, ec);
-        if (ec) return fail(pkgs_dir.string() + ": cannot create the package cache: " + ec.message());
-        stdfs::path staging = pkgs_dir / (".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix());
-        auto ex = archive::extract_package(c.file, staging);
-        if (!ex) return Unexpected<Error>{ex.error()};
-        auto paths = read_paths(staging, what);
-        Result<void> ok = paths ? verify_tree(staging, *paths, what) : Result<void>(Unexpected<Error>{paths.error()});
-        if (!ok) {
-            stdfs::remove_all(staging, ec);
-            return Unexpected<Error>{ok.error()};
-        }
-        // Another process may have put the same package there meanwhile: fine.
-        if (::rename(staging.c_str(), out.dir.c_str()) != 0) stdfs::remove_all(staging, ec);
-        if (::lstat(out.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(out.dir.string() + ": cannot move the extracted package into the cache");
-    }
+    // The archive's own metadata (its hash was just checked): what the cache
+    // entry is checked by, and what the channel's record must name.
+    auto md = archive::read_package_metadata(c.file);
+    if (!md) return Unexpected<Error>{md.error()};
     // The file must be the package the channel says it is (depends may differ:
     // repodata patches edit those).
-    if (c.origin == Origin::channel) {
-        auto text = fs::read_file(out.dir / "info/index.json");
-        if (!text) return Unexpected<Error>{text.error()};
-        auto j = nlohmann::json::parse(*text, nullptr, false);
-        if (j.is_discarded()) return fail(what + ": info/index.json is not valid JSON");
-        auto idx = types::PackageRecord::from_json(j, what + ": info/index.json");
-        if (!idx) return Unexpected<Error>{idx.error()};
-        if (idx->dist_name() != rec.dist_name())
-            return fail(what + ": info/index.json says " + idx->dist_name() + " but the channel's repodata.json says " +
-                        rec.dist_name());
+    if (c.origin == Origin::channel && md->index.dist_name() != rec.dist_name())
+        return fail(what + ": info/index.json says " + md->index.dist_name() + " but the channel's repodata.json says " +
+                    rec.dist_name());
+    auto pkgs = fs::Dir::open(pkgs_dir, fs::Create::yes);
+    if (!pkgs) return fail(pkgs_dir.string() + ": cannot create the package cache: " + pkgs.error().message);
+    // A hardlinked file edited in some prefix changes the entry too; a
+    // planted one lies: either way it is replaced by a fresh extraction.
+    if (pkgs->kind(out.sha256) != fs::Kind::missing && !reusable(*pkgs, out.sha256, *md, what)) {
+        std::string stale = ".stale-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix();
+        if (pkgs->rename(out.sha256, stale)) stdfs::remove_all(pkgs_dir / stale, ec);
+    }
+
+    if (pkgs->kind(out.sha256) == fs::Kind::missing) {
+        std::string staging_name = ".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix();
+        stdfs::path staging = pkgs_dir / staging_name;
+        StagingDir guard{staging};  // whatever fails below, even by an exception, leaves no staging dir
+        auto ex = archive::extract_package(c.file, staging);
+        if (!ex) return Unexpected<Error>{ex.error()};
+        auto staged = pkgs->sub(staging_name);
+        if (!staged) return Unexpected<Error>{staged.error()};
+        auto paths = read_paths(staging, what);
+        if (!paths) return Unexpected<Error>{paths.error()};
+        if (auto ok = verify_tree(*staged, *paths, what, Trust::fresh_extraction); !ok) return Unexpected<Error>{ok.error()};
+        // Another process may have put the same package there meanwhile: fine
+        // (the guard removes ours).
+        if (pkgs->rename(staging_name, out.sha256)) guard.path.clear();
+        if (pkgs->kind(out.sha256) != fs::Kind::dir)
+            return fail(out.dir.string() + ": cannot move the extracted package into the cache");
+    }
+    if (md->paths) {
+        out.paths = std::move(*md->paths);
+        return out;
     }
     auto paths = read_paths(out.dir, what);
     if (!paths) return Unexpected<Error>{paths.error()};

@@ -37,6 +37,9 @@ Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::stri
 // A path a package may not install: conda-meta/, names the installer
 // reserves (.splitforge*), control characters. `rel` is a safe_member_path().
 Result<void> check_package_path(const std::string& dist, const std::string& rel);
+// Is the first component of `rel` conda-meta, an installer name
+// (.splitforge*) or a temp name the installer makes (fs::temp_name)?
+bool is_reserved_top(const std::string& rel);
 
 // A candidate's sha256/md5 are hex of the right length (or empty), and a
 // channel candidate's file name is a plain name, before any of them is used.
@@ -95,6 +98,9 @@ private:
     // at rel; returns the resolved path (relative to the prefix).
     Result<std::string> prepare(const std::string& rel);
     Result<void> make_resolved_dirs(const std::string& resolved, const std::string& rel);
+    // resolve_in_prefix(), refusing a path that reaches conda-meta/ or an
+    // installer name through a symlink.
+    Result<std::string> resolve(const std::string& rel, bool follow_last) const;
     stdfs::path prefix_, trash_;
     bool created_prefix_ = false, done_ = false;
     std::vector<stdfs::path> created_files_, created_dirs_;

@@ -3,12 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <random>
 
 #include "env/install_detail.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -77,15 +77,28 @@ Result<void> Transaction::make_resolved_dirs(const std::string& resolved, const 
     return {};
 }
 
+Result<std::string> Transaction::resolve(const std::string& rel, bool follow_last) const {
+    auto resolved = resolve_in_prefix(prefix_, rel, follow_last);
+    if (!resolved) return resolved;
+    // conda-meta/ and the installer's own names are reached only by name,
+    // never through a symlink (a package's `cm -> conda-meta` must not let
+    // another package's `cm/x.json` overwrite a record).
+    if (is_reserved_top(*resolved) && !is_reserved_top(rel))
+        return fail(prefix_.string() + ": '" + rel + "' leads into '" + resolved->substr(0, resolved->find('/')) +
+                        "/' through a symlink; packages may not write there",
+                    "the package is unsafe; do not install it");
+    return resolved;
+}
+
 Result<void> Transaction::make_dirs(const std::string& rel) {
     // Symlinked directories inside the prefix (lib64 -> lib) are followed.
-    auto resolved = resolve_in_prefix(prefix_, rel, true);
+    auto resolved = resolve(rel, true);
     if (!resolved) return Unexpected<Error>{resolved.error()};
     return make_resolved_dirs(*resolved, rel);
 }
 
 Result<void> Transaction::remove(const std::string& rel) {
-    auto resolved = resolve_in_prefix(prefix_, rel, false);
+    auto resolved = resolve(rel, false);
     if (!resolved) return Unexpected<Error>{resolved.error()};
     if (resolved->empty()) return {};
     stdfs::path p = prefix_ / *resolved;
@@ -108,7 +121,7 @@ Result<void> Transaction::remove(const std::string& rel) {
 }
 
 Result<std::string> Transaction::prepare(const std::string& rel) {
-    auto resolved = resolve_in_prefix(prefix_, rel, false);
+    auto resolved = resolve(rel, false);
     if (!resolved) return Unexpected<Error>{resolved.error()};
     if (resolved->empty()) return fail(prefix_.string() + ": cannot install '" + rel + "': it is the prefix itself");
     auto slash = resolved->rfind('/');
@@ -146,8 +159,9 @@ Result<void> Transaction::write(const std::string& rel, const std::string& data,
     // Whole or not at all, even under kill -9 (a conda-meta record cut short
     // would stop every later install): written aside, then renamed into place.
     // What a killed writer left aside, begin() sweeps.
-    static std::atomic<unsigned> counter{0};
-    stdfs::path tmp = prefix_ / (".splitforge-write.tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    // The temp name is one only splitforge makes (no package may ship it),
+    // so the sweep can never take a package's file.
+    stdfs::path tmp = prefix_ / fs::temp_name("splitforge-write");
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         int e = errno;

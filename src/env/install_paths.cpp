@@ -10,6 +10,7 @@
 #include <deque>
 
 #include "env/install_detail.hpp"
+#include "util/dir_handle.hpp"
 #include "util/strings.hpp"
 
 namespace sf::env::detail {
@@ -101,12 +102,17 @@ Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::stri
     return join_parts(done);
 }
 
+bool is_reserved_top(const std::string& rel) {
+    std::string first = rel.substr(0, rel.find('/'));
+    return first == "conda-meta" || str::starts_with(first, ".splitforge") || fs::temp_name_pid(first) > 0;
+}
+
 Result<void> check_package_path(const std::string& dist, const std::string& rel) {
     std::string first = rel.substr(0, rel.find('/'));
     if (first == "conda-meta")
         return fail(dist + ": ships '" + rel + "': packages may not write conda-meta/",
                     "the package is unsafe; do not install it");
-    if (str::starts_with(first, ".splitforge"))
+    if (is_reserved_top(rel))
         return fail(dist + ": ships '" + rel + "': a name the installer reserves for itself",
                     "the package is unsafe; do not install it");
     for (unsigned char ch : rel)

@@ -51,7 +51,7 @@ std::map<std::string, types::RunExports> run_exports_in_prefix(const stdfs::path
         auto text = fs::read_file(e.path());
         if (!text) continue;
         auto j = nlohmann::json::parse(*text, nullptr, false);
-        if (!j.is_object() || !j.contains("name")) continue;
+        if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
         std::string name = j["name"].get<std::string>();
         if (j.contains("extracted_package_dir") && j["extracted_package_dir"].is_string()) {
             stdfs::path f = stdfs::path(j["extracted_package_dir"].get<std::string>()) / "info/run_exports.json";

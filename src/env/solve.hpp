@@ -3,7 +3,8 @@
 //
 // A channel is a directory with <subdir>/repodata.json; we read the target
 // platform's subdir and noarch/. The resolver is a depth-first backtracking
-// search: specs are taken in order, each picks the best candidate that matches
+// search (solve_search.cpp, iterative; the order in solve_rank.cpp): specs
+// are taken in order, each picks the best candidate that matches
 // in the order conda's solvers use (no track_features first, highest version,
 // build number, then among tied builds the one whose dependencies reach the
 // highest versions, then newest timestamp, then the one that adds the fewest
@@ -15,6 +16,8 @@
 // are treated as always satisfied: we do not probe the host, the way conda
 // does when every virtual package is overridden. Packages that merely
 // *provide* such names in a channel are never chosen for them.
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -52,14 +55,26 @@ Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, con
 // A candidate for a package file given on the command line (its info/index.json).
 Result<Candidate> candidate_from_file(const stdfs::path& pkg);
 
+// What one solve may spend. Work counts what a step costs, not steps:
+// each requirement taken from the queue, each candidate matched or ranked.
+// Past any limit the solve stops with an error naming it; the search keeps
+// no recursion, so depth costs memory (bounded here), never the stack.
+struct SolveLimits {
+    std::uint64_t max_work = 30'000'000;  // a few seconds
+    std::chrono::milliseconds max_time{30'000};
+    std::uint64_t max_memory = std::uint64_t{1} << 30;  // bytes of search state, estimated
+};
+
 struct SolveRequest {
     std::vector<types::MatchSpec> specs;  // what the user asked for
     std::vector<Candidate> pinned;       // must be in the result as given (package files)
+    SolveLimits limits;
     std::set<std::string> host_provided;  // met by the host when no channel has them (libgcc-ng, ...)
 };
 
 // The packages to install, dependencies before dependents where possible.
-// Errors name the spec that cannot be met and who required it.
+// Errors name the spec that cannot be met and who required it, or the limit
+// the search ran into.
 Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveRequest& request);
 
 bool is_virtual(const std::string& name);

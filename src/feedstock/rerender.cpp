@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
@@ -12,6 +13,7 @@
 #include "recipe/raw_recipe.hpp"
 #include "render/render.hpp"
 #include "types/platform.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
@@ -215,17 +217,36 @@ std::vector<std::string> differing_keys(const std::string& a, const std::string&
     return out;
 }
 
-// Writes (or, in check mode, compares) `files` in `dir`; a .yaml file there
-// that is not wanted is removed when `removable` says so.
-Result<void> sync_files(const stdfs::path& dir, const std::vector<std::pair<std::string, std::string>>& files,
-                        RerenderMode mode, const std::function<bool(const stdfs::path&)>& mine,
-                        const std::function<bool(const stdfs::path&)>& removable, RerenderResult& res) {
-    std::error_code ec;
+// Where rerender writes: `sub` below `root`, opened without following a
+// symlink (a committed `.ci_support -> ../..` would have it write and delete
+// elsewhere). nullopt when it does not exist yet and `create` is no.
+Result<std::optional<fs::Dir>> open_target(const stdfs::path& root, const std::string& sub, fs::Create create) {
+    auto top = fs::Dir::open(root, sub.empty() ? create : fs::Create::no);
+    if (!top) {
+        if (create == fs::Create::no && !stdfs::exists(root)) return std::optional<fs::Dir>{};
+        return unexpected(top.error());
+    }
+    if (sub.empty()) return std::optional<fs::Dir>{std::move(*top)};
+    if (create == fs::Create::no && top->kind(sub) == fs::Kind::missing) return std::optional<fs::Dir>{};
+    auto d = top->sub(sub, create);
+    if (!d) return unexpected(d.error());
+    return std::optional<fs::Dir>{std::move(*d)};
+}
+
+// Writes (or, in check mode, compares) `files` in `sub` below `root`; a .yaml
+// file there that is not wanted is removed when `removable` says so (given
+// its text). Files are read, written and removed only as what they are, never
+// through a symlink.
+Result<void> sync_files(const stdfs::path& root, const std::string& sub,
+                        const std::vector<std::pair<std::string, std::string>>& files, RerenderMode mode,
+                        const std::function<bool(const std::string&)>& mine,
+                        const std::function<bool(const std::string&)>& removable, RerenderResult& res) {
+    auto dir = open_target(root, sub, fs::Create::no);
+    if (!dir) return unexpected(dir.error());
     std::set<std::string> wanted;
     for (const auto& [fn, text] : files) {
         wanted.insert(fn);
-        stdfs::path p = dir / fn;
-        auto have = stdfs::exists(p, ec) ? fs::read_file(p) : Result<std::string>(fail("absent"));
+        auto have = *dir && (*dir)->kind(fn) == fs::Kind::file ? (*dir)->read(fn) : Result<std::string>(fail("absent"));
         if (have && *have == text) {
             res.unchanged.push_back(fn);
             continue;
@@ -237,28 +258,30 @@ Result<void> sync_files(const stdfs::path& dir, const std::vector<std::pair<std:
             res.missing.push_back(fn);
         }
         if (mode == RerenderMode::check) continue;
-        if (!stdfs::is_directory(dir, ec)) {
-            stdfs::create_directories(dir, ec);
-            if (ec) return fail(SourceLoc{dir.string()}, "cannot create the variants directory: " + ec.message());
+        if (!*dir) {
+            dir = open_target(root, sub, fs::Create::yes);
+            if (!dir) return unexpected(dir.error());
         }
-        auto w = fs::write_file_atomic(p, text);
+        auto w = (*dir)->write_atomic(fn, text);
         if (!w) return unexpected(w.error());
         res.written.push_back(fn);
     }
-    if (stdfs::is_directory(dir, ec)) {
-        std::vector<stdfs::path> present;
-        for (const auto& e : stdfs::directory_iterator(dir, ec))
-            if (e.is_regular_file() && e.path().extension() == ".yaml") present.push_back(e.path());
-        std::sort(present.begin(), present.end());
-        for (const auto& p : present) {
-            std::string fn = p.filename().string();
-            if (wanted.count(fn) || !mine(p)) continue;
-            res.extra.push_back(fn);
-            if (mode == RerenderMode::check || !removable(p)) continue;
-            stdfs::remove(p, ec);
-            if (ec) return fail(SourceLoc{p.string()}, "cannot remove a stale variant file: " + ec.message());
-            res.removed.push_back(fn);
-        }
+    if (!*dir) return {};
+    std::vector<std::string> present;
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator((*dir)->path(), ec)) {
+        std::string fn = e.path().filename().string();
+        if (e.path().extension() == ".yaml" && (*dir)->kind(fn) == fs::Kind::file) present.push_back(fn);
+    }
+    std::sort(present.begin(), present.end());
+    for (const auto& fn : present) {
+        if (wanted.count(fn) || !mine(fn)) continue;
+        res.extra.push_back(fn);
+        auto text = (*dir)->read(fn);
+        if (mode == RerenderMode::check || !text || !removable(*text)) continue;
+        if (auto r = (*dir)->remove(fn); !r)
+            return fail(r.error().loc, "cannot remove a stale variant file: " + r.error().message);
+        res.removed.push_back(fn);
     }
     return {};
 }
@@ -286,19 +309,21 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
         files.emplace_back(f.name, f.text);
         res.files.push_back(f.name);
     }
-    stdfs::path dir = opts.variants_dir.empty() ? opts.recipe_dir / ".ci_support" : opts.variants_dir;
+    // An explicit --variants-dir is the user's own choice; .ci_support is
+    // whatever the feedstock's repository holds.
+    stdfs::path root = opts.variants_dir.empty() ? opts.recipe_dir : opts.variants_dir;
+    std::string sub = opts.variants_dir.empty() ? ".ci_support" : "";
     // Without --platform every stale file goes (conda-smithy clears the
     // folder); with it, only files of the platforms rendered.
     std::vector<std::string> prefixes;
     for (const auto& t : sm->targets) prefixes.push_back(t + "_");
     bool all = opts.platforms.empty();
-    auto mine = [&](const stdfs::path& p) {
+    auto mine = [&](const std::string& fn) {
         if (all) return true;
-        std::string fn = p.filename().string();
         return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& x) { return str::starts_with(fn, x); });
     };
-    auto any = [](const stdfs::path&) { return true; };
-    if (auto r = sync_files(dir, files, mode, mine, any, res); !r) return unexpected(r.error());
+    auto any = [](const std::string&) { return true; };
+    if (auto r = sync_files(root, sub, files, mode, mine, any, res); !r) return unexpected(r.error());
     return res;
 }
 
@@ -307,6 +332,10 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
 Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
     if (is_feedstock_dir(opts.recipe_dir)) return rerender_feedstock(opts, mode);
     RerenderOptions own = opts;
+    // The default variants/ (in the current directory) is opened without
+    // following a symlink; an explicit --variants-dir is the user's choice.
+    stdfs::path root = opts.variants_dir.empty() ? stdfs::path(".") : opts.variants_dir;
+    std::string sub = opts.variants_dir.empty() ? "variants" : "";
     if (own.variants_dir.empty()) own.variants_dir = "variants";
     auto planned = plan_jobs(own);
     if (!planned) return planned;
@@ -315,19 +344,15 @@ Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) 
     for (const auto& j : res.jobs) files.emplace_back(file_name(j), job_yaml(j));
     // Only files rerender wrote itself are removed; with --platform, only
     // those of the platforms asked for.
-    auto mine = [&](const stdfs::path& p) {
+    auto mine = [&](const std::string& fn) {
         if (opts.platforms.empty()) return true;
-        std::string fn = p.filename().string();
         return std::any_of(opts.platforms.begin(), opts.platforms.end(), [&](std::string plat) {
             std::replace(plat.begin(), plat.end(), '-', '_');
             return str::starts_with(fn, plat + "_");
         });
     };
-    auto removable = [](const stdfs::path& p) {
-        auto text = fs::read_file(p);
-        return text && is_generated(*text);
-    };
-    if (auto r = sync_files(own.variants_dir, files, mode, mine, removable, res); !r) return unexpected(r.error());
+    auto removable = [](const std::string& text) { return is_generated(text); };
+    if (auto r = sync_files(root, sub, files, mode, mine, removable, res); !r) return unexpected(r.error());
     return res;
 }
 

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "archive/read.hpp"
+#include "types/json_fields.hpp"
+#include "types/package_record.hpp"
 #include "util/strings.hpp"
 
 namespace sf::package {
@@ -42,6 +44,16 @@ Result<json> inspect_package(const std::filesystem::path& pkg) {
     if (auto r = parse("info/paths.json", paths); !r) return unexpected(r.error());
     if (auto r = parse("info/about.json", about); !r) return unexpected(r.error());
     if (auto r = parse("info/run_exports.json", run_exports); !r) return unexpected(r.error());
+    // What format_inspection() reads is checked here, so a hostile package is
+    // an input error naming the file and field, not an exception there.
+    if (auto rec = types::PackageRecord::from_json(index, pkg.string() + ": info/index.json"); !rec)
+        return unexpected(rec.error());
+    if (files->count("info/paths.json"))
+        if (auto pj = types::PathsJson::parse(files->at("info/paths.json"), pkg.string() + ": info/paths.json"); !pj)
+            return unexpected(pj.error());
+    if (!about.is_object()) about = json::object();
+    if (auto summary = types::JsonFields(about, pkg.string() + ": info/about.json").string("summary"); !summary)
+        return unexpected(summary.error());
     out["index"] = index;
     out["about"] = about;
     out["run_exports"] = run_exports;
@@ -71,7 +83,7 @@ std::string format_inspection(const json& j) {
             os << "  " << k << ": " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
         }
     }
-    if (j.contains("about") && j["about"].contains("summary"))
+    if (j.contains("about") && j["about"].contains("summary") && j["about"]["summary"].is_string())
         os << "  summary: " << j["about"]["summary"].get<std::string>() << "\n";
     const json& paths = j.at("paths");
     os << "files (" << paths.size() << "):\n";

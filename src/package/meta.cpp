@@ -2,30 +2,19 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
+#include "types/identifiers.hpp"
+#include "types/json_fields.hpp"
 #include "util/timestamp.hpp"
 
 namespace sf::package {
 
-namespace {
-
-bool valid_chars(const std::string& s, const std::string& extra) {
-    for (char c : s) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || extra.find(c) != std::string::npos;
-        if (!ok) return false;
-    }
-    return !s.empty();
-}
-
-}  // namespace
-
 Result<void> validate(const PackageMeta& m) {
-    if (!valid_chars(m.name, "._-"))
-        return fail("invalid package name '" + m.name + "'", "use lowercase letters, digits, '.', '_' and '-'");
-    if (m.version.empty() || m.version.find_first_of(" -=<>,|*") != std::string::npos)
-        return fail("invalid version '" + m.version + "'", "a version has no spaces, '-' or operators");
-    if (m.build.empty() || m.build.find_first_of(" -=<>!,|*/") != std::string::npos)
-        return fail("invalid build string '" + m.build + "'", "a build string has no spaces or '-'");
+    for (auto [field, check, value] :
+         {std::tuple{"name", &types::check_package_name, &m.name}, {"version", types::check_version, &m.version},
+          {"build", types::check_build_string, &m.build}})
+        if (auto ok = check(*value); !ok) return fail(std::string(field) + ": " + ok.error().message, ok.error().hint);
     if (m.build_number < 0) return fail("build_number must not be negative");
     bool noarch = m.noarch != types::NoArch::none;
     if (noarch && !m.subdir.is_noarch())
@@ -41,19 +30,38 @@ std::int64_t resolved_timestamp(const PackageMeta& m) {
 
 namespace {
 
+// Reads fields of one object of the --meta file, keeping the first error.
+// Types are checked by types::JsonFields: a wrong one is an error naming the
+// file and the field, never a nlohmann exception.
 struct Reader {
     const nlohmann::json& j;
     std::string origin;
     std::optional<Error> err;
 
-    template <class T>
-    void get(const char* key, T& out) {
-        if (err || !j.contains(key)) return;
-        try {
-            out = j.at(key).get<T>();
-        } catch (const std::exception& e) {
-            err = Error{SourceLoc{origin}, std::string("field '") + key + "': " + e.what(), {}};
-        }
+    types::JsonFields fields() const { return {j, origin, "fix the field in the --meta file"}; }
+    template <class T, class U>
+    void take(Result<T> r, U& out) {
+        if (err) return;
+        if (!r) err = r.error();
+        else out = std::move(*r);
+    }
+    void get(const char* key, std::string& out) { take(fields().string(key, out), out); }
+    void get(const char* key, std::vector<std::string>& out) {
+        if (j.contains(key)) take(fields().strings(key), out);
+    }
+    void get(const char* key, std::int64_t& out) {
+        auto v = fields().integer(key);
+        if (!err && !v) err = v.error();
+        else if (!err && *v) out = **v;
+    }
+    void get(const char* key, int& out) {
+        std::int64_t v = out;
+        get(key, v);
+        if (!err && (v < INT32_MIN || v > INT32_MAX)) err = fields().wrong_type(key, "a 32-bit integer").error;
+        if (!err) out = static_cast<int>(v);
+    }
+    void get(const char* key, nlohmann::json& out) {
+        if (!err && j.contains(key)) out = j.at(key);
     }
     void files(const char* key, std::vector<ExtraFile>& out, const nlohmann::json& from) {
         if (err || !from.contains(key)) return;
@@ -68,9 +76,16 @@ struct Reader {
                 x.source = f.get<std::string>();
                 x.dest = x.source.filename().string();
             } else if (f.is_object() && f.contains("dest")) {
-                x.dest = f.value("dest", "");
-                x.source = f.value("source", "");
-                x.content = f.value("content", "");
+                Reader e{f, origin + ": " + key, {}};
+                std::string source;
+                e.get("dest", x.dest);
+                e.get("source", source);
+                e.get("content", x.content);
+                if (e.err) {
+                    err = e.err;
+                    return;
+                }
+                x.source = source;
             } else {
                 err = Error{SourceLoc{origin},
                             std::string("entries of '") + key + "' are paths or {dest, source|content}", {}};

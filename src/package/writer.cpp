@@ -2,6 +2,7 @@
 
 #include "archive/write.hpp"
 #include "package/info.hpp"
+#include "types/identifiers.hpp"
 #include "util/fs.hpp"
 #include "util/timestamp.hpp"
 
@@ -99,6 +100,9 @@ Result<MadePackage> make_package(const stdfs::path& dir, const PackageMeta& meta
     MadePackage made;
     PackageInput in{dir, meta, {}};
     if (opts.postprocess) {
+        // The prefix is recorded as a placeholder in files and text scripts.
+        if (auto ok = types::check_prefix(opts.postprocess->prefix); !opts.postprocess->prefix.empty() && !ok)
+            return fail("the build prefix: " + ok.error().message, ok.error().hint);
         auto pp = postprocess(dir, *opts.postprocess);
         if (!pp) {
             Error e = pp.error();

@@ -11,6 +11,7 @@
 #include "render/validate.hpp"
 #include "render/yaml_memo.hpp"
 #include "render/pin_text.hpp"
+#include "types/identifiers.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
 #include "variant/used_vars.hpp"
@@ -278,7 +279,10 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
         if (const std::string* val = v.get(k)) o.used[k] = *val;
     const Meta& build = sub(m, "build");
     std::string noarch = build.contains("noarch") ? str_of(build["noarch"]) : "";
-    if (meta_truthy(Meta(noarch))) o.noarch = (noarch == "python") ? types::NoArch::python : types::NoArch::generic;
+    auto na = types::parse_recipe_noarch(noarch);
+    if (!na)
+        return fail(SourceLoc{raw_.meta_file}, o.name + ": build/noarch: " + na.error().message, na.error().hint);
+    o.noarch = *na;
     if (opts_.smithy) return o;  // conda-smithy reads the used keys and variants, nothing final
     o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
     o.hash = pkg_hash(o.hash_input);

@@ -3,23 +3,11 @@
 #include <cctype>
 #include <set>
 
+#include "types/identifiers.hpp"
 #include "util/strings.hpp"
 
 namespace sf::render {
 namespace {
-
-// conda-build's check_bad_chrs, plus control characters and "..".
-bool chars_ok(const std::string& s, const char* also_bad) {
-    if (s.empty() || s.find("..") != std::string::npos) return false;
-    std::string_view bad = "=@#$%^&*:;\"'\\|<>?/ ";
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f || bad.find(c) != std::string_view::npos ||
-            std::string_view(also_bad).find(c) != std::string_view::npos)
-            return false;
-    }
-    return true;
-}
 
 std::string shown(const Meta& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -120,14 +108,6 @@ Result<void> check_sources(const Meta& src, const std::string& where, const std:
 
 }  // namespace
 
-bool valid_package_name(const std::string& s) {
-    for (char c : s)
-        if (c >= 'A' && c <= 'Z') return false;
-    return chars_ok(s, "!") && s.front() != '-' && s.front() != '.';
-}
-bool valid_version(const std::string& s) { return chars_ok(s, "-"); }
-bool valid_build_string(const std::string& s) { return chars_ok(s, "-!"); }
-
 Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& diag) {
     if (!top.is_object()) return {};
     if (auto ok = check_build_number(top.value("build", Meta(nullptr)), "", file); !ok) return ok;
@@ -164,15 +144,13 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
 }
 
 Result<void> check_output(const RenderedOutput& o, const std::string& file, bool has_build_string) {
-    if (!valid_package_name(o.name))
-        return bad(file, "invalid package name '" + o.name + "'",
-                   "use lower case; no spaces, '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
-    if (!valid_version(o.version))
-        return bad(file, o.name + ": invalid version '" + o.version + "'",
-                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?");
-    if (has_build_string && !valid_build_string(o.build_string))
-        return bad(file, o.name + ": invalid build string '" + o.build_string + "'",
-                   "no spaces, '-', '/', '..' or any of =@#$%^&*:;\"'\\|<>?!");
+    auto in_file = [&](const Error& e, const std::string& where) {
+        return bad(file, where + e.message, e.hint);
+    };
+    if (auto ok = types::check_package_name(o.name); !ok) return in_file(ok.error(), "");
+    if (auto ok = types::check_version(o.version); !ok) return in_file(ok.error(), o.name + ": ");
+    if (has_build_string)
+        if (auto ok = types::check_build_string(o.build_string); !ok) return in_file(ok.error(), o.name + ": ");
     return {};
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Checks on what a recipe renders to, made as soon as it is rendered and
 // before anything uses a name as a path: package names, versions and build
-// strings follow conda's rules; build/number, outputs and requirements have
-// the right shape. Internal to src/render/ (render and lint both see them).
+// strings follow types/identifiers.hpp's rules (CEP 26); build/number,
+// outputs and requirements have the right shape. Internal to src/render/ (render and lint both see them).
 #include <string>
 
 #include "core/diagnostics.hpp"
@@ -17,13 +17,5 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
 // One rendered output.
 // `has_build_string`: false where none was computed (rerender's render).
 Result<void> check_output(const RenderedOutput& o, const std::string& file, bool has_build_string = true);
-
-// conda-build's rules (check_bad_chrs: none of =@#$%^&*:;"'\|<>?/ or a
-// space; '-' not in versions and build strings, '!' only in versions; names
-// in lower case), plus: no control characters, no "..", a name does not
-// start with '.' or '-'.
-bool valid_package_name(const std::string& s);
-bool valid_version(const std::string& s);
-bool valid_build_string(const std::string& s);
 
 }  // namespace sf::render

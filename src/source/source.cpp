@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -270,10 +271,19 @@ Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext&
             return fail("source folder '" + spec.folder + "' must stay inside the work dir", "use a relative folder");
     }
     FetchResult out;
-    out.dir = spec.folder.empty() ? ctx.work_dir : ctx.work_dir / spec.folder;
+    // `folder:` is walked below the work dir without following a symlink: an
+    // earlier source (a `path:` copy, an archive) may have put one there.
+    auto work = fs::Dir::open(ctx.work_dir, fs::Create::yes);
+    if (!work) return Unexpected<Error>{work.error()};
+    auto dest = work->sub(spec.folder, fs::Create::yes);
+    if (!dest) {
+        Error e = dest.error();  // keeps its kind: a mkdir that failed is the job's
+        e.message = "source folder '" + spec.folder + "': " + e.message;
+        if (e.hint.empty()) e.hint = "give this source a folder no earlier source created";
+        return Unexpected<Error>{std::move(e)};
+    }
+    out.dir = dest->path();
     std::error_code ec;
-    stdfs::create_directories(out.dir, ec);
-    if (ec) return fail(SourceLoc{out.dir.string()}, "cannot create work dir: " + ec.message());
 
     if (!spec.url.empty()) {
         auto dl = download(spec, ctx);

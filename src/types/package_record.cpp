@@ -1,5 +1,8 @@
 #include "types/package_record.hpp"
 
+#include "types/identifiers.hpp"
+#include "types/json_fields.hpp"
+
 namespace sf::types {
 namespace {
 
@@ -9,91 +12,111 @@ Unexpected<Error> bad(std::string_view what, std::string_view why) {
     return fail(std::string(what) + ": " + std::string(why));
 }
 
-// Optional string field: absent or null gives "", anything but a string fails.
-Result<std::string> opt_string(const json& j, const char* key, std::string_view what) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return std::string{};
-    if (!it->is_string()) return bad(what, std::string("'") + key + "' must be a string");
-    return it->get<std::string>();
+// An identifier field checked by its rule; the error names the source and field.
+Result<std::string> identifier(const JsonFields& f, const char* key, Result<void> (*check)(std::string_view)) {
+    auto s = f.required_string(key);
+    if (!s) return s;
+    if (auto ok = check(*s); !ok)
+        return fail(f.what() + ": '" + key + "': " + ok.error().message, ok.error().hint);
+    return s;
 }
 
-Result<std::vector<std::string>> opt_list(const json& j, const char* key, std::string_view what) {
+// track_features is a list or, as conda writes it, one space/comma separated string.
+Result<std::vector<std::string>> features(const JsonFields& f, const json& j) {
+    auto it = j.find("track_features");
+    if (it == j.end() || !it->is_string()) return f.strings("track_features");
     std::vector<std::string> out;
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return out;
-    if (it->is_string()) {  // track_features is often a space/comma separated string
-        std::string s = it->get<std::string>();
-        std::string cur;
-        for (char c : s) {
-            if (c == ' ' || c == ',') {
-                if (!cur.empty()) out.push_back(cur);
-                cur.clear();
-            } else {
-                cur += c;
-            }
+    std::string cur;
+    for (char c : it->get<std::string>()) {
+        if (c == ' ' || c == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
         }
-        if (!cur.empty()) out.push_back(cur);
-        return out;
     }
-    if (!it->is_array()) return bad(what, std::string("'") + key + "' must be a list of strings");
-    for (const auto& e : *it) {
-        if (!e.is_string()) return bad(what, std::string("'") + key + "' must be a list of strings");
-        out.push_back(e.get<std::string>());
-    }
+    if (!cur.empty()) out.push_back(cur);
     return out;
+}
+
+// "python", "generic", legacy `noarch: true` (generic) and `noarch_python: true`.
+Result<std::string> noarch_of(const JsonFields& f, const json& j) {
+    auto legacy = f.boolean("noarch_python");
+    if (!legacy) return Unexpected<Error>{legacy.error()};
+    auto it = j.find("noarch");
+    if (it == j.end() || it->is_null()) return std::string(legacy->value_or(false) ? "python" : "");
+    if (it->is_boolean()) return std::string(it->get<bool>() ? "generic" : "");
+    if (!it->is_string()) return f.wrong_type("noarch", "'python' or 'generic'");
+    std::string s = it->get<std::string>();
+    if (s.empty() || s == "python" || s == "generic") return s;
+    return fail(f.what() + ": 'noarch': invalid noarch '" + printable(s) + "'", "use 'python' or 'generic'");
+}
+
+Result<void> read_strings(const JsonFields& f, PackageRecord& r) {
+    for (auto [key, dst] : std::initializer_list<std::pair<const char*, std::string*>>{
+             {"arch", &r.arch}, {"platform", &r.platform}, {"md5", &r.md5}, {"sha256", &r.sha256},
+             {"license", &r.license}, {"license_family", &r.license_family}, {"fn", &r.fn}, {"url", &r.url},
+             {"channel", &r.channel}}) {
+        auto s = f.string(key);
+        if (!s) return Unexpected<Error>{s.error()};
+        *dst = std::move(*s);
+    }
+    for (auto [key, dst] : std::initializer_list<std::pair<const char*, std::vector<std::string>*>>{
+             {"depends", &r.depends}, {"constrains", &r.constrains}}) {
+        auto l = f.strings(key);
+        if (!l) return Unexpected<Error>{l.error()};
+        *dst = std::move(*l);
+    }
+    return {};
+}
+
+Result<void> read_numbers(const JsonFields& f, const json& j, PackageRecord& r) {
+    auto bn = f.integer("build_number");
+    if (!bn) return Unexpected<Error>{bn.error()};
+    r.build_number = bn->value_or(0);
+    auto size = f.unsigned_integer("size");
+    if (!size) return Unexpected<Error>{size.error()};
+    r.size = *size;
+    // Old records carry float timestamps: any number is accepted.
+    if (auto it = j.find("timestamp"); it != j.end() && !it->is_null()) {
+        if (!it->is_number()) return f.wrong_type("timestamp", "a number");
+        r.timestamp = it->get<std::int64_t>();
+    }
+    return {};
 }
 
 }  // namespace
 
 Result<PackageRecord> PackageRecord::from_json(const json& j, std::string_view what) {
     if (!j.is_object()) return bad(what, "a package record must be a JSON object");
+    JsonFields f(j, std::string(what));
     PackageRecord r;
     r.raw = j;
-    for (const char* key : {"name", "version", "build"}) {
-        auto it = j.find(key);
-        if (it == j.end() || !it->is_string() || it->get<std::string>().empty())
-            return bad(what, std::string("missing or empty '") + key + "'");
-    }
-    r.name = j["name"].get<std::string>();
-    auto v = Version::parse(j["version"].get<std::string>());
+    auto name = identifier(f, "name", check_package_name);
+    if (!name) return Unexpected<Error>{name.error()};
+    auto version = identifier(f, "version", check_version);
+    if (!version) return Unexpected<Error>{version.error()};
+    auto build = identifier(f, "build", check_build_string);
+    if (!build) return Unexpected<Error>{build.error()};
+    auto v = Version::parse(*version);
     if (!v) return bad(what, v.error().message);
+    r.name = std::move(*name);
     r.version = *v;
-    r.build = j["build"].get<std::string>();
-    if (auto it = j.find("build_number"); it != j.end()) {
-        if (!it->is_number_integer()) return bad(what, "'build_number' must be an integer");
-        r.build_number = it->get<std::int64_t>();
-    }
-    auto get_s = [&](const char* key, std::string& dst) -> Result<void> {
-        auto s = opt_string(j, key, what);
-        if (!s) return Unexpected<Error>{s.error()};
-        dst = *s;
-        return {};
-    };
-    for (auto [key, dst] : std::initializer_list<std::pair<const char*, std::string*>>{
-             {"subdir", &r.subdir}, {"arch", &r.arch}, {"platform", &r.platform}, {"md5", &r.md5},
-             {"sha256", &r.sha256}, {"license", &r.license}, {"license_family", &r.license_family},
-             {"fn", &r.fn}, {"url", &r.url}, {"channel", &r.channel}}) {
-        if (auto ok = get_s(key, *dst); !ok) return Unexpected<Error>{ok.error()};
-    }
-    if (auto it = j.find("noarch"); it != j.end() && !it->is_null()) {
-        if (it->is_string()) r.noarch = it->get<std::string>();
-        else if (it->is_boolean()) r.noarch = it->get<bool>() ? "generic" : "";  // legacy `noarch: true`
-        else return bad(what, "'noarch' must be a string");
-    }
-    for (auto [key, dst] : std::initializer_list<std::pair<const char*, std::vector<std::string>*>>{
-             {"depends", &r.depends}, {"constrains", &r.constrains}, {"track_features", &r.track_features}}) {
-        auto l = opt_list(j, key, what);
-        if (!l) return Unexpected<Error>{l.error()};
-        *dst = std::move(*l);
-    }
-    if (auto it = j.find("size"); it != j.end() && !it->is_null()) {
-        if (!it->is_number_unsigned() && !it->is_number_integer()) return bad(what, "'size' must be an integer");
-        r.size = it->get<std::uint64_t>();
-    }
-    if (auto it = j.find("timestamp"); it != j.end() && !it->is_null()) {
-        if (!it->is_number()) return bad(what, "'timestamp' must be a number");
-        r.timestamp = it->get<std::int64_t>();
-    }
+    r.build = std::move(*build);
+    auto subdir = f.string("subdir");
+    if (!subdir) return Unexpected<Error>{subdir.error()};
+    if (!subdir->empty())
+        if (auto ok = check_subdir(*subdir); !ok)
+            return fail(f.what() + ": 'subdir': " + ok.error().message, ok.error().hint);
+    r.subdir = std::move(*subdir);
+    auto noarch = noarch_of(f, j);
+    if (!noarch) return Unexpected<Error>{noarch.error()};
+    r.noarch = std::move(*noarch);
+    if (auto ok = read_strings(f, r); !ok) return Unexpected<Error>{ok.error()};
+    if (auto ok = read_numbers(f, j, r); !ok) return Unexpected<Error>{ok.error()};
+    auto tf = features(f, j);
+    if (!tf) return Unexpected<Error>{tf.error()};
+    r.track_features = std::move(*tf);
     return r;
 }
 
@@ -136,7 +159,13 @@ Result<RepoData> RepoData::parse(std::string_view text, std::string_view source)
     if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
     RepoData rd;
     if (auto it = j.find("info"); it != j.end() && it->is_object()) {
-        if (auto s = it->find("subdir"); s != it->end() && s->is_string()) rd.subdir = s->get<std::string>();
+        JsonFields info(*it, std::string(source) + ": info");
+        auto subdir = info.string("subdir");
+        if (!subdir) return Unexpected<Error>{subdir.error()};
+        if (!subdir->empty())
+            if (auto ok = check_subdir(*subdir); !ok)
+                return fail(info.what() + ": 'subdir': " + ok.error().message, ok.error().hint);
+        rd.subdir = std::move(*subdir);
     }
     for (const char* section : {"packages", "packages.conda"}) {
         auto it = j.find(section);
@@ -164,34 +193,59 @@ std::string_view to_string(PathType t) {
 
 std::string_view to_string(FileMode m) { return m == FileMode::binary ? "binary" : "text"; }
 
+namespace {
+
+// One entry of paths.json; `f` names the file and the entry.
+Result<PathEntry> path_entry(const json& e, const std::string& source) {
+    if (!e.is_object()) return bad(source, "every entry of 'paths' must be an object");
+    JsonFields f(e, source);
+    auto path = f.required_string("_path");
+    if (!path) return Unexpected<Error>{path.error()};
+    PathEntry p;
+    p.path = std::move(*path);
+    JsonFields fe(e, source + ": " + printable(p.path));
+    auto type = fe.string("path_type", "hardlink");
+    if (!type) return Unexpected<Error>{type.error()};
+    if (*type == "hardlink") p.type = PathType::hardlink;
+    else if (*type == "softlink") p.type = PathType::softlink;
+    else if (*type == "directory") p.type = PathType::directory;
+    else return bad(fe.what(), "unknown path_type '" + printable(*type) + "'");
+    auto mode = fe.string("file_mode", "text");
+    if (!mode) return Unexpected<Error>{mode.error()};
+    if (*mode == "binary") p.file_mode = FileMode::binary;
+    else if (*mode == "text") p.file_mode = FileMode::text;
+    else return bad(fe.what(), "unknown file_mode '" + printable(*mode) + "'");
+    auto sha = fe.string("sha256");
+    auto placeholder = fe.string("prefix_placeholder");
+    auto size = fe.unsigned_integer("size_in_bytes");
+    auto no_link = fe.boolean("no_link");
+    if (!sha) return Unexpected<Error>{sha.error()};
+    if (!placeholder) return Unexpected<Error>{placeholder.error()};
+    if (!size) return Unexpected<Error>{size.error()};
+    if (!no_link) return Unexpected<Error>{no_link.error()};
+    p.sha256 = std::move(*sha);
+    p.prefix_placeholder = std::move(*placeholder);
+    p.size = *size;
+    p.no_link = no_link->value_or(false);
+    return p;
+}
+
+}  // namespace
+
 Result<PathsJson> PathsJson::parse(std::string_view text, std::string_view source) {
-    json j = json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
+    auto j = parse_json_object(text, source);
+    if (!j) return Unexpected<Error>{j.error()};
+    JsonFields f(*j, std::string(source));
     PathsJson out;
-    if (auto it = j.find("paths_version"); it != j.end() && it->is_number_integer())
-        out.paths_version = it->get<int>();
-    auto it = j.find("paths");
-    if (it == j.end() || !it->is_array()) return bad(source, "missing 'paths' list");
+    auto version = f.integer("paths_version");
+    if (!version) return Unexpected<Error>{version.error()};
+    if (*version) out.paths_version = static_cast<int>(**version);
+    auto it = j->find("paths");
+    if (it == j->end() || !it->is_array()) return bad(source, "missing 'paths' list");
     for (const auto& e : *it) {
-        if (!e.is_object() || !e.contains("_path") || !e["_path"].is_string())
-            return bad(source, "every entry needs a string '_path'");
-        PathEntry p;
-        p.path = e["_path"].get<std::string>();
-        std::string type = e.value("path_type", std::string("hardlink"));
-        if (type == "hardlink") p.type = PathType::hardlink;
-        else if (type == "softlink") p.type = PathType::softlink;
-        else if (type == "directory") p.type = PathType::directory;
-        else return bad(source, p.path + ": unknown path_type '" + type + "'");
-        if (auto s = e.find("sha256"); s != e.end() && s->is_string()) p.sha256 = s->get<std::string>();
-        if (auto s = e.find("size_in_bytes"); s != e.end() && s->is_number()) p.size = s->get<std::uint64_t>();
-        if (auto s = e.find("prefix_placeholder"); s != e.end() && s->is_string())
-            p.prefix_placeholder = s->get<std::string>();
-        std::string mode = e.value("file_mode", std::string("text"));
-        if (mode == "binary") p.file_mode = FileMode::binary;
-        else if (mode == "text") p.file_mode = FileMode::text;
-        else return bad(source, p.path + ": unknown file_mode '" + mode + "'");
-        if (auto s = e.find("no_link"); s != e.end() && s->is_boolean()) p.no_link = s->get<bool>();
-        out.paths.push_back(std::move(p));
+        auto p = path_entry(e, std::string(source));
+        if (!p) return Unexpected<Error>{p.error()};
+        out.paths.push_back(std::move(*p));
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "util/fs.hpp"
 
+#include "util/dir_handle.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -79,47 +81,16 @@ std::string write_hint(int err) {
 }
 
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
-    static std::atomic<unsigned> counter{0};
-    std::error_code ec;
-    if (p.has_parent_path() && !stdfs::create_directories(p.parent_path(), ec) && ec)
-        return fail_runtime(SourceLoc{p.string()}, "cannot write: " + ec.message(), write_hint(ec.value()));
-    stdfs::path tmp = p;
-    tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        return fail_runtime(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+    const stdfs::path parent = p.has_parent_path() ? p.parent_path() : stdfs::path(".");
+    auto dir = Dir::open(parent, Create::yes);
+    if (!dir) {
+        Error e = dir.error();
+        e.kind = ErrorKind::runtime;  // as any write that failed
+        e.message = "cannot write: " + e.message;
+        e.loc = SourceLoc{p.string()};
+        return Unexpected<Error>{std::move(e)};
     }
-    size_t off = 0;
-    while (off < data.size()) {
-        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-        }
-        off += static_cast<size_t>(n);
-    }
-    // A full disk may only show at fsync or close (delayed allocation, NFS).
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-    }
-    if (::close(fd) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
-    }
-    if (::rename(tmp.c_str(), p.c_str()) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        return fail_runtime(SourceLoc{p.string()}, std::string("rename failed: ") + std::strerror(e));
-    }
-    return {};
+    return dir->write_atomic(p.filename().string(), data);
 }
 
 Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
@@ -182,6 +153,11 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
 
 Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
+    // A symlink at `to` (one copied a moment ago) is never written through.
+    struct stat lst{};
+    if (::lstat(to.c_str(), &lst) == 0 && !S_ISDIR(lst.st_mode))
+        return fail(SourceLoc{to.string()}, S_ISLNK(lst.st_mode) ? "is a symlink; refusing to copy a tree through it"
+                                                                 : "cannot copy a tree over a file");
     stdfs::create_directories(to, ec);
     if (ec) return fail_runtime(SourceLoc{to.string()}, "cannot create directory: " + ec.message(), write_hint(ec.value()));
     stdfs::directory_iterator it(from, ec), end;
@@ -215,22 +191,8 @@ bool process_alive(long pid) {
 }
 
 std::size_t sweep_stale_temp_files(const stdfs::path& dir) {
-    std::size_t n = 0;
-    std::error_code ec;
-    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        auto at = name.rfind(".tmp-");
-        if (at == std::string::npos) continue;
-        std::string tail = name.substr(at + 5);  // <pid>-<n>
-        auto dash = tail.find('-');
-        if (dash == std::string::npos || dash == 0 || dash + 1 >= tail.size()) continue;
-        if (tail.find_first_not_of("0123456789-") != std::string::npos) continue;
-        long pid = std::strtol(tail.substr(0, dash).c_str(), nullptr, 10);
-        if (pid == ::getpid() || process_alive(pid)) continue;
-        if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-        if (::unlink(it->path().c_str()) == 0) ++n;
-    }
-    return n;
+    auto d = Dir::open(dir);
+    return d ? d->sweep_stale_temps() : 0;
 }
 
 TempDir::TempDir(std::string_view prefix, const stdfs::path& parent) {
@@ -264,7 +226,7 @@ stdfs::path TempDir::release() {
 FileLock::FileLock(const stdfs::path& lock_file) {
     std::error_code ec;
     if (lock_file.has_parent_path()) stdfs::create_directories(lock_file.parent_path(), ec);
-    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ < 0)
         throw RuntimeError(Error{{lock_file.string()}, std::string("cannot open lock file: ") + std::strerror(errno), {}});
     while (::flock(fd_, LOCK_EX) != 0) {
@@ -282,7 +244,7 @@ FileLock::~FileLock() {
 
 Result<std::unique_ptr<LockFile>> LockFile::try_create(const stdfs::path& p) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-        int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) return fail_runtime(SourceLoc{p.string()}, std::string("cannot open lock file: ") + std::strerror(errno));
         int rc;
         while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {

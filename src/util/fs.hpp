@@ -23,8 +23,10 @@ Result<std::string> read_file(const stdfs::path& p);
 inline constexpr std::uint64_t kMaxInputFile = 10u << 20;  // 10 MiB
 Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes = kMaxInputFile);
 
-// Writes to "<p>.tmp-<pid>-<n>" in the same directory, fsyncs, then renames
-// over p. Readers see the old file or the new one, never half of one.
+// Writes to a fresh temp name (fs::temp_name, O_EXCL|O_NOFOLLOW) in p's
+// directory (created), fsyncs, then renames over p. Readers see the old file
+// or the new one, never half of one. p's directory is the caller's to trust;
+// below a root it did not choose, use Dir::write_atomic.
 Result<void> write_file_atomic(const stdfs::path& p, std::string_view data);
 
 // What to do when writing failed with `err` (errno): "free some space ..."
@@ -42,12 +44,13 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
 
 // Copies the tree `from` into `to` (created): directories, regular files (as
 // copy_file, overwriting) and symlinks as symlinks. Devices, fifos and
-// sockets are refused.
+// sockets are refused, and so is a symlink at `to` or below it (never
+// written through).
 Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to);
 
-// Removes files named "*.tmp-<pid>-<n>" (write_file_atomic's and the archive
-// writer's temp files) directly in `dir` whose process is gone: what a killed
-// writer left. Returns how many went.
+// Removes fs::temp_name() files (write_file_atomic's, the archive writer's,
+// the installer's) directly in `dir` whose process is gone: what a killed
+// writer left. No other file is touched. Returns how many went.
 std::size_t sweep_stale_temp_files(const stdfs::path& dir);
 
 // Is process `pid` still running (as far as kill(pid, 0) can tell)?
@@ -76,7 +79,8 @@ private:
 std::optional<std::int64_t> newest_mtime(const stdfs::path& dir);
 
 // Exclusive flock() on a lock file, held for the object's lifetime. Throws
-// RuntimeError when the file cannot be opened or locked.
+// RuntimeError when the file cannot be opened or locked (a symlink planted at
+// its name is refused, never opened through: O_NOFOLLOW, as LockFile).
 class FileLock {
 public:
     explicit FileLock(const stdfs::path& lock_file);

@@ -85,7 +85,7 @@ inline std::vector<std::string> leftovers(const stdfs::path& root) {
          it.increment(ec)) {
         std::string n = it->path().filename().string();
         std::string parent = it->path().parent_path().filename().string();
-        if (n.find(".tmp-") != std::string::npos || n.find("staging-") != std::string::npos ||
+        if (n.find(".tmp-") != std::string::npos || n.find(".sftmp-") != std::string::npos || n.find("staging-") != std::string::npos ||
             n.find(".extract-") != std::string::npos || n.find(".sf-extract") != std::string::npos ||
             str::starts_with(n, ".splitforge-trash") || (parent == ".splitforge-work" && str::starts_with(n, "build-")))
             out.push_back(it->path().lexically_relative(root).string());

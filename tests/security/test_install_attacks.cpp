@@ -188,7 +188,7 @@ std::vector<Attack> attacks() {
                          p.edit_index = [=](json& r) { r[field] = value; };
                          return std::vector<Pkg>{p};
                      },
-                     "b", "is not a valid conda " + field});
+                     "b", "invalid build string '" + value + "'"});
     a.push_back({"a version with a slash",
                  [=](const Site&) {
                      Pkg p = pkg("b", {file("f")});

@@ -161,6 +161,7 @@ TEST_CASE("add_package places a package and indexes it") {
     for (const auto& e : stdfs::directory_iterator(ch / "linux-64")) {
         std::string n = e.path().filename().string();
         CHECK(n.find(".tmp-") == std::string::npos);
+        CHECK(n.find(".sftmp-") == std::string::npos);
     }
     CHECK_FALSE(channel::add_package(ch, tmp.path() / "missing-1-0.conda"));
 }

@@ -359,7 +359,7 @@ TEST_CASE("install: a rerun with nothing to link still sweeps what a killed run 
     pid_t dead = ::fork();
     if (dead == 0) ::_exit(0);
     ::waitpid(dead, nullptr, 0);
-    const stdfs::path left = e.prefix / (".splitforge-write.tmp-" + std::to_string(dead) + "-6");
+    const stdfs::path left = e.prefix / (".splitforge-write.sftmp-" + std::to_string(dead) + "-0123456789ab");
     std::ofstream(left) << "cut short";
     const stdfs::path trash = e.prefix / ".splitforge-trash-1";
     stdfs::create_directories(trash / "lib");

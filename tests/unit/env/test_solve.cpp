@@ -154,6 +154,96 @@ TEST_CASE("solve: among builds that tie on every key, the one that adds the fewe
     }
 }
 
+// The search once recursed per chosen package: a 20,000-long chain (3 MB of
+// repodata) overflowed the stack. It keeps its choice points in a vector now.
+TEST_CASE("solve: a 20,000-long dependency chain solves", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    const int n = 20'000;
+    for (int i = 0; i < n; ++i) {
+        std::vector<std::string> dep;
+        if (i + 1 < n) dep.push_back("p" + std::to_string(i + 1));
+        idx.packages.push_back(cand("p" + std::to_string(i), "1.0", "0", dep));
+    }
+    auto r = solve(idx, req({"p0"}));
+    REQUIRE(r);
+    REQUIRE(r->size() == static_cast<size_t>(n));
+    CHECK(r->front().record.name == "p19999");  // dependencies first
+    CHECK(r->back().record.name == "p0");
+
+    SECTION("past the memory budget it stops with an error naming it") {
+        SolveRequest small = req({"p0"});
+        small.limits.max_memory = 1 << 20;
+        auto over = solve(idx, small);
+        REQUIRE_FALSE(over);
+        CHECK(over.error().str() ==
+              "the solver gave up: its search state passed 1 MiB (pin some versions to narrow the search)");
+    }
+}
+
+namespace {
+
+// x0 is pinned to 2.0; x1..x(n-1) have two versions each, and the last
+// requires y, which wants x0 1.0: every combination fails, and only after
+// trying them all (2^(n-1) dead ends) does the search know.
+ChannelIndex exponential(int n) {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    for (int i = 0; i < n; ++i)
+        for (const char* v : {"1.0", "2.0"})
+            idx.packages.push_back(cand("x" + std::to_string(i), v, "0", {i + 1 < n ? "x" + std::to_string(i + 1) : "y"}));
+    idx.packages.push_back(cand("y", "1.0", "0", {"x0 1.0"}));
+    return idx;
+}
+
+}  // namespace
+
+TEST_CASE("solve: an exponential search stops at its budget with an error naming it", "[solve]") {
+    auto idx = exponential(6);
+    auto small = solve(idx, req({"x0 2.0"}));
+    REQUIRE_FALSE(small);
+    CHECK(small.error().str() == "cannot satisfy 'x0 1.0' (required by y-1.0-0): conflicts with x0-2.0-0 (requested)");
+
+    auto big = exponential(40);  // 2^39 dead ends
+    SolveRequest work = req({"x0 2.0"});
+    work.limits.max_work = 10'000;
+    auto r = solve(big, work);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "the solver gave up after 10000 units of work (requirements taken and candidates "
+                             "compared) (pin some versions to narrow the search)");
+
+    SolveRequest time = req({"x0 2.0"});
+    time.limits.max_time = std::chrono::milliseconds(0);
+    auto t = solve(big, time);
+    REQUIRE_FALSE(t);
+    CHECK(t.error().str() == "the solver gave up after 0 ms (pin some versions to narrow the search)");
+}
+
+TEST_CASE("solve: a package nothing can satisfy is never tried, and the error is the same", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("a", "2.0", "0", {"nosuch"}), cand("a", "1.5", "0", {"b >=9"}), cand("a", "1.0", "0"),
+                    cand("b", "0.5", "0"), cand("b", "1.0", "0")};
+    auto r = solve(idx, req({"a"}));
+    REQUIRE(r);
+    CHECK(names(*r) == std::vector<std::string>{"a-1.0-0"});
+    auto only = solve(idx, req({"a >=1.5"}));
+    REQUIRE_FALSE(only);
+    CHECK(only.error().str() == "cannot satisfy 'b >=9' (required by a-1.5-0): no matching version in channels mem "
+                                "(available: 1.0 0, 0.5 0)");
+}
+
+TEST_CASE("solve: a failure lists the first ten builds available, not all", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    for (int i = 0; i < 30; ++i) idx.packages.push_back(cand("bad", "1." + std::to_string(i), "0"));
+    auto r = solve(idx, req({"bad >=99"}));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str() == "cannot satisfy 'bad >=99' (requested): no matching version in channels mem (available: "
+                             "1.29 0, 1.28 0, 1.27 0, 1.26 0, 1.25 0, 1.24 0, 1.23 0, 1.22 0, 1.21 0, 1.20 0, and 20 "
+                             "more)");
+}
+
 TEST_CASE("solve: host-provided names are met by the host unless a channel has them", "[solve]") {
     ChannelIndex idx;
     idx.channels = {"mem"};

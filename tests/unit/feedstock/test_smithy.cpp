@@ -216,3 +216,28 @@ TEST_CASE("smithy: --check names the keys that differ and --platform leaves othe
     CHECK(all->removed == Values{"osx_arm64_old.yaml"});
     CHECK(test::slurp(one) == text);
 }
+
+TEST_CASE("smithy: a committed .ci_support symlink is refused, nothing written or removed through it") {
+    fs::TempDir tmp("sf-smithy");
+    auto src = pytorch_case("pytorch-cpu-v2.13.0");
+    auto fs_dir = tmp.path() / "pytorch-cpu-feedstock", outside = tmp.path() / "outside";
+    stdfs::copy(src / "feedstock", fs_dir, stdfs::copy_options::recursive);
+    stdfs::rename(fs_dir / ".ci_support", outside);
+    write(outside / "linux_64_stale.yaml", "x: [1]\n");  // a stale file rerender would remove
+    stdfs::create_directory_symlink("../outside", fs_dir / ".ci_support");
+    auto names = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : stdfs::recursive_directory_iterator(outside)) out.push_back(e.path().string() + test::slurp(e.path()));
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    auto before = names();
+    RerenderOptions o;
+    o.recipe_dir = fs_dir;
+    o.exclusive_files = {src / "pinning/conda_build_config.yaml"};
+    auto r = rerender(o, RerenderMode::write);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().loc.str() == (fs_dir / ".ci_support").string());
+    CHECK(r.error().message == "is a symlink; refusing to write through it");
+    CHECK(names() == before);
+}

@@ -97,6 +97,15 @@ TEST_CASE("str::replace_all") {
     SECTION("whole string") { CHECK(str::replace_all("abc", "abc", "") == ""); }
 }
 
+// In place, each replacement moved the rest of the string: this took hours.
+TEST_CASE("str::replace_all in linear time") {
+    std::string s(4'000'000, 'a');
+    std::string r = str::replace_all(s, "a", "bc");
+    CHECK(r.size() == 8'000'000);
+    CHECK(r.find('a') == std::string::npos);
+    CHECK(r.compare(0, 4, "bcbc") == 0);
+}
+
 TEST_CASE("str::starts_with") {
     SECTION("yes") { CHECK(str::starts_with("prefix/rest", "prefix/")); }
     SECTION("no") { CHECK_FALSE(str::starts_with("prefix/rest", "rest")); }

@@ -1,0 +1,69 @@
+#pragma once
+// The solver's pieces (solve_search.cpp, solve_rank.cpp). Internal to src/env/.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "env/solve.hpp"
+
+namespace sf::env::detail {
+
+// Work, time and memory spent so far, against SolveLimits.
+class Budget {
+public:
+    enum class Over { none, work, time, memory };
+    explicit Budget(SolveLimits limits) : limits_(limits), start_(std::chrono::steady_clock::now()) {}
+    // Charges `units` of work; false once any limit is passed (and stays so).
+    bool spend(std::uint64_t units) {
+        work_ += units;
+        if (work_ >= next_check_) check();
+        return over_ == Over::none;
+    }
+    void hold(std::int64_t bytes) { memory_ += bytes; }  // search state grew (or shrank, negative)
+    Over over() const { return over_; }
+    std::string describe() const;  // "the solver gave up: ..." for the error
+
+private:
+    void check();
+    SolveLimits limits_;
+    std::chrono::steady_clock::time_point start_;
+    std::uint64_t work_ = 0, next_check_ = 0;
+    std::int64_t memory_ = 0;
+    Over over_ = Over::none;
+};
+
+// One name's candidates; ranked (sorted into conda's order) on first use.
+struct NameEntry {
+    std::vector<const Candidate*> list;
+    bool ranked = false;
+};
+using NameLists = std::unordered_map<std::string_view, NameEntry>;
+// Candidates that tie on every ranking key share a tier.
+using Tiers = std::unordered_map<const Candidate*, int>;
+
+// The order conda's solvers try candidates in (solve_rank.cpp).
+class Ranker {
+public:
+    Ranker(const NameLists& names, Budget& budget) : names_(names), budget_(budget) {}
+    // Sorts one name's candidates and gives each its tier.
+    void sort(std::vector<const Candidate*>& list, Tiers& tiers);
+
+    struct Best {
+        bool has = false, tracked = false;
+        const types::Version* version = nullptr;
+    };
+
+private:
+    const Best& highest(const types::MatchSpec* spec);
+    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last,
+                    Tiers& tiers, int& next_tier);
+    const NameLists& names_;
+    Budget& budget_;
+    std::unordered_map<const types::MatchSpec*, Best> highest_;
+    int next_tier_ = 0;
+};
+
+}  // namespace sf::env::detail

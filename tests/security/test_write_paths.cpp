@@ -1,0 +1,214 @@
+// Symlinks planted where splitforge writes (issue 20, round 3): a recipe's
+// test files, a source folder, a guessable temp name, rerender's variants/,
+// an index's subdir and cache, a package-cache entry, conda-meta reached
+// through a package's own link, and package files named like temp files.
+// Each is refused (or written around) and nothing outside changes.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "craft.hpp"
+#include "env/install.hpp"
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+using namespace sf::test::craft;
+using sf::env::install;
+using sf::env::InstallOptions;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string err;
+};
+
+Run run(std::vector<std::string> args, const stdfs::path& cwd) {
+    args.insert(args.begin(), sf::test::binary().string());
+    sf::process::Command c{args, cwd, sf::process::current_env(), {}, {}, {}};
+    auto r = sf::process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->err};
+}
+
+// A temp root with outside/victim.txt ("precious") to watch.
+struct Site {
+    sf::fs::TempDir tmp{"sf-sec-paths"};
+    stdfs::path root = tmp.path(), outside = root / "outside";
+    Site() {
+        stdfs::create_directories(outside);
+        std::ofstream(outside / "victim.txt") << "precious\n";
+    }
+    std::map<std::string, std::string> outside_scan() const { return scan(outside); }
+    std::string victim() const { return sf::test::slurp(outside / "victim.txt"); }
+};
+
+InstallOptions opts(const stdfs::path& channel, const stdfs::path& pkgs) {
+    InstallOptions o;
+    o.channels = {channel};
+    o.pkgs_dir = pkgs;
+    o.platform = *sf::types::Platform::parse("linux-64");
+    return o;
+}
+
+Member file(std::string name, std::string data = "x\n") { return {std::move(name), 'f', std::move(data)}; }
+Member sym(std::string name, std::string target) { return {std::move(name), 'l', "", std::move(target), 0777}; }
+
+void write(const stdfs::path& p, const std::string& text) {
+    stdfs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+}
+
+const std::string kBuild = "build:\n  number: 0\n  script:\n    - mkdir -p $PREFIX/share\n    - echo hi > $PREFIX/share/hi.txt\n";
+
+}  // namespace
+
+TEST_CASE("security: test files with '..' through an in-recipe symlink stay in the test dir", "[security][build]") {
+    Site s;
+    // recipe/lnk -> d1/d2/d3/d4, so recipe/lnk/../../../../victim.txt is the
+    // recipe's own file; copied as written into <work>/test_tmp it would land
+    // four levels up: the site root's outside/.. .
+    stdfs::path recipe = s.root / "recipe", work = s.root / "outside/a/work";
+    stdfs::create_directories(recipe / "d1/d2/d3/d4");
+    stdfs::create_directory_symlink("d1/d2/d3/d4", recipe / "lnk");
+    write(recipe / "victim.txt", "from the recipe\n");
+    write(recipe / "meta.yaml", "package:\n  name: sf-testfiles\n  version: 1.0\n" + kBuild +
+                                    "test:\n  files:\n    - lnk/../../../../victim.txt\n  commands:\n    - true\n"
+                                    "about:\n  license: MIT\n");
+    auto before = s.victim();
+    auto r = run({"build", recipe.string(), "--output-folder", (s.root / "out").string(), "--work-dir", work.string(), "-q"},
+                 s.root);
+    CHECK(s.victim() == before);
+    CHECK(r.rc != 0);
+    CHECK(r.err.find("which cannot be copied into the test dir") != std::string::npos);
+    CHECK(r.err.find("'..' would lead outside") != std::string::npos);
+}
+
+TEST_CASE("security: a source folder is never extracted through a symlink an earlier source made", "[security][build]") {
+    Site s;
+    stdfs::path recipe = s.root / "recipe";
+    stdfs::create_directories(recipe / "src1");
+    stdfs::create_directory_symlink(s.outside, recipe / "src1/sub");  // copied into the work dir as a symlink
+    write(recipe / "src2/planted.txt", "planted\n");
+    write(recipe / "meta.yaml", "package:\n  name: sf-srcfolder\n  version: 1.0\nsource:\n  - path: src1\n"
+                                "  - path: src2\n    folder: sub\n" + kBuild + "about:\n  license: MIT\n");
+    auto before = s.outside_scan();
+    auto r = run({"build", recipe.string(), "--output-folder", (s.root / "out").string(), "-q"}, s.root);
+    CHECK(s.outside_scan() == before);
+    INFO(r.err);
+    CHECK(r.rc != 0);
+    CHECK(r.err.find("source folder 'sub': is a symlink; refusing to write through it") != std::string::npos);
+}
+
+TEST_CASE("security: rerender never writes or deletes through a symlinked variants/", "[security][rerender]") {
+    Site s;
+    stdfs::path repo = s.root / "repo";
+    write(repo / "recipe/meta.yaml", "package:\n  name: sf-rr\n  version: 1.0\nabout:\n  license: MIT\n");
+    stdfs::create_directory_symlink("../outside", repo / "variants");
+    write(s.outside / "linux_64_.yaml", "# generated by splitforge rerender\nold: 1\n");  // a stale one it would remove
+    auto before = s.outside_scan();
+    auto r = run({"rerender", "recipe", "--platform", "linux-64"}, repo);
+    CHECK(s.outside_scan() == before);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("variants: is a symlink; refusing to write through it") != std::string::npos);
+}
+
+TEST_CASE("security: index never follows a symlinked subdir or .cache", "[security][channel]") {
+    Site s;
+    stdfs::path ch = s.root / "channel";
+    write_channel(ch, {pkg_with("good", {file("share/good.txt")})});
+    write(s.outside / "repodata.json", "precious\n");
+    write(s.outside / "repodata.json.tmp-999999-1", "precious too\n");  // an old-style temp name of a dead pid
+    write(s.outside / (".x.sftmp-999999-0123456789ab"), "a stale temp name, but not in the channel\n");
+    stdfs::create_directory_symlink(s.outside, ch / "linux-aarch64");
+    auto before = s.outside_scan();
+    SECTION("a symlinked subdir is skipped with a warning") {
+        auto r = run({"index", ch.string()}, s.root);
+        CHECK(r.rc == 0);
+        CHECK(r.err.find("linux-aarch64: skipped: is a symlink") != std::string::npos);
+        CHECK(s.outside_scan() == before);
+    }
+    SECTION("a symlinked .cache is refused") {
+        stdfs::remove_all(ch / "linux-64/.cache");
+        stdfs::create_directory_symlink(s.outside, ch / "linux-64/.cache");
+        auto r = run({"index", ch.string()}, s.root);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find(".cache: is a symlink; refusing to write through it") != std::string::npos);
+        CHECK(s.outside_scan() == before);
+    }
+}
+
+TEST_CASE("security: a planted cache entry is never linked into the prefix", "[security][install]") {
+    Site s;
+    stdfs::path ch = s.root / "channel", pkgs = s.root / "pkgs", prefix = s.root / "prefix";
+    Pkg p = pkg_with("nosha", {file("share/f.txt", "precious\n")});
+    p.edit_paths = [](json& j) {  // an old-style paths.json: no sha256 to check a file by
+        for (auto& e : j["paths"]) e.erase("sha256");
+    };
+    write_channel(ch, {p});
+    auto d = sf::hash::file_digests(ch / "linux-64" / p.fn());
+    REQUIRE(d);
+    // The entry under the real sha256: its info/ as the package's, its
+    // share/ a symlink to a directory outside holding a file of the same size.
+    stdfs::path entry = pkgs / d->sha256;
+    write(entry / "info/index.json", index_json(p).dump());
+    write(entry / "info/paths.json", paths_json(p).dump());
+    write(entry / "info/files", "share/f.txt\n");
+    stdfs::create_directory_symlink(s.outside, entry / "share");
+    write(s.outside / "f.txt", "PRECIOUS\n");
+    REQUIRE(install(prefix, {"nosha"}, opts(ch, pkgs)));
+    struct stat in{}, out{};
+    REQUIRE(::stat((prefix / "share/f.txt").c_str(), &in) == 0);
+    REQUIRE(::stat((s.outside / "f.txt").c_str(), &out) == 0);
+    CHECK(in.st_ino != out.st_ino);
+    CHECK(sf::test::slurp(prefix / "share/f.txt") == "precious\n");
+    CHECK(sf::test::slurp(s.outside / "f.txt") == "PRECIOUS\n");
+    CHECK_FALSE(stdfs::is_symlink(entry / "share"));  // replaced by a fresh extraction
+}
+
+TEST_CASE("security: a package never writes conda-meta through another package's symlink", "[security][install]") {
+    Site s;
+    stdfs::path ch = s.root / "channel", prefix = s.root / "prefix";
+    write_channel(ch, {pkg_with("cma", {sym("cm", "conda-meta"), file("share/a.txt")}),
+                       pkg_with("cmb", {file("cm/cma-1.0-0.json", "{\"broken\n")}, {"cma"}),
+                       pkg_with("cmup", {sym("up", ".")}),
+                       pkg_with("cmc", {file("up/conda-meta/x.json", "{}")}, {"cmup"}),
+                       pkg_with("cmtr", {sym("trash", ".splitforge-anything")}),
+                       pkg_with("cmd", {file("trash/x", "{}")}, {"cmtr"})});
+    REQUIRE(install(prefix, {"cma"}, opts(ch, s.root / "pkgs")));
+    auto record = sf::test::slurp(prefix / "conda-meta/cma-1.0-0.json");
+    for (const char* name : {"cmb", "cmc", "cmd"}) {
+        INFO(name);
+        auto r = install(prefix, {name}, opts(ch, s.root / "pkgs"));
+        REQUIRE_FALSE(r);
+        INFO(r.error().str());
+        CHECK(r.error().str().find("through a symlink; packages may not write there") != std::string::npos);
+        CHECK(sf::test::slurp(prefix / "conda-meta/cma-1.0-0.json") == record);
+    }
+    // A directory link inside the prefix (lib64 -> lib) still works.
+    write_channel(ch, {pkg_with("l64", {sym("lib64", "lib"), file("lib/a.so")}),
+                       pkg_with("l64b", {file("lib64/b.so")}, {"l64"})});
+    REQUIRE(install(prefix, {"l64b"}, opts(ch, s.root / "pkgs")));
+    CHECK(stdfs::is_regular_file(prefix / "lib/b.so"));
+}
+
+TEST_CASE("security: the temp sweep never deletes a package's file", "[security][install]") {
+    Site s;
+    stdfs::path ch = s.root / "channel", prefix = s.root / "prefix";
+    write_channel(ch, {pkg_with("tmpish", {file("data.tmp-999999-1", "mine\n"), file("lib/x.tmp-999999-2", "mine\n")}),
+                       pkg_with("other", {file("share/o.txt")})});
+    REQUIRE(install(prefix, {"tmpish"}, opts(ch, s.root / "pkgs")));
+    REQUIRE(install(prefix, {"other"}, opts(ch, s.root / "pkgs")));
+    CHECK(sf::test::slurp(prefix / "data.tmp-999999-1") == "mine\n");
+    CHECK(sf::test::slurp(prefix / "lib/x.tmp-999999-2") == "mine\n");
+    // A package may not ship a name the installer's own temp files use.
+    write_channel(ch, {pkg_with("sneaky", {file(".x.sftmp-999999-0123456789ab")})});
+    auto r = install(prefix, {"sneaky"}, opts(ch, s.root / "pkgs"));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().str().find("a name the installer reserves for itself") != std::string::npos);
+}
