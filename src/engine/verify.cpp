@@ -108,6 +108,8 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
         }
         for (size_t i = 0; i < g.gl_pathc; ++i) {
             stdfs::path src = g.gl_pathv[i];
+            // A pattern with a trailing slash (yaml-cpp's `test/`) matches "test/": its name is the dir's.
+            if (!src.has_filename()) src = src.parent_path();
             stdfs::path rel = src.lexically_relative(recipe_dir);
             auto copied = copy_test_file(src, rel, *cwd_dir, f, recipe_dir);
             if (!copied) {
