@@ -128,6 +128,9 @@ process::Env tool_env() {
     for (const char* k : {"CUDA_HOME", "CUDA_PATH", "MKLROOT", "PYENV_ROOT", "SPLITFORGE_CACHE", "SPLITFORGE_PKGS_DIR",
                           "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH"})
         if (auto it = all.find(k); it != all.end()) e.insert(*it);
+    // What conda-build passes on to scripts (proxies, CA bundles, LC_ALL, ...).
+    for (const auto& k : script::inherited_keys())
+        if (auto it = all.find(k); it != all.end()) e.insert(*it);
     if (!e.count("HOME")) e["HOME"] = "/tmp";
     return e;
 }
@@ -186,6 +189,8 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
     st.source_name = p.name + "-" + p.version;
+    st.package_name = p.name;
+    st.package_version = p.version;
     st.staged = base / "staged";
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
@@ -211,6 +216,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
     auto benv = ctx.provider->create(be);
     if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
+    detail::tell_host_tools(ctx, *benv);
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
@@ -436,7 +442,7 @@ void skip_existing_step(Ctx& ctx, const plan::StagingBuild& b, const plan::Step&
 // One output of a staging build that ran: built (packaged, tested, in the
 // channel), or skipped when already there. A failure ends the build, or
 // with --keep-going becomes a failed row.
-Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, const Staging& st, const plan::Step& step, Tally& tally) {
+Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const plan::Step& step, Tally& tally) {
     const auto& b = *st.build;
     if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
     if (ctx.opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {

@@ -43,6 +43,8 @@ struct Ctx {
     // dir (SOURCE_DATE_EPOCH, else its newest mtime), so rebuilds are byte-identical.
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
+    std::set<std::string> told;  // host tools and their warnings already reported in this build
+    std::optional<std::string> host_gcc_version;  // probed once (engine_output.cpp)
 
     void progress(const std::string& line) const;  // only with Progress::show
     void notice(const std::string& line) const;    // always: notes, skips, failures
@@ -63,6 +65,7 @@ struct Staging {
     stdfs::path recipe_dir;  // absolute
     stdfs::path src_dir;
     std::string source_name;  // name-version of the recipe (prefix maps)
+    std::string package_name, package_version;  // the recipe's package: (TOP_PKG_NAME/VERSION)
     stdfs::path staged;  // copy of the top-level build.sh's new files
     std::vector<std::string> staged_files;
     std::map<std::string, std::string> keys;  // variant keys for the staging script
@@ -80,12 +83,21 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc);
 std::string dirty_hint(const Ctx& ctx, const std::string& hint);
 
 // Builds, packages, tests and publishes one output (engine_output.cpp).
-Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step);
+Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 
 // The test phase of one package file (verify.cpp): "passed", or "none"
 // when the output has no tests.
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
                                  const std::string& recipe_dir);
+
+// The variant's python, numpy, perl, lua and r_base (conda-build's defaults
+// where it has none).
+script::LanguageVersions language_versions(const variant::Variant& v);
+
+// Once per build: which host tool stands in for which requirement (a
+// progress line)
+// and a compiler of another version than the variant's (a warning).
+void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
 
 // The script environment of a staging build or output (engine_output.cpp).
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,

@@ -6,11 +6,13 @@
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/python_package.hpp"
 #include "package/writer.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
 #include "script/script_env.hpp"
 #include "types/match_spec.hpp"
+#include "types/version.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -87,6 +89,60 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
 
 }  // namespace
 
+void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
+    for (const auto& t : e.from_host)
+        if (ctx.told.insert(t).second) ctx.progress("==> host tool: " + t);
+    for (const auto& w : e.warnings)
+        if (ctx.told.insert(w).second) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
+}
+
+// The host gcc's full version ("12.2.0"), probed once per build; "" without gcc.
+const std::string& host_gcc_version(Ctx& ctx) {
+    if (ctx.host_gcc_version) return *ctx.host_gcc_version;
+    ctx.host_gcc_version = std::string();
+    const std::string path = env_get(ctx.base_env, "PATH");
+    if (auto gcc = process::find_executable("gcc", path)) {
+        process::Command c;
+        c.argv = {gcc->string(), "-dumpfullversion", "-dumpversion"};
+        c.env = ctx.base_env;
+        if (auto r = process::capture(c); r && r->exit_code == 0) ctx.host_gcc_version = std::string(str::trim(r->out));
+    }
+    return *ctx.host_gcc_version;
+}
+
+// The compilers' run_exports name runtimes the host meets (libgcc-ng >=12):
+// each goes into the channel as the host's empty package of that name, so
+// the channel solves on its own, when the host's version satisfies it.
+Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) {
+    if (ctx.opts.provider != env::ProviderKind::system) return {};
+    for (const auto& d : depends) {
+        auto ms = types::MatchSpec::parse(d);
+        if (!ms) continue;
+        const env::MapEntry* e = ctx.map.find(ms->name());
+        if (!e || e->kind != env::MapKind::ignore || str::starts_with(ms->name(), "sysroot_")) continue;
+        auto v = types::Version::parse(host_gcc_version(ctx));
+        if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
+        auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,
+                                     ctx.timestamp_ms);
+        if (!r) return fail(ms->name() + ": export as a package: " + r.error().str());
+        if (ctx.told.insert(r->string()).second) {
+            ctx.report.exported.push_back(r->filename().string());
+            ctx.progress("==> " + r->filename().string() + ": the host's runtime, exported into the channel");
+        }
+    }
+    return {};
+}
+
+script::LanguageVersions language_versions(const variant::Variant& v) {
+    script::LanguageVersions l;
+    l.python = v.value_or("python", l.python);
+    l.numpy = v.value_or("numpy", l.numpy);
+    l.perl = v.value_or("perl", l.perl);
+    l.lua = v.value_or("lua", l.lua);
+    l.r_base = v.value_or("r_base", l.r_base);
+    return l;
+}
+
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv) {
     script::ScriptContext c;
@@ -110,13 +166,16 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
         for (const auto& [k, v] : e->vars) c.tools[k] = v;
     }
     c.splitforge = ctx.splitforge;
+    c.versions = language_versions(st.build->variant);
+    c.dirty = ctx.opts.keep == KeepBuild::yes;
+    c.inherited = ctx.base_env;
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
     c.variant = st.keys;
     return c;
 }
 
-Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step& step) {
+Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
     auto t0 = std::chrono::steady_clock::now();
     const auto& o = step.output;
     const auto& b = *st.build;
@@ -140,11 +199,18 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
         auto br = ctx.provider->create(be);
         if (!br) return err("build env", br.error());
         benv = std::move(*br);
+        tell_host_tools(ctx, benv);
         std::string py = step.python.empty() ? b.python : step.python;
         env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", hr.error());
         henv = std::move(*hr);
+        // conda-build copies the top-level build's new files back into each
+        // output's fresh host prefix: an output script works on top of them
+        // (lz4-c-static: cp lib/liblz4.a $PREFIX/lib), and they are not its payload.
+        if (has_script && !st.staged_files.empty())
+            if (auto ok = script::copy_files(st.staged, st.staged_files, ctx.host_prefix); !ok)
+                return err("host env", ok.error());
         auto before = script::snapshot(ctx.host_prefix);
         if (has_script) {
             script::ScriptContext sc = script_context(ctx, st, benv, henv);
@@ -152,6 +218,11 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             sc.pkg_version = o.version;
             sc.pkg_buildnum = o.build_number;
             sc.pkg_hash = o.hash;
+            sc.pkg_build_string = o.build_string;
+            if (!o.is_staging) {
+                sc.top_pkg_name = st.package_name;
+                sc.top_pkg_version = st.package_version;
+            }
             for (const auto& [k, v] : o.used) sc.variant[k] = v;
             script::ScriptRun run;
             if (!o.script.empty()) run.script = st.recipe_dir / o.script;
@@ -169,10 +240,17 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
             }
             rebuilt = script::ninja_edges_since(st.src_dir, logs);
             files = script::new_files(ctx.host_prefix, before);
+            // The output named like the package ran the top-level build.sh:
+            // its files are what later outputs' scripts find in $PREFIX.
+            if (o.is_staging && st.staged_files.empty()) {
+                if (auto ok = script::copy_files(ctx.host_prefix, files, st.staged); !ok) return err("payload", ok.error());
+                st.staged_files = files;
+            }
             if (!o.files.empty()) files = script::select_files(files, o.files);
+            files = script::package_files(std::move(files));
             if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
         } else if (!o.files.empty()) {
-            files = script::select_files(st.staged_files, o.files);
+            files = script::package_files(script::select_files(st.staged_files, o.files));
             if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
     }
@@ -180,6 +258,7 @@ Result<OutputResult> build_output(Ctx& ctx, const Staging& st, const plan::Step&
     std::vector<std::string> depends = types::dependency_strings(o.requirements.run),
                              constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
+    if (auto ok = export_runtimes(ctx, depends); !ok) return err("runtime", ok.error());
 
     package::MakeOptions mo;
     mo.postprocess.emplace();

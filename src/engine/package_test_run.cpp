@@ -8,6 +8,7 @@
 
 #include "archive/read.hpp"
 #include "engine/engine_detail.hpp"
+#include "script/script_env.hpp"
 #include "util/fs.hpp"
 
 namespace sf::engine {
@@ -24,6 +25,30 @@ std::optional<stdfs::path> channel_of(const stdfs::path& pkg) {
     if (std::find(known.begin(), known.end(), subdir.filename().string()) == known.end()) return std::nullopt;
     if (!stdfs::exists(subdir / "repodata.json", ec)) return std::nullopt;
     return subdir.parent_path();
+}
+
+// conda-build's test environment for a package file (conda build -t): the
+// package's index.json gives PKG_*, the recipe copy in info/recipe is
+// RECIPE_DIR; the variant is not in the package, so PY_VER & co. are
+// conda-build's defaults.
+process::Env test_env(const archive::PackageMetadata& meta, const stdfs::path& prefix, const stdfs::path& cwd,
+                      const stdfs::path& unpacked, const std::vector<std::string>& tool_dirs,
+                      const process::Env& base) {
+    script::ScriptContext c;
+    c.phase = script::Phase::test;
+    c.prefix = prefix;
+    c.src_dir = cwd;
+    c.recipe_dir = unpacked / "info/recipe";
+    c.pkg_name = meta.index.name;
+    c.pkg_version = meta.index.version.str();
+    c.pkg_buildnum = static_cast<int>(meta.index.build_number);
+    c.pkg_build_string = meta.index.build;
+    if (auto p = types::Platform::parse(meta.index.subdir); p && !p->is_noarch()) c.target_platform = *p;
+    c.tool_dirs = tool_dirs;
+    c.inherited = base;
+    c.home = detail::env_get(base, "HOME");
+    c.tmpdir = detail::env_get(base, "TMPDIR");
+    return script::script_env(c);
 }
 
 }  // namespace
@@ -84,15 +109,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     process::Command cmd;
     cmd.argv = {"bash", "-eo", "pipefail", (cwd / "run_test.sh").string()};
     cmd.cwd = cwd;
-    cmd.env["PREFIX"] = prefix.string();
-    std::string path = (prefix / "bin").string();
-    for (const auto& d : prepared->path_dirs) path += ":" + d;
-    cmd.env["PATH"] = path + ":/usr/local/bin:/usr/bin:/bin";
-    cmd.env["HOME"] = detail::env_get(pc.env, "HOME");
-    cmd.env["LANG"] = "C.UTF-8";
-    cmd.env["PKG_NAME"] = meta->index.name;
-    cmd.env["PKG_VERSION"] = meta->index.version.str();
-    if (auto t = detail::env_get(pc.env, "TMPDIR"); !t.empty()) cmd.env["TMPDIR"] = t;
+    cmd.env = test_env(*meta, prefix, cwd, unpacked, prepared->path_dirs, pc.env);
     cmd.masks = {{prefix.string(), "$PREFIX"}};
     cmd.log = work / "test.log";
     if (o.progress == Progress::show) reporter.progress("==> " + rep.dist + ": running info/test/run_test.sh");

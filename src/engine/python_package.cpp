@@ -93,4 +93,34 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     return *added;
 }
 
+Result<stdfs::path> export_host_runtime(const std::string& name, const std::string& version, const stdfs::path& channel,
+                                        const types::Platform& platform, const stdfs::path& work,
+                                        std::optional<std::int64_t> timestamp_ms) {
+    std::error_code ec;
+    const std::string dist = name + "-" + version + "-" + python_package_build();
+    if (stdfs::path there = channel / platform.name() / (dist + ".conda"); stdfs::exists(there, ec)) return there;
+    stdfs::path stage = work / ("runtime-" + dist);
+    stdfs::remove_all(stage, ec);
+    stdfs::create_directories(stage, ec);
+    package::PackageMeta m;
+    m.name = name;
+    m.version = version;
+    m.build = python_package_build();
+    m.build_number = 0;
+    m.subdir = platform;
+    m.license = "GPL-3.0-only WITH GCC-exception-3.1";
+    m.summary = "The host's " + name + " (the system compiler's runtime), exported by splitforge's system provider";
+    m.timestamp = timestamp_ms ? *timestamp_ms : std::max<std::int64_t>(timestamp::reproducible({}), 1) * 1000;
+    package::MakeOptions mo;
+    mo.write.zstd_level = 3;
+    mo.write.threads = 2;
+    auto made = package::make_package(stage, m, work / "runtime-pkgs", mo);
+    stdfs::remove_all(stage, ec);
+    if (!made) return unexpected(made.error());
+    auto added = channel::add_package(channel, made->files.front());
+    stdfs::remove(made->files.front(), ec);
+    if (!added) return unexpected(added.error());
+    return *added;
+}
+
 }  // namespace sf::engine

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
+#include "util/strings.hpp"
 
 namespace sf::engine {
 
@@ -27,7 +28,8 @@ std::string summary_table(const BuildReport& r) {
                           o.status == Status::built ? fmt::format("{:.1f}s", o.seconds) : "-", o.test,
                           to_string(o.status), o.detail.empty() ? "" : ": " + o.detail);
     }
-    for (const auto& e : r.exported) os << "exported " << e << " (the host's interpreter)\n";
+    for (const auto& e : r.exported)
+        os << "exported " << e << (str::starts_with(e, "python-") ? " (the host's interpreter)\n" : " (the host's runtime)\n");
     for (const auto& s : r.stagings)
         if (s.staging_s > 0 || s.outputs_s > 0) {
             os << fmt::format("staging {}: source {:.1f}s, staging build {:.1f}s, outputs {:.1f}s\n", s.label,

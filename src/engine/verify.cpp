@@ -15,6 +15,36 @@ namespace sf::engine::detail {
 
 namespace {
 
+// conda-build's test environment (build.py test(): environ.get_dict() for
+// the test prefix, CONDA_BUILD_STATE=TEST, SRC_DIR the test dir, no variant
+// keys), with the mapped host tools of test/requires on PATH.
+process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<std::string>& tool_dirs,
+                      const stdfs::path& cwd, const std::string& recipe_dir) {
+    const auto& o = step.output;
+    script::ScriptContext c;
+    c.phase = script::Phase::test;
+    c.prefix = ctx.test_prefix;
+    c.build_prefix = ctx.build_prefix;
+    c.src_dir = cwd;
+    c.recipe_dir = recipe_dir;
+    c.pkg_name = o.name;
+    c.pkg_version = o.version;
+    c.pkg_buildnum = o.build_number;
+    c.pkg_hash = o.hash;
+    c.pkg_build_string = o.build_string;
+    c.py_ver = step.python;
+    c.versions = language_versions(o.variant);
+    c.cpu_count = ctx.cpu_count;
+    c.target_platform = ctx.opts.selection.platform;
+    c.build_platform = ctx.opts.selection.build_platform;
+    c.tool_dirs = tool_dirs;
+    c.dirty = ctx.opts.keep == KeepBuild::yes;
+    c.inherited = ctx.base_env;
+    c.home = env_get(ctx.base_env, "HOME");
+    c.tmpdir = env_get(ctx.base_env, "TMPDIR");
+    return script::script_env(c);  // no variant keys: conda-build's test has none
+}
+
 Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
                      const process::Env& env, const stdfs::path& log, const std::string& shown) {
     process::Command cmd;
@@ -78,6 +108,8 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
         }
         for (size_t i = 0; i < g.gl_pathc; ++i) {
             stdfs::path src = g.gl_pathv[i];
+            // A pattern with a trailing slash (yaml-cpp's `test/`) matches "test/": its name is the dir's.
+            if (!src.has_filename()) src = src.parent_path();
             stdfs::path rel = src.lexically_relative(recipe_dir);
             auto copied = copy_test_file(src, rel, *cwd_dir, f, recipe_dir);
             if (!copied) {
@@ -89,20 +121,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
         globfree(&g);
     }
 
-    process::Env env;
-    env["PREFIX"] = ctx.test_prefix.string();
-    std::string path = (ctx.test_prefix / "bin").string();
-    for (const auto& d : prepared->path_dirs) path += ":" + d;  // mapped host tools from test/requires
-    env["PATH"] = path + ":/usr/local/bin:/usr/bin:/bin";
-    env["HOME"] = env_get(ctx.base_env, "HOME");
-    env["LANG"] = "C.UTF-8";
-    env["PKG_NAME"] = step.output.name;
-    env["PKG_VERSION"] = step.output.version;
-    if (!env_get(ctx.base_env, "TMPDIR").empty()) env["TMPDIR"] = env_get(ctx.base_env, "TMPDIR");
-    if (!step.python.empty()) {
-        env["PYTHON"] = (ctx.test_prefix / "bin/python").string();
-        env["PY_VER"] = step.python;
-    }
+    const process::Env env = test_env(ctx, step, prepared->path_dirs, cwd, recipe_dir);
     stdfs::path log = log_path(ctx, step.output.dist());
     std::error_code ec2;
     stdfs::path python = ctx.test_prefix / "bin/python";

@@ -254,6 +254,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         if (!idx) return Unexpected<Error>{idx.error()};
         index = std::move(*idx);
     }
+    req.host_provided = opts.host_provided;
     auto solution = solve(index, req);
     if (!solution) return Unexpected<Error>{solution.error()};
 

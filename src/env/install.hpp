@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct InstallOptions {
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step
     std::function<void(const std::string&)> on_warning;   // optional: e.g. two packages ship one file
+    // Names the host provides (the system provider's `ignore` entries: the
+    // C/C++ runtimes, sysroots): met, as virtual packages are, when no
+    // channel has them.
+    std::set<std::string> host_provided;
 };
 
 struct InstallResult {

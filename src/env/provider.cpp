@@ -1,5 +1,7 @@
 #include "env/provider.hpp"
 
+#include <unistd.h>
+
 #include <set>
 #include <system_error>
 
@@ -96,6 +98,37 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
+// "12" of "gcc_linux-64 12.*" / "12.3.0"; "" without a version.
+std::string requested_major(const std::string& spec) {
+    auto parts = str::split(std::string(str::trim(spec)), ' ');
+    if (parts.size() < 2) return "";
+    std::string v = parts[1];
+    v.erase(0, v.find_first_not_of("=<>!~"));
+    return v.substr(0, v.find_first_of(".*,"));
+}
+
+// The host's glibc ("2.36"), from confstr(_CS_GNU_LIBC_VERSION) ("glibc 2.36").
+std::string host_glibc() {
+    char buf[64] = {};
+    if (confstr(_CS_GNU_LIBC_VERSION, buf, sizeof buf) == 0) return "";
+    std::string v(buf);
+    return v.substr(v.find(' ') == std::string::npos ? 0 : v.find(' ') + 1);
+}
+
+// A sysroot (c_stdlib_version) older than the host's glibc: what is built
+// here may need the newer glibc at run time, where conda-forge's would not.
+void check_glibc(const std::string& spec, PreparedEnv& out) {
+    auto parts = str::split(std::string(str::trim(spec)), ' ');
+    if (parts.size() < 2) return;
+    std::string want = parts[1].substr(0, parts[1].find_first_of("*,"));
+    while (!want.empty() && want.back() == '.') want.pop_back();
+    const std::string have = host_glibc();
+    auto want_v = types::Version::parse(want), have_v = types::Version::parse(have);
+    if (!want_v || !have_v || !(*want_v < *have_v)) return;
+    add_unique(out.warnings, "'" + spec + "' stands in as the host's glibc " + have +
+                                 ": what is built here may need glibc " + have + " at run time [host-glibc-version]");
+}
+
 class SystemProvider : public EnvProvider {
 public:
     explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
@@ -131,8 +164,11 @@ public:
             if (const MapEntry* e = ctx_.map.find(name)) {
                 auto hit = find_on_host(*e, ctx_.env);
                 if (!hit) return unexpected(hit.error());
+                // The conda-forge package the host stands in for exports these.
+                if (const types::RunExports* re = e->run_exports_for(s)) out.run_exports[name] = *re;
+                if (str::starts_with(name, "sysroot_")) check_glibc(s, out);
                 if (e->kind == MapKind::ignore) continue;
-                out.from_host.push_back(name + " -> " + hit->path.string());
+                out.from_host.push_back(s + " -> " + hit->path.string() + compiler_note(*e, s, hit->path, out));
                 if (e->kind == MapKind::tool) {
                     add_unique(out.path_dirs, hit->path.parent_path().string());
                     if (!e->var.empty()) out.vars[e->var] = hit->path.string();
@@ -169,6 +205,10 @@ public:
             io.channels = ctx_.channels;
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
+            // Run dependencies the host meets (libgcc-ng, libstdcxx-ng: the
+            // compilers' run_exports) are not looked for in the channels.
+            for (const auto& [n, e] : ctx_.map.entries)
+                if (e.kind == MapKind::ignore) io.host_provided.insert(n);
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;
@@ -187,6 +227,28 @@ public:
 
 private:
     ProviderContext ctx_;
+    std::map<std::string, std::string> versions_;  // compiler path -> its version, probed once
+
+    // " (gcc 12.2.0)" for a compiler (CC, CXX, FC), and a warning in `out`
+    // when its major version is not the one the requirement asks for.
+    std::string compiler_note(const MapEntry& e, const std::string& spec, const stdfs::path& path, PreparedEnv& out) {
+        if (e.var != "CC" && e.var != "CXX" && e.var != "FC") return "";
+        auto [it, fresh] = versions_.try_emplace(path.string());
+        if (fresh) {
+            process::Command c;
+            c.argv = {path.string(), "-dumpfullversion", "-dumpversion"};
+            c.env = ctx_.env;
+            if (auto r = process::capture(c); r && r->exit_code == 0) it->second = std::string(str::trim(r->out));
+        }
+        const std::string& have = it->second;
+        if (have.empty()) return "";
+        const std::string want = requested_major(spec);
+        if (!want.empty() && have.substr(0, have.find('.')) != want)
+            add_unique(out.warnings, "'" + spec + "' stands in as the host's " + path.filename().string() + " " + have +
+                                         ": packages and their run_exports follow the variant's " + want +
+                                         ", the code the host's compiler [host-compiler-version]");
+        return " (" + path.filename().string() + " " + have + ")";
+    }
 };
 
 class ExternalProvider : public EnvProvider {

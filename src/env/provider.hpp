@@ -48,7 +48,8 @@ struct EnvSpec {
 struct PreparedEnv {
     std::vector<std::string> installed;                     // dists installed from channels
     std::map<std::string, types::RunExports> run_exports;  // by package name
-    std::vector<std::string> from_host;                     // "cmake -> /usr/bin/cmake"
+    std::vector<std::string> from_host;                     // "cmake -> /usr/bin/cmake", "gcc_linux-64 12.* -> /usr/bin/gcc (gcc 12.2.0)"
+    std::vector<std::string> warnings;                      // a host compiler of another version than asked for
     std::vector<std::string> path_dirs;                     // dirs of mapped host tools, in order
     std::map<std::string, std::string> vars;                // CC, CXX, NVCC, CUDA_HOME
     std::optional<Interpreter> python;                      // when `python` became a venv

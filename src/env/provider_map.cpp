@@ -1,5 +1,6 @@
 #include "env/provider_map.hpp"
 
+#include <algorithm>
 #include <system_error>
 
 #include <yaml-cpp/yaml.h>
@@ -17,9 +18,50 @@ const char* kDefaultMap = R"(# splitforge system provider: requirements the host
 # tool: executables looked up on PATH (the first found wins; its directory is
 #       added to the scripts' PATH); var: the env var that gets its path.
 # library: files looked up in the system library dirs (and $MKLROOT).
-# ignore: satisfied by the host as is (sysroots, kernel headers).
-gcc_linux-64:        {tool: [gcc, cc], var: CC}
-gxx_linux-64:        {tool: [g++, c++], var: CXX}
+# ignore: satisfied by the host as is (sysroots, kernel headers, the C/C++
+#       runtimes); a package's run dependency on it is met by the host too.
+# run_exports: what the conda-forge package the entry stands for exports,
+#       per version of the requirement ("gcc_linux-64 12.*": the row "12"; the
+#       longest row that is a prefix of the version, by components, wins).
+#
+# The compilers' rows are ctng-compiler-activation-feedstock's run_exports
+# (recipe/meta.yaml) in the era conda-forge's pinning used each major:
+#   gcc 7-9 (2021-09 to 2022-05): libgcc-ng/libstdcxx-ng >= the full
+#     version built (ctng_gcc 7.5.0, 8.5.0, 9.4.0);
+#   gcc 10-12 (2022-05-20, commit 0d4790b, to 2024-03): >=12, libstdcxx's
+#     last default-symbol bump, whatever the compiler;
+#   gcc 13 (2024-03, 83c3dea): >=13, still -ng;
+#   gcc 14+ (2024-08-28, cde87b1, "rely on runtime libs without -ng"):
+#     libgcc/libstdcxx >= the major.
+# The version alone cannot tell when a gcc 12 or 13 package was built: for
+# packages as conda-forge builds them after the 2024 rename, override the
+# row with --system-map (README: "Compiler run_exports").
+# sysroot_linux-64 exports __glibc >=VERSION,<3.0.a0 (linux-sysroot-feedstock,
+# since 2020-05); a recipe gets it from {{ stdlib('c') }}.
+x-gcc-run-exports: &gcc_run_exports
+  "7": {strong: [libgcc-ng >=7.5.0]}
+  "8": {strong: [libgcc-ng >=8.5.0]}
+  "9": {strong: [libgcc-ng >=9.4.0]}
+  "10": {strong: [libgcc-ng >=12]}
+  "11": {strong: [libgcc-ng >=12]}
+  "12": {strong: [libgcc-ng >=12]}
+  "13": {strong: [libgcc-ng >=13]}
+  "14": {strong: [libgcc >=14]}
+  "15": {strong: [libgcc >=15]}
+  "16": {strong: [libgcc >=16]}
+x-gxx-run-exports: &gxx_run_exports
+  "7": {strong: [libstdcxx-ng >=7.5.0, libgcc-ng >=7.5.0]}
+  "8": {strong: [libstdcxx-ng >=8.5.0, libgcc-ng >=8.5.0]}
+  "9": {strong: [libstdcxx-ng >=9.4.0, libgcc-ng >=9.4.0]}
+  "10": {strong: [libstdcxx-ng >=12, libgcc-ng >=12]}
+  "11": {strong: [libstdcxx-ng >=12, libgcc-ng >=12]}
+  "12": {strong: [libstdcxx-ng >=12, libgcc-ng >=12]}
+  "13": {strong: [libstdcxx-ng >=13, libgcc-ng >=13]}
+  "14": {strong: [libstdcxx >=14, libgcc >=14]}
+  "15": {strong: [libstdcxx >=15, libgcc >=15]}
+  "16": {strong: [libstdcxx >=16, libgcc >=16]}
+gcc_linux-64:        {tool: [gcc, cc], var: CC, run_exports: *gcc_run_exports}
+gxx_linux-64:        {tool: [g++, c++], var: CXX, run_exports: *gxx_run_exports}
 gfortran_linux-64:   {tool: [gfortran], var: FC}
 clang_linux-64:      {tool: [clang], var: CC}
 clangxx_linux-64:    {tool: [clang++], var: CXX}
@@ -35,7 +77,7 @@ git:                 {tool: [git]}
 m4:                  {tool: [m4]}
 autoconf:            {tool: [autoconf]}
 automake:            {tool: [automake]}
-libtool:             {tool: [libtool]}
+libtool:             {tool: [libtool, libtoolize]}  # Debian: libtoolize in libtool, libtool in libtool-bin
 patchelf:            {tool: [patchelf]}
 libcblas:            {library: [libcblas.so, libopenblas.so, libblas.so]}
 libblas:             {library: [libblas.so, libopenblas.so]}
@@ -45,8 +87,20 @@ libopenblas:         {library: [libopenblas.so]}
 mkl:                 {library: [libmkl_rt.so]}
 mkl-devel:           {library: [libmkl_rt.so]}
 mkl-include:         {library: [libmkl_rt.so]}
-sysroot_linux-64:    {ignore: true}
+sysroot_linux-64:
+  ignore: true
+  run_exports:
+    "2.12": {strong: ["__glibc >=2.12,<3.0.a0"]}
+    "2.17": {strong: ["__glibc >=2.17,<3.0.a0"]}
+    "2.28": {strong: ["__glibc >=2.28,<3.0.a0"]}
+    "2.34": {strong: ["__glibc >=2.34,<3.0.a0"]}
+    "2.39": {strong: ["__glibc >=2.39,<3.0.a0"]}
 kernel-headers_linux-64: {ignore: true}
+libgcc-ng:           {ignore: true}
+libstdcxx-ng:        {ignore: true}
+libgcc:              {ignore: true}
+libstdcxx:           {ignore: true}
+libgomp:             {ignore: true}
 )";
 
 std::string env_get(const process::Env& env, const std::string& k) {
@@ -63,7 +117,55 @@ std::vector<std::string> as_list(const YAML::Node& n) {
     return out;
 }
 
+// run_exports: {VERSION: {weak|strong|weak_constrains|strong_constrains: [...]}}
+Result<void> parse_run_exports_rows(const YAML::Node& n, MapEntry& e) {
+    if (!n) return {};
+    if (!n.IsMap()) return fail(e.origin, e.name + ": run_exports: expected {VERSION: {strong: [...]}}");
+    for (const auto& row : n) {
+        const YAML::Node& r = row.second;
+        if (!r.IsMap()) return fail(e.origin, e.name + ": run_exports: " + row.first.as<std::string>() +
+                                                  ": expected {weak|strong|...: [...]}");
+        types::RunExports re;
+        for (const auto& kv : r) {
+            const std::string k = kv.first.as<std::string>();
+            auto* into = k == "weak"                ? &re.weak
+                         : k == "strong"            ? &re.strong
+                         : k == "weak_constrains"   ? &re.weak_constrains
+                         : k == "strong_constrains" ? &re.strong_constrains
+                                                    : nullptr;
+            if (!into) return fail(e.origin, e.name + ": run_exports: unknown list '" + k + "'",
+                                   "expected weak, strong, weak_constrains or strong_constrains");
+            *into = as_list(kv.second);
+        }
+        e.run_exports.emplace_back(row.first.as<std::string>(), std::move(re));
+    }
+    return {};
+}
+
+// "12" is a prefix of "12.*" and "12.3.0" by components; "1" is not of "12".
+bool version_prefix(const std::string& row, const std::string& version) {
+    auto a = str::split(row, '.'), b = str::split(version, '.');
+    if (a.size() > b.size()) return false;
+    return std::equal(a.begin(), a.end(), b.begin());
+}
+
 }  // namespace
+
+const types::RunExports* MapEntry::run_exports_for(const std::string& spec) const {
+    auto parts = str::split(std::string(str::trim(spec)), ' ');
+    std::string version = parts.size() > 1 ? parts[1] : "";
+    while (!version.empty() && std::string("=<>!~").find(version[0]) != std::string::npos) version.erase(0, 1);
+    const types::RunExports* best = nullptr;
+    size_t best_len = 0;
+    for (const auto& [row, re] : run_exports) {
+        size_t len = str::split(row, '.').size();
+        if (version_prefix(row, version) && len > best_len) {
+            best = &re;
+            best_len = len;
+        }
+    }
+    return best;
+}
 
 const char* default_system_map_yaml() { return kDefaultMap; }
 
@@ -84,6 +186,7 @@ Result<void> extend_system_map(SystemMap& into, const std::string& yaml_text, co
     for (const auto& kv : root) {
         MapEntry e;
         e.name = kv.first.as<std::string>();
+        if (str::starts_with(e.name, "x-")) continue;  // YAML anchors shared by entries
         e.origin = SourceLoc{origin, kv.first.Mark().line + 1};
         const YAML::Node& v = kv.second;
         if (!v.IsMap())
@@ -102,6 +205,7 @@ Result<void> extend_system_map(SystemMap& into, const std::string& yaml_text, co
         if (e.kind != MapKind::ignore && e.candidates.empty())
             return fail(e.origin, e.name + ": the list of candidates is empty");
         if (v["var"]) e.var = v["var"].as<std::string>();
+        if (auto ok = parse_run_exports_rows(v["run_exports"], e); !ok) return ok;
         into.entries[e.name] = std::move(e);
     }
     return {};

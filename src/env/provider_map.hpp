@@ -8,6 +8,7 @@
 //   gcc_linux-64:       {tool: [gcc, cc], var: CC}
 //   libcblas:           {library: [libcblas.so, libopenblas.so]}
 //   sysroot_linux-64:   {ignore: true}
+//   gcc_linux-64:       {tool: [gcc], var: CC, run_exports: {"12": {strong: [libgcc >=12]}}}
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "types/recipe_values.hpp"
 
 namespace sf::env {
 
@@ -26,6 +28,13 @@ struct MapEntry {
     std::vector<std::string> candidates;  // executables (tool) or file names (library)
     std::string var;                      // env var the tool's path goes into (CC, CXX, NVCC)
     SourceLoc origin;                     // where the entry was defined
+    // What the conda-forge package it stands for exports, per version row
+    // ("12", "2.17"); see the built-in table's comments for where they come from.
+    std::vector<std::pair<std::string, types::RunExports>> run_exports;
+
+    // The row for a requirement ("gcc_linux-64 12.*" -> row "12"): the
+    // longest row that is a component prefix of its version; null if none.
+    const types::RunExports* run_exports_for(const std::string& spec) const;
 };
 
 struct SystemMap {

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ struct SolveRequest {
     std::vector<types::MatchSpec> specs;  // what the user asked for
     std::vector<Candidate> pinned;       // must be in the result as given (package files)
     SolveLimits limits;
+    std::set<std::string> host_provided;  // met by the host when no channel has them (libgcc-ng, ...)
 };
 
 // The packages to install, dependencies before dependents where possible.

@@ -6,6 +6,7 @@
 // known per name; a dead end records its reason as pointers and the message
 // is written once, at the end.
 #include <algorithm>
+#include <set>
 #include <optional>
 
 #include "env/solve_detail.hpp"
@@ -101,10 +102,12 @@ struct Frame {
 
 class Solver {
 public:
-    Solver(const ChannelIndex& index, const SolveLimits& limits)
+    Solver(const ChannelIndex& index, const SolveLimits& limits, const std::set<std::string>& host_provided)
         : index_(index), budget_(limits), ranker_(names_, budget_) {
         for (const auto& c : index.packages)
             if (!is_virtual(c.record.name)) names_[c.record.name].list.push_back(&c);
+        for (const auto& n : host_provided)
+            if (!names_.count(n)) host_provided_.insert(n);
     }
     Result<void> pin(const Candidate& p);
     void request(const types::MatchSpec& spec) { push({&spec, nullptr}); }
@@ -134,7 +137,14 @@ private:
         return index_.channels.empty() ? "(none given; add -c CHANNEL)" : str::join(index_.channels, ", ");
     }
 
+    // Needs no package: virtual (__glibc), or met by the host (SolveRequest::
+    // host_provided, less what the channels hold).
+    bool met_outside(std::string_view name) const {
+        return is_virtual(std::string(name)) || host_provided_.count(std::string(name));
+    }
+
     const ChannelIndex& index_;
+    std::set<std::string> host_provided_;
     Budget budget_;
     detail::NameLists names_;
     detail::Tiers tiers_;
@@ -191,7 +201,7 @@ bool Solver::matches_any(const types::MatchSpec* spec) {
 const types::MatchSpec* Solver::unmet_dependency(const Candidate* c) {
     budget_.spend(c->depends.size());
     for (const auto& d : c->depends)
-        if (!is_virtual(d.name()) && !matches_any(&d)) return &d;
+        if (!met_outside(d.name()) && !matches_any(&d)) return &d;
     return nullptr;
 }
 
@@ -237,7 +247,7 @@ size_t Solver::new_packages(const Candidate* c, size_t pos) const {
     std::vector<std::string_view> fresh;
     for (const auto& d : c->depends) {
         std::string_view n = d.name();
-        if (is_virtual(d.name()) || n == c->record.name || chosen_.count(n)) continue;
+        if (met_outside(d.name()) || n == c->record.name || chosen_.count(n)) continue;
         if (auto q = queued_at_.find(n); q != queued_at_.end() && !q->second.empty() && q->second.back() > pos) continue;
         if (std::find(fresh.begin(), fresh.end(), n) == fresh.end()) fresh.push_back(n);
     }
@@ -265,7 +275,7 @@ void Solver::fewest_first(std::vector<const Candidate*>& options, size_t pos) co
 Solver::Step Solver::take(size_t pos, std::vector<const Candidate*>& options) {
     const Pending p = queue_[pos];
     const std::string& name = p.spec->name();
-    if (is_virtual(name)) return Step::done;
+    if (met_outside(name)) return Step::done;
     if (auto it = chosen_.find(name); it != chosen_.end()) {
         if (p.spec->matches(it->second.c->record)) return Step::done;
         if (deeper(pos)) note(pos, p, Failure::Kind::conflict, it->second.c, it->second.by);
@@ -392,7 +402,7 @@ Result<std::vector<Candidate>> Solver::run() {
 }  // namespace
 
 Result<std::vector<Candidate>> solve(const ChannelIndex& index, const SolveRequest& request) {
-    Solver s(index, request.limits);
+    Solver s(index, request.limits, request.host_provided);
     for (const auto& p : request.pinned)
         if (auto ok = s.pin(p); !ok) return Unexpected<Error>{ok.error()};
     for (const auto& spec : request.specs) s.request(spec);

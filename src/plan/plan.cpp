@@ -165,8 +165,11 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
             bool py_dependent = !py.empty() && (o->used.count("python") || mentions_python(o->requirements.host) ||
                                                 mentions_python(o->requirements.run));
             if (is_metapackage(*o)) {
+                // Per-Python only when the output uses python (pytorch-cpu's
+                // py312 build string): the variant always holds conda-build's
+                // default python, which a C++ metapackage (gmock) never names.
                 s.role = Role::metapackage;
-                s.python = py;
+                if (py_dependent) s.python = py;
             } else if (py_dependent) {
                 s.role = Role::per_python;
                 s.python = py;

@@ -39,6 +39,8 @@ std::vector<types::Source> sources_of(const Meta& meta) {
         types::Source src;
         auto get = [&](const char* k) { return s.contains(k) ? str_of(s[k].is_array() && !s[k].empty() ? s[k][0] : s[k]) : ""; };
         src.url = get("url");
+        if (s.contains("url") && s["url"].is_array())  // conda-build tries each url in order
+            for (size_t i = 1; i < s["url"].size(); ++i) src.mirrors.push_back(str_of(s["url"][i]));
         src.sha256 = get("sha256");
         src.md5 = get("md5");
         src.fn = get("fn");

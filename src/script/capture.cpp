@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <cctype>
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -24,11 +25,37 @@ std::set<std::string> snapshot(const stdfs::path& prefix) {
     return out;
 }
 
+bool conda_build_drops(const std::string& rel) {
+    // conda_build/utils.py filter_files: r"(.*[\\/])?\.git[\\/].*", r"(.*[\\/])?\.git$",
+    // r"(.*)?\.DS_Store.*", r".*\.la$", r"conda-meta.*", r".*\.conda_trash(?:_\d+)*$",
+    // each matched from the start of the path.
+    const std::string p = "/" + rel;
+    if (p.find("/.git/") != std::string::npos || str::ends_with(p, "/.git")) return true;
+    if (rel.find(".DS_Store") != std::string::npos) return true;
+    if (str::ends_with(rel, ".la")) return true;
+    if (str::starts_with(rel, "conda-meta")) return true;
+    const auto trash = rel.rfind(".conda_trash");
+    if (trash == std::string::npos) return false;
+    std::string tail = rel.substr(trash + 12);  // (?:_\d+)*$
+    while (!tail.empty()) {
+        if (tail[0] != '_' || tail.size() < 2 || !std::isdigit(static_cast<unsigned char>(tail[1]))) return false;
+        size_t i = 1;
+        while (i < tail.size() && std::isdigit(static_cast<unsigned char>(tail[i]))) ++i;
+        tail = tail.substr(i);
+    }
+    return true;
+}
+
 std::vector<std::string> new_files(const stdfs::path& prefix, const std::set<std::string>& before) {
     std::vector<std::string> out;
     for (const auto& f : snapshot(prefix))
         if (!before.count(f)) out.push_back(f);
     return out;
+}
+
+std::vector<std::string> package_files(std::vector<std::string> files) {
+    std::erase_if(files, conda_build_drops);
+    return files;
 }
 
 bool matches_any(const std::string& rel, const std::vector<std::string>& patterns) {

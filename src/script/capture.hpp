@@ -14,8 +14,17 @@ namespace sf::script {
 // Every file and symlink under `prefix`, relative, sorted ("lib/libfoo.so").
 std::set<std::string> snapshot(const std::filesystem::path& prefix);
 
-// Files present now that were not in `before`.
+// Files a package never holds, as conda-build's utils.filter_files drops
+// them: anything in a .git dir (or named .git), .DS_Store, libtool's *.la,
+// conda-meta*, *.conda_trash(_N)*.
+bool conda_build_drops(const std::string& rel);
+
+// Files present now that were not in `before` (all of them: conda-build
+// copies the top-level build's new files, *.la too, into later outputs' prefixes).
 std::vector<std::string> new_files(const std::filesystem::path& prefix, const std::set<std::string>& before);
+
+// What of `files` a package holds: less what conda_build_drops().
+std::vector<std::string> package_files(std::vector<std::string> files);
 
 // Does `rel` match one of the patterns? A pattern is a path, a directory
 // (everything below it), or a glob (`*`, `?`, `[...]`; `**` crosses '/').

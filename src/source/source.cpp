@@ -76,32 +76,51 @@ Result<void> verify(const stdfs::path& file, const types::Source& spec) {
     return {};
 }
 
-// Copies or downloads `spec.url` to `dst` (a temp name in the cache).
-Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dst) {
-    if (is_remote(spec.url)) {
-        if (ctx.on_line) ctx.on_line("downloading " + spec.url);
+// Copies or downloads `url` to `dst` (a temp name in the cache).
+Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const stdfs::path& dst) {
+    if (is_remote(url)) {
+        if (ctx.on_line) ctx.on_line("downloading " + url);
         process::Command cmd;
         cmd.argv = {"curl", "--fail", "--silent", "--show-error", "--location", "--retry", "2", "--output",
-                    dst.string(), spec.url};
+                    dst.string(), url};
         cmd.env = ctx.env;
         auto r = process::capture(cmd);
         if (!r) return fail(r.error().message, r.error().hint);
         if (r->exit_code != 0) {
             auto lines = str::split_lines(r->err);
-            return fail("download of " + spec.url + " failed: " +
+            return fail("download of " + url + " failed: " +
                             (lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front()))),
                         "check the url and your network, or put the file in the cache");
         }
         return {};
     }
-    auto src = local_file(spec.url, ctx.recipe_dir);
+    auto src = local_file(url, ctx.recipe_dir);
     if (!src) return fail(src.error().message, src.error().hint);
     std::error_code ec;
     if (!stdfs::is_regular_file(*src, ec))
-        return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
+        return fail("source url " + url + " does not exist", "looked for " + src->string());
     if (auto r = fs::copy_file(*src, dst); !r)
         return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
     return {};
+}
+
+// Each url of the list in order, as conda-build's download_to_cache; the
+// last failure, naming every url tried and where the file may be put by hand.
+Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dst,
+                      const stdfs::path& cached) {
+    std::vector<std::string> urls = {spec.url};
+    urls.insert(urls.end(), spec.mirrors.begin(), spec.mirrors.end());
+    Error last;
+    for (const auto& url : urls) {
+        auto ok = fetch_one(url, ctx, dst);
+        if (ok) return {};
+        last = ok.error();
+        std::error_code ec;
+        stdfs::remove(dst, ec);
+    }
+    if (urls.size() > 1) last.message += " (tried " + std::to_string(urls.size()) + " urls: " + str::join(urls, ", ") + ")";
+    last.hint += (last.hint.empty() ? "" : "; ") + std::string("or put the file at ") + cached.string();
+    return Unexpected<Error>{last};
 }
 
 Result<void> copy_link(const stdfs::path& from, const stdfs::path& to) {
@@ -240,7 +259,7 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
         stdfs::remove(file, ec);
     }
     stdfs::path part = slot / (name + ".part");
-    if (auto ok = fetch_to(spec, ctx, part); !ok) {
+    if (auto ok = fetch_to(spec, ctx, part, file); !ok) {
         stdfs::remove(part, ec);
         return Unexpected<Error>{ok.error()};
     }

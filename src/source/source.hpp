@@ -61,6 +61,12 @@ Result<void> extract_archive(const std::filesystem::path& archive, const std::fi
 // Is this file name one extract_archive() unpacks?
 bool is_archive_name(const std::string& name);
 
+// The -p level for a patch, as conda-build's _guess_patch_strip_level: for
+// each level up to the fewest leading dirs of its paths, how many of the
+// files it names exist under `dir`; the most found wins, the least deep on a
+// tie (0 when a path has no dir; 1 when it names no file).
+int guess_strip_level(const std::string& patch_text, const std::filesystem::path& dir);
+
 // Applies each patch (as named, relative to ctx.recipe_dir) to `dir` in order.
 // Errors read `patches/0002-fix.patch: hunk #1 FAILED at 12 (src/foo.cpp) — ...`.
 Result<void> apply_patches(const std::vector<std::string>& patches, const std::filesystem::path& dir,

@@ -1,10 +1,15 @@
-// Applying recipe patches: `patch -p1 --batch --forward` (checked with
+// Applying recipe patches: `patch -pN --batch --forward` (N guessed as
+// conda-build's source.py _guess_patch_strip_level does; checked with
 // --dry-run first, so a failing patch leaves the tree as it was), or
 // `git apply` where patch is missing. Failures are turned into one line that
 // names the patch, the hunk and the file.
 #include <sys/stat.h>
 
 #include <boost/regex.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
 
 #include "source/source.hpp"
 #include "util/fs.hpp"
@@ -84,6 +89,19 @@ std::string explain_git_apply_failure(const std::string& output) {
     return "git apply failed with no output";
 }
 
+// The paths a patch names (conda-build's _get_patch_file_details:
+// r"^(?:---|\+\+\+) ([^\n\t]+)", /dev/null left out).
+std::set<std::string> patched_paths(const std::string& text) {
+    std::set<std::string> out;
+    for (const auto& line : str::split_lines(text)) {
+        if (!str::starts_with(line, "--- ") && !str::starts_with(line, "+++ ")) continue;
+        std::string p = line.substr(4);
+        p = p.substr(0, p.find('\t'));
+        if (!p.empty() && p != "/dev/null") out.insert(p);
+    }
+    return out;
+}
+
 Result<process::Outcome> run_tool(std::vector<std::string> argv, const stdfs::path& dir, process::Env env) {
     process::Command cmd;
     cmd.argv = std::move(argv);
@@ -93,6 +111,29 @@ Result<process::Outcome> run_tool(std::vector<std::string> argv, const stdfs::pa
 }
 
 }  // namespace
+
+int guess_strip_level(const std::string& patch_text, const stdfs::path& dir) {
+    auto paths = patched_paths(patch_text);
+    if (paths.empty()) return 1;
+    size_t maxlevel = SIZE_MAX;
+    std::vector<std::vector<std::string>> parts;
+    for (const auto& p : paths) {
+        parts.push_back(str::split(p, '/'));
+        std::erase_if(parts.back(), [](const std::string& s) { return s.empty(); });
+        maxlevel = std::min(maxlevel, parts.back().empty() ? 0 : parts.back().size() - 1);
+    }
+    if (maxlevel == 0) return 0;
+    std::vector<int> histo(maxlevel + 1, 0);
+    for (const auto& ps : parts)
+        for (size_t level = 0; level <= maxlevel; ++level) {
+            stdfs::path candidate = dir;
+            for (size_t i = level; i < ps.size(); ++i) candidate /= ps[i];
+            std::error_code ec;
+            if (stdfs::exists(candidate, ec)) ++histo[level];
+        }
+    // The most files found; on a tie, the least deep level.
+    return static_cast<int>(std::max_element(histo.begin(), histo.end()) - histo.begin());
+}
 
 Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs::path& dir, const SourceContext& ctx) {
     if (patches.empty()) return {};
@@ -119,9 +160,11 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
 
     for (size_t i = 0; i < files.size(); ++i) {
         const std::string& label = patches[i];
-        if (ctx.on_line) ctx.on_line("applying " + label);
+        std::string level = "-p1";
+        if (auto text = fs::read_file(files[i])) level = "-p" + std::to_string(guess_strip_level(*text, dir));
+        if (ctx.on_line) ctx.on_line("applying " + label + " (" + level + ")");
         if (have_patch) {
-            std::vector<std::string> base = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+            std::vector<std::string> base = {"patch", level, "--batch", "--forward", "--no-backup-if-mismatch",
                                               "-i", files[i].string()};
             auto check = base;
             check.push_back("--dry-run");
@@ -136,7 +179,7 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             // Keep git from finding a repository above `dir` and re-rooting the paths.
             process::Env genv = env;
             genv["GIT_CEILING_DIRECTORIES"] = stdfs::absolute(dir).parent_path().string();
-            auto base = std::vector<std::string>{"git", "apply", "-p1", "--whitespace=nowarn"};
+            auto base = std::vector<std::string>{"git", "apply", level, "--whitespace=nowarn"};
             auto check = base;
             check.push_back("--check");
             check.push_back(files[i].string());

@@ -15,6 +15,7 @@ namespace sf::types {
 // git_url + git_rev; then `patches` (relative to the recipe) in order.
 struct Source {
     std::string url;      // file://..., /local/file, relative/file, http(s)://...
+    std::vector<std::string> mirrors;  // the rest of a `url:` list, tried in order after `url`
     std::string sha256;   // required for http(s); keys the download cache
     std::string md5;      // optional extra check
     std::string fn;       // file name to store the download as; default: URL basename

@@ -88,6 +88,25 @@ TEST_CASE("build: outputs selected by files: globs from the staging build", "[en
     CHECK(stdfs::exists(tmp.path() / "out/linux-64/libsfglob-devel-1.0.0-0.conda"));
 }
 
+TEST_CASE("build: outputs as conda-build builds them (lz4-c, gtest shapes)", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    stdfs::path out = tmp.path() / "out";
+    auto r = build("conda_build_outputs", out);
+    INFO(r.err);
+    REQUIRE(r.rc == 0);  // the scripts and tests check CONDA_BUILD_STATE, SHLIB_EXT, TOP_PKG_NAME
+    process::Command c{{test::binary().string(), "inspect", (out / "linux-64/sf-cbo-1.0.0-0.conda").string()},
+                       {}, process::current_env(), {}, {}, {}};
+    auto files = process::capture(c);
+    REQUIRE(files);
+    CHECK(files->out.find("lib/libsfcbo.so") != std::string::npos);
+    CHECK(files->out.find("libsfcbo.la") == std::string::npos);  // conda-build's filter_files
+    c.argv[2] = (out / "linux-64/sf-cbo-static-1.0.0-0.conda").string();
+    files = process::capture(c);
+    REQUIRE(files);
+    CHECK(files->out.find("files (1):\n  lib/libsfcbo.a") != std::string::npos);  // not the staged .so
+    CHECK(stdfs::exists(out / "linux-64/sf-cbo-meta-1.0.0-0.conda"));  // no python looked for
+}
+
 TEST_CASE("build: bad inputs fail with one line and a clean output folder", "[engine]") {
     fs::TempDir tmp("sf-engine-it");
     stdfs::path out = tmp.path() / "out";

@@ -22,6 +22,35 @@ TEST_CASE("system map: the built-in table", "[env][provider]") {
     CHECK_FALSE(m.find("numpy"));
 }
 
+TEST_CASE("system map: compilers and sysroots export what conda-forge's packages export", "[env][provider]") {
+    auto m = env::default_system_map();
+    auto strong = [&](const std::string& name, const std::string& spec) {
+        const env::MapEntry* e = m.find(name);
+        REQUIRE(e);
+        const types::RunExports* re = e->run_exports_for(spec);
+        return re ? re->strong : std::vector<std::string>{"<none>"};
+    };
+    // build-real's published packages: yaml (gcc 9, 2021), fmt (gxx 10), spdlog (gxx 11), gtest (gxx 12).
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 9.*") == std::vector<std::string>{"libgcc-ng >=9.4.0"});
+    CHECK(strong("gxx_linux-64", "gxx_linux-64 10.*") == std::vector<std::string>{"libstdcxx-ng >=12", "libgcc-ng >=12"});
+    CHECK(strong("gxx_linux-64", "gxx_linux-64 11.*") == std::vector<std::string>{"libstdcxx-ng >=12", "libgcc-ng >=12"});
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 12.3.0") == std::vector<std::string>{"libgcc-ng >=12"});
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 13.*") == std::vector<std::string>{"libgcc-ng >=13"});
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 14.*") == std::vector<std::string>{"libgcc >=14"});  // the 2024 rename
+    CHECK(strong("sysroot_linux-64", "sysroot_linux-64 2.17.*") == std::vector<std::string>{"__glibc >=2.17,<3.0.a0"});
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 1.*") == std::vector<std::string>{"<none>"});  // "1" is no prefix of "12"
+    CHECK(strong("gcc_linux-64", "gcc_linux-64") == std::vector<std::string>{"<none>"});
+    CHECK(m.find("libgcc-ng")->kind == env::MapKind::ignore);  // the runtime: met by the host
+
+    // The post-2024 names for a gcc 12 build: a --system-map row.
+    REQUIRE(env::extend_system_map(m, "gcc_linux-64: {tool: [gcc], var: CC, run_exports: {'12': {strong: [libgcc >=12]}}}",
+                                   "mine.yaml"));
+    CHECK(strong("gcc_linux-64", "gcc_linux-64 12.*") == std::vector<std::string>{"libgcc >=12"});
+    auto bad = env::extend_system_map(m, "gcc_linux-64: {tool: [gcc], run_exports: {'12': {heavy: [x]}}}", "bad.yaml");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("unknown list 'heavy'") != std::string::npos);
+}
+
 TEST_CASE("system map: user files add and override entries", "[env][provider]") {
     auto m = env::default_system_map();
     REQUIRE(env::extend_system_map(m, "numpy: {library: [libnumpy-stub.so]}\ncmake: {tool: [cmake3, cmake]}\n", "my.yaml"));
@@ -70,6 +99,20 @@ TEST_CASE("system provider: an unknown requirement suggests the external provide
         REQUIRE(ok);
         CHECK(ok->vars.count("CC"));
         CHECK(ok->from_host.size() == 2);
+        CHECK(ok->from_host.back().find("gcc_linux-64 12.* -> ") == 0);
+        CHECK(ok->from_host.back().find(" (gcc ") != std::string::npos);  // the host compiler's version
+        auto other = p->create({tmp.path() / "prefix", env::EnvRole::build, {"gcc_linux-64 99.*"}, {}, ""});
+        REQUIRE(other);
+        REQUIRE(other->warnings.size() == 1);
+        CHECK(other->warnings[0].find("[host-compiler-version]") != std::string::npos);
+        // No glibc is older than 2.12: the host's is newer than the sysroot asked for.
+        auto sysroot = p->create({tmp.path() / "prefix", env::EnvRole::build, {"sysroot_linux-64 2.12.*"}, {}, ""});
+        REQUIRE(sysroot);
+        REQUIRE(sysroot->warnings.size() == 1);
+        CHECK(sysroot->warnings[0].find("[host-glibc-version]") != std::string::npos);
+        CHECK(sysroot->run_exports.at("sysroot_linux-64").strong == std::vector<std::string>{"__glibc >=2.12,<3.0.a0"});
+        REQUIRE(ok->run_exports.count("gcc_linux-64"));
+        CHECK(ok->run_exports.at("gcc_linux-64").strong == std::vector<std::string>{"libgcc-ng >=12"});
         CHECK_FALSE(ok->path_dirs.empty());
         CHECK(stdfs::is_directory(tmp.path() / "prefix/bin"));
     }

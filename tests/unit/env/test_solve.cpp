@@ -243,3 +243,23 @@ TEST_CASE("solve: a failure lists the first ten builds available, not all", "[so
                              "1.29 0, 1.28 0, 1.27 0, 1.26 0, 1.25 0, 1.24 0, 1.23 0, 1.22 0, 1.21 0, 1.20 0, and 20 "
                              "more)");
 }
+
+TEST_CASE("solve: host-provided names are met by the host unless a channel has them", "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    idx.packages = {cand("fmt", "9.1.0", "h924138e_0", {"libgcc-ng >=12", "libstdcxx-ng >=12"})};
+    auto bare = solve(idx, req({"fmt"}));
+    REQUIRE_FALSE(bare);
+    CHECK(bare.error().str().find("libgcc-ng >=12") != std::string::npos);
+
+    auto r = req({"fmt"});
+    r.host_provided = {"libgcc-ng", "libstdcxx-ng"};
+    auto ok = solve(idx, r);
+    REQUIRE(ok);
+    CHECK(names(*ok) == std::vector<std::string>{"fmt-9.1.0-h924138e_0"});
+
+    idx.packages.push_back(cand("libgcc-ng", "13.2.0", "h807b86a_0"));  // a channel's copy wins
+    auto chan = solve(idx, r);
+    REQUIRE(chan);
+    CHECK(names(*chan) == std::vector<std::string>{"fmt-9.1.0-h924138e_0", "libgcc-ng-13.2.0-h807b86a_0"});
+}

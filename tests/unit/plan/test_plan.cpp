@@ -45,12 +45,12 @@ render::RenderedRecipe shaped(const std::string& blas) {
         v.emplace_back("python", py + ".* *_cpython");
         return v;
     };
-    rr.outputs.push_back(out("meta", {{"blas_impl", blas}}, with_py("3.13"), ""));
+    rr.outputs.push_back(out("meta", {{"blas_impl", blas}, {"python", "3.13.* *_cpython"}}, with_py("3.13"), ""));
     rr.outputs.push_back(out("libtorch", {{"blas_impl", blas}}, base, "build_libtorch.sh", {"python 3.12"}));
     for (const char* py : {"3.11", "3.13"})
         rr.outputs.push_back(out("pytorch", {{"python", std::string(py) + ".* *_cpython"}}, with_py(py),
                                  "build_pytorch.sh", {"python"}));
-    rr.outputs.push_back(out("meta", {{"blas_impl", blas}}, with_py("3.11"), ""));
+    rr.outputs.push_back(out("meta", {{"blas_impl", blas}, {"python", "3.11.* *_cpython"}}, with_py("3.11"), ""));
     return rr;
 }
 
@@ -82,6 +82,26 @@ TEST_CASE("make_plan: independent outputs, then per-Python groups, then metapack
     CHECK(b.steps[3].python == "3.11");  // in the order the Pythons were first built
     CHECK(b.steps[4].python == "3.13");
     CHECK(types::dependency_strings(b.requirements.host) == std::vector<std::string>{"python 3.12", "libcblas"});
+}
+
+TEST_CASE("make_plan: a metapackage that never names python needs no interpreter", "[plan]") {
+    // gtest's gmock: no script, no files, requirements on gtest only; the
+    // variant still holds conda-build's default python 3.12.
+    render::RenderedRecipe rr;
+    rr.name = "gtest-split";
+    rr.version = "1.14.0";
+    rr.recipe_dir = "/r";
+    variant::Variant top;
+    top.values = {{"python", "3.12"}, {"cxx_compiler_version", "12"}};
+    rr.tops = {{top, {deps({"gxx_linux-64 12.*"}), {}, {}, {}}, {}}};
+    auto v = top.values;
+    rr.outputs.push_back(out("gtest", {{"cxx_compiler_version", "12"}}, v, "build-gtest.sh"));
+    rr.outputs.push_back(out("gmock", {}, v, "", {"gtest 1.14.0 h00ab1b0_1"}));
+    auto p = plan::make_plan(rr, host({}), plan::SkipUnavailable::no);
+    REQUIRE(p);
+    REQUIRE(p->builds[0].steps.size() == 2);
+    CHECK(p->builds[0].steps[1].role == plan::Role::metapackage);
+    CHECK(p->builds[0].steps[1].python.empty());
 }
 
 TEST_CASE("make_plan: a missing interpreter is an error or a skip", "[plan]") {

@@ -67,3 +67,21 @@ TEST_CASE("ninja log: the edges appended during a step", "[build][capture]") {
     CHECK(script::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"x.o", "x.o"});
     CHECK(script::ninja_edges_since(tmp.path(), script::NinjaLogs{}).size() == 4);  // no snapshot: everything
 }
+
+TEST_CASE("capture: what conda-build's filter_files drops never becomes a package file", "[build][capture]") {
+    for (const char* dropped : {"lib/libyaml.la", ".git/config", "src/.git/HEAD", "pkg/.git", "share/.DS_Store",
+                                "a/.DS_Store_x", "conda-meta/history", "conda-meta", "lib/x.conda_trash",
+                                "lib/x.conda_trash_1_22"})
+        CHECK(script::conda_build_drops(dropped));
+    for (const char* kept : {"lib/libyaml.so", "lib/libla.so", "share/x.git", ".gitignore", "lib/.github/x",
+                             "etc/conda-meta.txt/x", "lib/x.conda_trash_a", "lib/lab"})
+        CHECK_FALSE(script::conda_build_drops(kept));
+
+    fs::TempDir tmp("sf-capture-drop");
+    stdfs::create_directories(tmp.path() / "lib");
+    auto before = script::snapshot(tmp.path());
+    for (const char* f : {"lib/libyaml.la", "lib/libyaml.so", "lib/libyaml.a"}) touch(tmp.path() / f);
+    auto all = script::new_files(tmp.path(), before);
+    CHECK(all == std::vector<std::string>{"lib/libyaml.a", "lib/libyaml.la", "lib/libyaml.so"});
+    CHECK(script::package_files(all) == std::vector<std::string>{"lib/libyaml.a", "lib/libyaml.so"});
+}

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "script/script_env.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -49,6 +51,11 @@ TEST_CASE("script_env: exactly the documented variables", "[build][script]") {
     CHECK(e.at("target_platform") == "linux-64");
     CHECK(e.at("build_platform") == "linux-64");
     CHECK(e.at("CMAKE_ARGS").find("-DCMAKE_INSTALL_PREFIX=/w/host_env_placehold") != std::string::npos);
+    // conda-forge's compiler activation: yaml-cpp ships *-targets-release.cmake only with it.
+    CHECK(e.at("CMAKE_ARGS").find("-DCMAKE_BUILD_TYPE=Release") != std::string::npos);
+    CHECK(e.at("CMAKE_ARGS").find("-DCMAKE_INSTALL_LIBDIR=lib") != std::string::npos);
+    CHECK(e.at("CMAKE_ARGS").find("-DCMAKE_PROGRAM_PATH=/w/build_env/bin;/w/host_env_placehold/bin") !=
+          std::string::npos);
     CHECK(e.at("CC") == "gcc");
     CHECK(e.at("CXX") == "g++");
     CHECK(e.at("NVCC") == "/usr/local/cuda/bin/nvcc");
@@ -69,10 +76,13 @@ TEST_CASE("script_env: no Python, no CUDA", "[build][script]") {
     auto c = demo_context("/w");
     c.py_ver.clear();
     c.tools.clear();
+    c.versions.python = "3.11.* *_cpython";
     auto e = script::script_env(c);
-    CHECK(e.count("PY_VER") == 0);
+    // conda-build sets the variant's PY_VER and SP_DIR without a Python; PYTHON only with one.
+    CHECK(e.at("PY_VER") == "3.11");
+    CHECK(e.at("CONDA_PY") == "311");
+    CHECK(e.at("SP_DIR") == "/w/host_env_placehold/lib/python3.11/site-packages");
     CHECK(e.count("PYTHON") == 0);
-    CHECK(e.count("SP_DIR") == 0);
     CHECK(e.count("NVCC") == 0);
     CHECK(e.count("CUDA_HOME") == 0);
 }
@@ -124,4 +134,137 @@ TEST_CASE("script_env: prefix maps keep the work dir out of objects", "[build][s
     auto spaced = script::script_env(c);
     CHECK(spaced.count("CFLAGS") == 0);
     CHECK(spaced.at("CXXFLAGS") == "-O3");
+}
+
+namespace {
+
+// The keys a script's `env` prints, less the shell's own (PWD, SHLVL, _, OLDPWD).
+std::set<std::string> dumped_keys(const script::ScriptContext& c, const stdfs::path& work) {
+    script::ScriptRun run;
+    run.lines = {"env -0 > \"$TMPDIR/env.dump\""};
+    run.work = work;
+    run.on_line = [](const std::string&) {};
+    REQUIRE(script::run_script(run, c));
+    std::set<std::string> keys;
+    std::string dump = test::slurp(work / "env.dump");
+    for (const auto& entry : str::split(dump, '\0')) {
+        auto eq = entry.find('=');
+        if (eq != std::string::npos && eq > 0) keys.insert(entry.substr(0, eq));
+    }
+    for (const char* shell : {"PWD", "SHLVL", "_", "OLDPWD"}) keys.erase(shell);
+    return keys;
+}
+
+// conda-build 24.11's environment on Linux (environ.py get_dict: conda_build_vars,
+// python/perl/lua/r_vars, meta_vars, os_vars/unix_vars/linux_vars; build.py
+// adds CONDA_BUILD_STATE and, for a build, _set_env_variables_for_build's
+// PIP_*), for a recipe without python/perl/lua/R requirements or a git
+// source, with nothing optional in the caller's environment (LC_ALL,
+// MAKEFLAGS, SSL_CERT_FILE, CFLAGS, CXXFLAGS, LDFLAGS, DISPLAY, QEMU_*,
+// DEJAGNU and LANG are passed on only when set: inherited_keys()). Checked
+// against ../shared/peer's conda-build: `env` in a build.sh, an output script
+// and a test printed these keys, plus conda's activation state (CONDA_SHLVL,
+// CONDA_EXE, CONDA_PREFIX_1, CONDA_PROMPT_MODIFIER, CONDA_PYTHON_EXE, _CE_*),
+// the variant's keys, and an output script's TOP_PKG_*, MSYS2_PATH_TYPE and
+// CHERE_INVOKING.
+std::set<std::string> conda_build_keys(script::Phase phase) {
+    std::set<std::string> k = {
+        "CONDA_BUILD", "PYTHONNOUSERSITE", "CONDA_DEFAULT_ENV", "ARCH", "PREFIX", "SYS_PREFIX", "SYS_PYTHON",
+        "SUBDIR", "build_platform", "SRC_DIR", "HTTPS_PROXY", "HTTP_PROXY", "REQUESTS_CA_BUNDLE", "DIRTY", "ROOT",
+        "CONDA_PY", "PY3K", "PY_VER", "STDLIB_DIR", "SP_DIR", "NPY_VER", "CONDA_NPY", "NPY_DISTUTILS_APPEND_FLAGS",
+        "PERL_VER", "CONDA_PERL", "LUA_VER", "CONDA_LUA", "R_VER", "CONDA_R", "PKG_NAME", "PKG_VERSION",
+        "PKG_BUILDNUM", "PKG_BUILD_STRING", "PKG_HASH", "RECIPE_DIR", "CPU_COUNT", "SHLIB_EXT", "PATH", "HOME",
+        "PKG_CONFIG_PATH", "CMAKE_GENERATOR", "LD_RUN_PATH", "BUILD", "CONDA_BUILD_STATE",
+        "CONDA_PREFIX",  // `conda activate` (the peer's dump: the last activated prefix)
+        "BUILD_PREFIX",  // a test too: build.py test() recomputes get_dict after deleting it
+    };
+    if (phase == script::Phase::build)  // a test has no variant keys (the peer's dump)
+        for (const char* b : {"target_platform", "PIP_NO_BUILD_ISOLATION", "PIP_NO_DEPENDENCIES",
+                              "PIP_IGNORE_INSTALLED", "PIP_CACHE_DIR", "PIP_NO_INDEX"})
+            k.insert(b);
+    return k;
+}
+
+// Where splitforge's key set departs from conda-build's, and why:
+//
+// | key                         | conda-build                      | splitforge                                   |
+// |-----------------------------|----------------------------------|----------------------------------------------|
+// | SYS_PREFIX, SYS_PYTHON, ROOT| conda-build's own installation   | not set: there is no such installation       |
+// | CONDA_SHLVL, CONDA_EXE,     | `conda activate` of the prefixes | not set (no conda); CONDA_PREFIX is set as   |
+// | CONDA_PREFIX_1, _CE_*, ...  |                                  | activation sets it (build: BUILD_PREFIX)     |
+// | variant keys                | every key of the variant         | the keys the output uses (hash inputs)       |
+// | CC, CXX, CMAKE_ARGS         | set by the compiler packages'    | set from the host tools the system provider  |
+// |                             | activation scripts               | maps (build only)                            |
+// | CFLAGS, CXXFLAGS, FFLAGS    | activation scripts, or inherited | -ffile-prefix-map flags (build only)         |
+// | SPLITFORGE                  | -                                | our binary (build only; cmake-cache edits)   |
+// | LANG                        | inherited when set               | always C.UTF-8                               |
+// | TMPDIR                      | inherited (whole os.environ)     | passed on when set                           |
+// | the rest of os.environ      | inherited (tests: all of it)     | not passed: explicit environments            |
+// | RECIPE_DIR in a test        | the package's info/recipe copy   | the recipe dir (`splitforge test`: info/recipe)|
+const std::set<std::string> kOnlySplitforgeBuild = {"CC", "CXX", "CMAKE_ARGS", "CFLAGS", "CXXFLAGS", "FFLAGS",
+                                                    "SPLITFORGE", "LANG", "TMPDIR"};
+const std::set<std::string> kOnlyCondaBuild = {"SYS_PREFIX", "SYS_PYTHON", "ROOT"};
+
+std::set<std::string> minus(std::set<std::string> a, const std::set<std::string>& b) {
+    for (const auto& x : b) a.erase(x);
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("script_env: a build script's environment is conda-build's, less the documented differences",
+          "[build][script]") {
+    fs::TempDir tmp("sf-envdump");
+    auto c = demo_context(tmp.path());
+    c.py_ver.clear();
+    c.tools.clear();
+    c.tool_dirs.clear();
+    c.variant = {{"target_platform", "linux-64"}};
+    c.tmpdir = tmp.path().string();
+    stdfs::create_directories(c.src_dir);
+    auto got = dumped_keys(c, tmp.path());
+    CHECK(minus(got, kOnlySplitforgeBuild) == minus(conda_build_keys(script::Phase::build), kOnlyCondaBuild));
+    auto e = script::script_env(c);
+    CHECK(e.at("SHLIB_EXT") == ".so");
+    CHECK(e.at("CONDA_BUILD_STATE") == "BUILD");
+    CHECK(e.at("PKG_BUILD_STRING") == "placeholder");  // the staging build: no output yet
+    CHECK(e.at("SUBDIR") == "linux-64");
+    CHECK(e.at("ARCH") == "64");
+    CHECK(e.at("LD_RUN_PATH") == (c.prefix / "lib").string());
+    CHECK(e.at("BUILD") == "x86_64-conda_cos6-linux-gnu");
+    CHECK(e.at("NPY_VER") == "1.26");
+    CHECK(e.at("PERL_VER") == "5.26");
+}
+
+TEST_CASE("script_env: a test script's environment is conda-build's test environment", "[build][script]") {
+    fs::TempDir tmp("sf-envdump");
+    auto c = demo_context(tmp.path());
+    c.phase = script::Phase::test;
+    c.py_ver.clear();
+    c.tools.clear();
+    c.tool_dirs.clear();
+    c.variant.clear();
+    c.tmpdir = tmp.path().string();
+    c.pkg_build_string = "h1234abc_0";
+    stdfs::create_directories(c.src_dir);
+    auto got = dumped_keys(c, tmp.path());
+    const std::set<std::string> only_ours = {"LANG", "TMPDIR"};
+    CHECK(minus(got, only_ours) == minus(conda_build_keys(script::Phase::test), kOnlyCondaBuild));
+    auto e = script::script_env(c);
+    CHECK(e.at("SHLIB_EXT") == ".so");  // zlib's `test ! -f $PREFIX/lib/libz${SHLIB_EXT}` needs it
+    CHECK(e.at("CONDA_BUILD_STATE") == "TEST");
+    CHECK(e.at("CONDA_PREFIX") == c.prefix.string());
+    CHECK(e.at("PKG_BUILD_STRING") == "h1234abc_0");
+    CHECK(e.at("PATH").find("build_env") == std::string::npos);
+}
+
+TEST_CASE("script_env: proxies and CA bundles pass through as in conda-build", "[build][script]") {
+    auto c = demo_context("/w");
+    c.inherited = {{"HTTPS_PROXY", "http://proxy:3128"}, {"SSL_CERT_FILE", "/etc/ca.pem"}, {"USER", "me"}};
+    auto e = script::script_env(c);
+    CHECK(e.at("HTTPS_PROXY") == "http://proxy:3128");
+    CHECK(e.at("HTTP_PROXY").empty());  // conda-build sets the three proxy keys even when empty
+    CHECK(e.at("SSL_CERT_FILE") == "/etc/ca.pem");
+    CHECK(e.count("USER") == 0);
+    CHECK(e.count("LC_ALL") == 0);
 }

@@ -121,6 +121,28 @@ TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
     }
 }
 
+TEST_CASE("source: a url list is tried in order, and a missing source names the urls and the cache path") {
+    Area a;
+    auto tarball = a.make_tarball();
+    types::Source s;
+    s.url = "file://" + (a.fixtures / "gone-0.1.tar.gz").string();
+    s.mirrors = {"file://" + tarball.string()};
+    s.sha256 = sha_of(tarball);
+    s.fn = "minitorch-0.1.tar.gz";
+    auto r = source::fetch_source(s, a.ctx());
+    REQUIRE(r);
+    CHECK(test::slurp(a.work / "CMakeLists.txt") == "project(minitorch)\n");
+
+    stdfs::remove_all(a.cache);
+    stdfs::remove_all(a.work);
+    stdfs::remove(tarball);
+    auto bad = source::fetch_source(s, a.ctx());
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("(tried 2 urls: " + s.url + ", " + s.mirrors[0] + ")") != std::string::npos);
+    CHECK(bad.error().hint.find("or put the file at " + (a.cache / s.sha256 / "minitorch-0.1.tar.gz").string()) !=
+          std::string::npos);
+}
+
 TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the file") {
     Area a;
     auto tarball = a.make_tarball();
@@ -315,6 +337,21 @@ std::string foo_patch(int at, const std::string& expect, const std::string& repl
 
 }  // namespace
 
+TEST_CASE("source: the patch strip level is guessed as conda-build guesses it") {
+    fs::TempDir tmp("sf-strip");
+    const auto d = tmp.path();
+    stdfs::create_directories(d / "lib");
+    write(d / "lib/xmlparse.c", "x\n");
+    write(d / "README", "x\n");
+    // expat's feedstock: paths from the repository root, one level above the tarball's.
+    CHECK(source::guess_strip_level("--- a/expat/lib/xmlparse.c\n+++ b/expat/lib/xmlparse.c\n", d) == 2);
+    CHECK(source::guess_strip_level("--- a/lib/xmlparse.c\n+++ b/lib/xmlparse.c\n", d) == 1);
+    CHECK(source::guess_strip_level("--- lib/xmlparse.c.orig\t2020-01-01\n+++ lib/xmlparse.c\n", d) == 0);
+    CHECK(source::guess_strip_level("--- README\n+++ README\n", d) == 0);  // no dir: level 0
+    CHECK(source::guess_strip_level("--- /dev/null\n+++ b/lib/new.c\n", d) == 0);  // nothing found: the least deep
+    CHECK(source::guess_strip_level("no paths here\n", d) == 1);
+}
+
 TEST_CASE("source: patches") {
     Area a;
     auto tarball = a.make_tarball();
@@ -330,7 +367,7 @@ TEST_CASE("source: patches") {
         auto text = test::slurp(a.work / "src" / "foo.cpp");
         CHECK(text.find("\npatched twice\n") != std::string::npos);
         CHECK(text.find("line 12") == std::string::npos);
-        CHECK(std::find(a.lines.begin(), a.lines.end(), "applying patches/0002-second.patch") != a.lines.end());
+        CHECK(std::find(a.lines.begin(), a.lines.end(), "applying patches/0002-second.patch (-p1)") != a.lines.end());
     }
     SECTION("a patch that does not apply names the patch, hunk and file") {
         write(a.recipe / "patches" / "0001-first.patch", foo_patch(5, "line 5", "patched 5"));
@@ -355,6 +392,14 @@ TEST_CASE("source: patches") {
         CHECK(r.error().str() ==
               "patches/0001-gone.patch: can't find file to patch (src/gone.cpp) — refresh the patch against the new "
               "source");
+    }
+    SECTION("a patch made one directory above the source applies with -p2") {
+        write(a.recipe / "patches" / "0001-deep.patch",
+              "--- a/pkg/src/foo.cpp\n+++ b/pkg/src/foo.cpp\n@@ -12 +12 @@\n-line 12\n+deep 12\n");
+        s.patches = {"patches/0001-deep.patch"};
+        REQUIRE(source::fetch_source(s, a.ctx()));
+        CHECK(test::slurp(a.work / "src" / "foo.cpp").find("\ndeep 12\n") != std::string::npos);
+        CHECK(std::find(a.lines.begin(), a.lines.end(), "applying patches/0001-deep.patch (-p2)") != a.lines.end());
     }
     SECTION("a missing patch file is an error naming it, before anything is applied") {
         write(a.recipe / "patches" / "0001-first.patch", foo_patch(12, "line 12", "patched 12"));
