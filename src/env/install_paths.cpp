@@ -10,6 +10,7 @@
 #include <deque>
 
 #include "env/install_detail.hpp"
+#include "types/identifiers.hpp"
 #include "util/dir_handle.hpp"
 #include "util/strings.hpp"
 
@@ -17,17 +18,6 @@ namespace sf::env::detail {
 namespace {
 
 constexpr int kMaxLinkHops = 40;  // as Linux's MAXSYMLINKS
-
-// For messages: control characters as \xNN.
-std::string printable(const std::string& s) {
-    static const char* hex = "0123456789abcdef";
-    std::string out;
-    for (unsigned char ch : s) {
-        if (ch < 0x20 || ch == 0x7f) out += std::string("\\x") + hex[ch >> 4] + hex[ch & 15];
-        else out += static_cast<char>(ch);
-    }
-    return out;
-}
 
 std::string join_parts(const std::vector<std::string>& parts) { return str::join(parts, "/"); }
 
@@ -117,7 +107,7 @@ Result<void> check_package_path(const std::string& dist, const std::string& rel)
                     "the package is unsafe; do not install it");
     for (unsigned char ch : rel)
         if (ch < 0x20 || ch == 0x7f)
-            return fail(dist + ": ships a path with a control character: '" + printable(rel) + "'",
+            return fail(dist + ": ships a path with a control character: '" + types::printable(rel) + "'",
                         "the package is unsafe; do not install it");
     return {};
 }
@@ -133,20 +123,22 @@ Result<void> check_candidate(const Candidate& c) {
     const auto& rec = c.record;
     std::string what = c.origin == Origin::channel ? "repodata.json entry '" + rec.fn + "'" : c.file.string();
     if (!rec.sha256.empty() && !is_lower_hex(rec.sha256, 64))
-        return fail(what + ": sha256 '" + printable(rec.sha256) + "' is not 64 lowercase hex digits",
+        return fail(what + ": sha256 '" + types::printable(rec.sha256) + "' is not 64 lowercase hex digits",
                     "the channel index is damaged; re-run `splitforge index`");
     if (!rec.md5.empty() && !is_lower_hex(rec.md5, 32))
-        return fail(what + ": md5 '" + printable(rec.md5) + "' is not 32 lowercase hex digits",
+        return fail(what + ": md5 '" + types::printable(rec.md5) + "' is not 32 lowercase hex digits",
                     "the channel index is damaged; re-run `splitforge index`");
     const std::string version = rec.version.str();
     const std::pair<const char*, const std::string*> fields[] = {
         {"name", &rec.name}, {"version", &version}, {"build", &rec.build}};
     for (const auto& [field, value] : fields) {
-        bool ok = !value->empty() && *value != "." && *value != "..";
-        for (unsigned char ch : *value)
-            if (ch <= 0x20 || ch == 0x7f || ch == '/' || ch == '\\' || (ch == '-' && *field != 'n')) ok = false;
+        // PackageRecord::from_json checked these already; a record made in
+        // code gets the same identifier rules here.
+        const std::string_view f = field;
+        bool ok = f == "name" ? types::valid_package_name(*value)
+                              : f == "version" ? types::valid_version(*value) : types::valid_build_string(*value);
         if (!ok)
-            return fail(what + ": " + field + " '" + printable(*value) + "' is not a valid conda " + field,
+            return fail(what + ": " + field + " '" + types::printable(*value) + "' is not a valid conda " + field,
                         "the channel index is damaged; re-run `splitforge index`");
     }
     if (c.origin == Origin::channel) {
@@ -154,7 +146,7 @@ Result<void> check_candidate(const Candidate& c) {
         bool plain = !fn.empty() && fn != "." && fn != ".." && fn.find('/') == std::string::npos &&
                      fn.find('\\') == std::string::npos && fn.find('\0') == std::string::npos;
         if (!plain || c.file.filename().string() != fn)
-            return fail("repodata.json key '" + printable(fn) + "' is not a plain file name",
+            return fail("repodata.json key '" + types::printable(fn) + "' is not a plain file name",
                         "the channel index is damaged; re-run `splitforge index`");
     }
     return {};
