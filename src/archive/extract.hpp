@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <unordered_set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,7 @@ private:
     std::filesystem::path root_;
     TreeLimits limits_;
     std::map<std::string, EntryType> seen_;
+    std::unordered_set<std::string> dirs_;  // real directories below root_, checked or made
     std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
     std::uint64_t declared_ = 0, written_ = 0;
     std::uint64_t overhead_ = 0;  // the members' share of declared_ (kMemberCost and names)

@@ -21,6 +21,11 @@
 namespace sf::archive {
 namespace {
 
+// metadata.json holds conda_pkg_format_version and nothing much else.
+constexpr std::size_t kMaxMetadataJson = 64 << 10;
+// An info/ member read into memory: paths.json of a 250k-file package fits.
+constexpr std::size_t kMaxMemberRead = std::size_t{128} << 20;
+
 using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive*)>;
 
 ArchivePtr new_reader() { return ArchivePtr(archive_read_new(), archive_read_free); }
@@ -130,7 +135,11 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
             std::string text;
             char buf[4096];
             la_ssize_t n;
-            while ((n = archive_read_data(zip.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+            while ((n = archive_read_data(zip.get(), buf, sizeof buf)) > 0) {
+                text.append(buf, static_cast<size_t>(n));
+                // It holds two short fields; a deflate bomb here would fill memory.
+                if (text.size() > kMaxMetadataJson) return bad(pkg, "metadata.json is larger than 64 KiB");
+            }
             if (n < 0) return bad(pkg, "truncated or corrupt .conda: " + err_of(zip.get()));
             if (auto ok = check_metadata_json(pkg, text); !ok) return ok;
             continue;
@@ -175,6 +184,11 @@ Result<std::string> read_data(struct archive* a, const stdfs::path& pkg, const E
         if (n == 0) return out;
         if (n < 0) return bad(pkg, e.path + ": truncated or corrupt archive: " + err_of(a));
         out.append(buf, static_cast<size_t>(n));
+        // Read into memory, so bounded whatever the header declares (a 34 KB
+        // package can decompress to gigabytes of about.json).
+        if (out.size() > kMaxMemberRead)
+            return bad(pkg, e.path + " is larger than " + std::to_string(kMaxMemberRead >> 20) +
+                                " MiB (no package metadata file is this large; the package is damaged or hostile)");
     }
 }
 
@@ -238,6 +252,7 @@ Result<PackageMetadata> read_package_metadata(const stdfs::path& pkg) {
     });
     if (!r) return Unexpected<Error>{r.error()};
     if (!index) return bad(pkg, "no info/index.json");
+    if (types::json_too_deep(*index)) return bad(pkg, "info/index.json is nested too deeply");
     auto j = nlohmann::json::parse(*index, nullptr, false);
     if (j.is_discarded()) return bad(pkg, "info/index.json is not valid JSON");
     auto rec = types::PackageRecord::from_json(j, pkg.string() + ": info/index.json");

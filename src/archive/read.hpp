@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <string_view>
 #include <vector>
 
@@ -77,8 +78,11 @@ std::uint64_t extraction_limit(std::uint64_t archive_size);
 Result<std::string> safe_member_path(std::string_view name);
 // Creates the parent directories of member `rel` (a safe_member_path())
 // under `root`, refusing to pass through anything that is not a real
-// directory (e.g. a symlink the archive created earlier).
-Result<void> make_member_parents(const stdfs::path& root, const std::string& rel);
+// directory (e.g. a symlink the archive created earlier). `known` (optional)
+// holds the directories below `root` already checked or made, and gains the
+// new ones; returns how many directories it made.
+Result<std::size_t> make_member_parents(const stdfs::path& root, const std::string& rel,
+                                        std::unordered_set<std::string>* known = nullptr);
 // Does symlink `link_path` (relative, inside the root) with `target` stay inside the root?
 bool symlink_stays_inside(std::string_view link_path, std::string_view target);
 

@@ -18,6 +18,7 @@
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
+#include "types/json_fields.hpp"
 
 namespace sf::channel {
 
@@ -60,6 +61,7 @@ std::optional<Stamp> stamp_from(const json& j) {
 json load_cache(const stdfs::path& file) {
     auto text = fs::read_file(file);
     if (!text) return json::object();
+    if (types::json_too_deep(*text)) return json::object();  // rebuilt, as a damaged cache is
     try {
         json j = json::parse(*text);
         if (j.value("version", 0) == kCacheVersion && j.contains("files") && j["files"].is_object())
@@ -124,6 +126,13 @@ Result<void> index_locked(const fs::Dir& channel, const std::string& subdir, Ind
             stats.warnings.push_back(subdir + "/" + name + ": skipped: " + checked.error().str());
             continue;
         }
+        // The cache file lives in the channel: a record in it must still name its file.
+        const auto version = record.find("version");
+        if (version == record.end() || !version->is_string() ||
+            checked->name + "-" + version->get<std::string>() + "-" + checked->build != archive::package_stem(p)) {
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: file name does not match its index.json");
+            continue;
+        }
         if (checked->subdir != subdir) {
             stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" + checked->subdir +
                                      "', not '" + subdir + "'");
@@ -186,6 +195,9 @@ Result<json> package_record(const stdfs::path& pkg) {
     auto text = archive::read_package_member(pkg, "info/index.json");
     if (!text) return unexpected(text.error());
     json record;
+    if (types::json_too_deep(*text))
+        return fail(SourceLoc{pkg.string()}, "info/index.json is nested more than " + std::to_string(types::kMaxJsonDepth) +
+                                                 " levels deep");
     try {
         record = json::parse(*text);
     } catch (const std::exception& e) {

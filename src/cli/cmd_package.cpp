@@ -12,6 +12,8 @@
 #include "types/identifiers.hpp"
 #include "util/fs.hpp"
 #include "util/timestamp.hpp"
+#include "types/json_fields.hpp"
+#include "types/match_spec.hpp"
 
 namespace sf::cli {
 
@@ -44,6 +46,8 @@ int run_package(const PackageOpts& o, const Console& console) {
     if (!o.meta_file.empty()) {
         auto text = value_or_throw(fs::read_file(o.meta_file));
         nlohmann::json j;
+        if (types::json_too_deep(text))
+            throw Failure(Error{SourceLoc{o.meta_file}, "JSON nested too deeply", {}});
         try {
             j = nlohmann::json::parse(text);
         } catch (const std::exception& e) {
@@ -62,6 +66,9 @@ int run_package(const PackageOpts& o, const Console& console) {
     if (o.build_number >= 0) m.build_number = o.build_number;
     if (!o.depends.empty()) m.depends = o.depends;
     if (!o.constrains.empty()) m.constrains = o.constrains;
+    // What index.json lists must be match specs an installer can read back.
+    for (const auto& [option, specs] : {std::pair{"--depends", &m.depends}, std::pair{"--constrains", &m.constrains}})
+        for (const auto& spec : *specs) value_or_throw(types::MatchSpec::parse(spec), option);
     if (!o.noarch.empty()) {
         m.noarch = value_or_throw(types::parse_noarch(o.noarch), "--noarch");
         if (o.subdir.empty()) m.subdir = types::Platform::noarch();

@@ -10,6 +10,7 @@
 #include "engine/engine_detail.hpp"
 #include "script/script_env.hpp"
 #include "util/fs.hpp"
+#include "types/json_fields.hpp"
 
 namespace sf::engine {
 
@@ -65,6 +66,8 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     }
     std::vector<std::string> requires_;
     if (auto deps = archive::read_package_member(o.package, "info/test/test_time_dependencies.json")) {
+        if (types::json_too_deep(*deps))
+            return fail(SourceLoc{o.package.string() + ":info/test/test_time_dependencies.json"}, "nested too deeply");
         try {
             for (const auto& d : nlohmann::json::parse(*deps)) requires_.push_back(d.get<std::string>());
         } catch (const std::exception& e) {

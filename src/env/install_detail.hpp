@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "core/error.hpp"
@@ -32,7 +33,11 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir);
 // inside (also the last component when `follow_last`). Returns the path
 // relative to the prefix with no symlink left in it (but the last, when not
 // followed), or an error when it would lead outside.
-Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last);
+// `real_dirs` (optional): resolved directories already seen to be real ones
+// (no symlink on the way); the walk starts below the deepest of them and adds
+// those it finds. Valid while no directory in the prefix is replaced.
+Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last,
+                                      std::unordered_set<std::string>* real_dirs = nullptr);
 
 // A path a package may not install: conda-meta/, names the installer
 // reserves (.splitforge*), control characters. `rel` is a safe_member_path().
@@ -106,6 +111,7 @@ private:
     std::vector<stdfs::path> created_files_, created_dirs_;
     std::vector<std::pair<stdfs::path, stdfs::path>> moved_;  // original -> trash
     std::vector<stdfs::path> removed_;                         // for empty-dir cleanup
+    mutable std::unordered_set<std::string> real_dirs_;       // resolve()'s memo: directories never go mid-transaction
 };
 
 }  // namespace sf::env::detail

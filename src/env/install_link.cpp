@@ -59,26 +59,30 @@ Result<void> Transaction::begin() {
 }
 
 Result<void> Transaction::make_resolved_dirs(const std::string& resolved, const std::string& rel) {
+    if (real_dirs_.count(resolved)) return {};
     stdfs::path cur = prefix_;
+    std::string cur_rel;
     for (const auto& part : str::split(resolved, '/')) {
         if (part.empty()) continue;
         cur /= part;
+        cur_rel += (cur_rel.empty() ? "" : "/") + part;
         struct stat st{};
         if (lexists(cur, &st)) {
             if (!S_ISDIR(st.st_mode))
                 return fail(prefix_.string() + ": cannot create directory '" + rel + "': '" +
                             cur.lexically_relative(prefix_).string() + "' is a file");
-            continue;
-        }
-        if (::mkdir(cur.c_str(), 0755) != 0)
+        } else if (::mkdir(cur.c_str(), 0755) != 0) {
             return fail(prefix_.string() + ": cannot create directory '" + rel + "': " + sys_err());
-        created_dirs_.push_back(cur);
+        } else {
+            created_dirs_.push_back(cur);
+        }
+        real_dirs_.insert(cur_rel);  // a real directory now (lstat: not a symlink)
     }
     return {};
 }
 
 Result<std::string> Transaction::resolve(const std::string& rel, bool follow_last) const {
-    auto resolved = resolve_in_prefix(prefix_, rel, follow_last);
+    auto resolved = resolve_in_prefix(prefix_, rel, follow_last, &real_dirs_);
     if (!resolved) return resolved;
     // conda-meta/ and the installer's own names are reached only by name,
     // never through a symlink (a package's `cm -> conda-meta` must not let

@@ -8,6 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <unordered_set>
+#include <string_view>
+#include <algorithm>
 
 #include "env/install_detail.hpp"
 #include "types/identifiers.hpp"
@@ -34,10 +37,11 @@ bool only_dots_left(const std::deque<std::string>& todo) {
 
 }  // namespace
 
-Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last) {
+Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::string& rel, bool follow_last,
+                                      std::unordered_set<std::string>* real_dirs) {
     std::string prefix_s = prefix.string();
     std::error_code ec;
-    std::string real_prefix = stdfs::weakly_canonical(prefix, ec).string();
+    std::string real_prefix;  // made only when an absolute symlink needs it
     auto escapes = [&](const std::string& why) {
         return fail(prefix_s + ": '" + rel + "' leads outside the prefix (" + why + ")",
                     "the package is unsafe; do not install it");
@@ -45,6 +49,25 @@ Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::stri
     std::vector<std::string> done;  // resolved components: real directories (or not yet existing)
     std::deque<std::string> todo;
     push_front_parts(todo, rel);
+    // A known real directory (no symlink in it) resolves to itself: start
+    // below the deepest one, so a file 1000 levels deep costs one lstat, not
+    // a walk of 1000 ever longer paths.
+    if (real_dirs && !todo.empty() &&
+        std::none_of(todo.begin(), todo.end(), [](const std::string& p) { return p.empty() || p == "." || p == ".."; })) {
+        std::string_view parent(rel);
+        while (true) {
+            auto slash = parent.rfind('/');
+            if (slash == std::string_view::npos) break;
+            parent = parent.substr(0, slash);
+            if (real_dirs->count(std::string(parent))) {
+                for (std::size_t n = std::count(parent.begin(), parent.end(), '/') + 1; n > 0; --n) {
+                    done.push_back(std::move(todo.front()));
+                    todo.pop_front();
+                }
+                break;
+            }
+        }
+    }
     int hops = 0;
     bool missing = false;  // once a component does not exist, nothing below it can be a link
     while (!todo.empty()) {
@@ -68,6 +91,7 @@ Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::stri
         if (!S_ISLNK(st.st_mode)) {
             if (!last && !S_ISDIR(st.st_mode))
                 return fail(prefix_s + ": '" + rel + "': '" + join_parts(done) + "' is a file, not a directory");
+            if (real_dirs && !last && hops == 0) real_dirs->insert(join_parts(done));
             continue;
         }
         if (last && !follow_last) continue;
@@ -77,6 +101,7 @@ Result<std::string> resolve_in_prefix(const stdfs::path& prefix, const std::stri
         if (rec) return fail(prefix_s + ": cannot read symlink '" + join_parts(done) + "': " + rec.message());
         done.pop_back();
         if (!target.empty() && target.front() == '/') {
+            if (real_prefix.empty()) real_prefix = stdfs::weakly_canonical(prefix, ec).string();
             std::string inside;
             for (const std::string& root : {prefix_s, real_prefix}) {
                 if (target == root) inside = "/";

@@ -14,6 +14,7 @@
 #include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "types/json_fields.hpp"
 
 namespace sf::env {
 
@@ -40,6 +41,7 @@ const char* to_string(ProviderKind k) {
 }
 
 types::RunExports parse_run_exports(const std::string& text) {
+    if (types::json_too_deep(text)) return {};  // no run_exports.json nests; a hostile one exports nothing
     return types::RunExports::from_json(nlohmann::json::parse(text, nullptr, false));
 }
 
@@ -49,7 +51,7 @@ std::map<std::string, types::RunExports> run_exports_in_prefix(const stdfs::path
     for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta", ec)) {
         if (e.path().extension() != ".json") continue;
         auto text = fs::read_file(e.path());
-        if (!text) continue;
+        if (!text || types::json_too_deep(*text)) continue;
         auto j = nlohmann::json::parse(*text, nullptr, false);
         if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
         std::string name = j["name"].get<std::string>();

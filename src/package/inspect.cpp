@@ -31,6 +31,9 @@ Result<json> inspect_package(const std::filesystem::path& pkg) {
     auto parse = [&](const std::string& name, json& into) -> Result<void> {
         auto it = files->find(name);
         if (it == files->end()) return {};
+        if (types::json_too_deep(it->second))
+            return fail(SourceLoc{pkg.string()}, name + " is nested more than " + std::to_string(types::kMaxJsonDepth) +
+                                                     " levels deep");
         try {
             into = json::parse(it->second);
         } catch (const std::exception& e) {

@@ -4,7 +4,29 @@ namespace sf::types {
 
 using json = nlohmann::json;
 
+bool json_too_deep(std::string_view text, int max) {
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max) return true;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return false;
+}
+
 Result<json> parse_json_object(std::string_view text, std::string_view what) {
+    if (json_too_deep(text))
+        return fail(std::string(what) + ": JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
+                    "the file is damaged or hostile; rebuild or re-download it");
     json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object())
         return fail(std::string(what) + ": not a valid JSON object", "the file is damaged; rebuild or re-download it");

@@ -15,6 +15,14 @@
 
 namespace sf::types {
 
+// Deeper than any conda metadata nests: such text is refused before it is
+// parsed, because copying, printing and freeing a nlohmann value recurse
+// once per level (100k levels overflow the stack).
+constexpr int kMaxJsonDepth = 128;
+// Whether `text` opens more than `max` arrays and objects inside each other
+// (a linear scan that skips strings; malformed text is left to the parser).
+bool json_too_deep(std::string_view text, int max = kMaxJsonDepth);
+
 // `text` parsed as a JSON object; `what` names it in the error.
 Result<nlohmann::json> parse_json_object(std::string_view text, std::string_view what);
 

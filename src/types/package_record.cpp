@@ -155,6 +155,7 @@ json PackageRecord::to_json() const {
 std::string PackageRecord::dist_name() const { return name + "-" + version.str() + "-" + build; }
 
 Result<RepoData> RepoData::parse(std::string_view text, std::string_view source) {
+    if (json_too_deep(text)) return bad(source, "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
     RepoData rd;

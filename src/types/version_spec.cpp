@@ -132,10 +132,13 @@ Result<Node> leaf(std::string_view whole, const std::string& s) {
     return n;
 }
 
+constexpr int kMaxParens = 64;
+
 struct Parser {
     std::string_view whole;
     std::vector<std::string> toks;
     size_t pos = 0;
+    int depth = 0;  // open '(' : the parser recurses once per level
 
     const std::string* peek() const { return pos < toks.size() ? &toks[pos] : nullptr; }
 
@@ -162,7 +165,9 @@ struct Parser {
         if (!t) return bad(whole, "expected a version after the last operator");
         if (*t == "(") {
             ++pos;
+            if (++depth > kMaxParens) return bad(whole, "parentheses nested more than 64 deep");
             auto inner = parse_or();
+            --depth;
             if (!inner) return inner;
             if (!peek() || *peek() != ")") return bad(whole, "missing ')'");
             ++pos;

@@ -5,6 +5,7 @@
 #include "types/identifiers.hpp"
 #include "types/json_fields.hpp"
 #include "types/package_record.hpp"
+#include "types/version_spec.hpp"
 
 using namespace sf::types;
 using json = nlohmann::json;
@@ -140,4 +141,28 @@ TEST_CASE("json fields: paths.json and package records with numbers for strings"
     r = PackageRecord::from_json(json{{"name", "a"}, {"version", "1"}, {"build", "0"}, {"depends", {1}}}, "r");
     REQUIRE_FALSE(r);
     CHECK(r.error().message == "r: 'depends' must be a list of strings, but item 1 is a number");
+}
+
+// Copying, printing and freeing a nlohmann value recurse once per level:
+// 100k levels in an index.json crashed install, inspect and index.
+TEST_CASE("json_too_deep: nesting beyond any metadata is caught before parsing", "[identifiers]") {
+    auto nested = [](int n, char open, char close) { return std::string(n, open) + std::string(n, close); };
+    CHECK_FALSE(sf::types::json_too_deep(R"({"a": [1, {"b": [2]}], "s": "[[[[{{{{"})"));
+    CHECK_FALSE(sf::types::json_too_deep(nested(sf::types::kMaxJsonDepth, '[', ']')));
+    CHECK(sf::types::json_too_deep(nested(sf::types::kMaxJsonDepth + 1, '[', ']')));
+    CHECK(sf::types::json_too_deep("{\"x\": " + nested(100000, '[', ']') + "}"));
+    // Brackets inside strings, escaped quotes included, do not count.
+    CHECK_FALSE(sf::types::json_too_deep("[\"\\\"" + std::string(500, '[') + "\"]"));
+    auto r = sf::types::parse_json_object("{\"x\": " + nested(100000, '[', ']') + "}", "index.json");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "index.json: JSON nested more than 128 levels deep");
+}
+
+// The version-spec parser recurses once per '(' (5000 crashed it).
+TEST_CASE("version specs: parentheses nested beyond 64 are refused, not a crash", "[identifiers]") {
+    auto nested = [](int n) { return std::string(n, '(') + ">=1" + std::string(n, ')'); };
+    CHECK(sf::types::VersionSpec::parse(nested(10)));
+    auto deep = sf::types::VersionSpec::parse(nested(100000));
+    REQUIRE_FALSE(deep);
+    CHECK(deep.error().message.find("parentheses nested more than 64 deep") != std::string::npos);
 }
