@@ -25,6 +25,7 @@
 #include "source/source.hpp"
 #include "types/identifiers.hpp"
 #include "types/match_spec.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "util/timestamp.hpp"
@@ -251,6 +252,21 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
 
 using Setup = PreparedBuild;
 
+// The output folder is the user's root; what splitforge makes directly below
+// it (the platform subdir, logs/, broken/, .splitforge-work/) must be a real
+// directory, never a symlink someone planted there. Checked before anything is
+// written or deleted (an input error, exit 2); nothing is created here.
+Result<void> check_output_folder(const stdfs::path& output, const types::Platform& platform) {
+    std::error_code ec;
+    if (output.empty() || !stdfs::is_directory(output, ec)) return {};
+    auto root = fs::Dir::open(output);
+    if (!root) return unexpected(root.error());
+    for (const std::string& name : {platform.name(), std::string("logs"), std::string("broken"), std::string(".splitforge-work")})
+        if (root->kind(name) != fs::Kind::missing)
+            if (auto sub = root->sub(name); !sub) return unexpected(sub.error());
+    return {};
+}
+
 Result<Setup> setup(const BuildOptions& opts) {
     const variant::Selection& sel = opts.selection;
     if (sel.platform != sel.build_platform) {
@@ -259,6 +275,7 @@ Result<Setup> setup(const BuildOptions& opts) {
                                sel.build_platform.name(),
                     "build it on a " + sel.platform.name() + " machine (cross-building is not supported)");
     }
+    if (auto ok = check_output_folder(opts.output_folder, sel.platform); !ok) return unexpected(ok.error());
     auto rr = render::render_dir(opts.recipe_dir, sel);
     if (!rr) return unexpected(rr.error());
     Setup s;
@@ -311,8 +328,13 @@ struct Tally {
 Result<void> open_output(Ctx& ctx, const plan::BuildPlan& p) {
     std::error_code ec;
     ctx.output = stdfs::absolute(ctx.opts.output_folder, ec).lexically_normal();
-    if (!ec) stdfs::create_directories(ctx.output / p.platform.name(), ec);
     if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
+    // The user's root; the platform subdir below it never through a symlink
+    // (and logs/, broken/, .splitforge-work/ checked again).
+    if (auto ok = check_output_folder(ctx.output, p.platform); !ok) return unexpected(ok.error());
+    auto root = fs::Dir::open(ctx.output, fs::Create::yes);
+    if (!root) return unexpected(root.error());
+    if (auto sub = root->sub(p.platform.name(), fs::Create::yes); !sub) return unexpected(sub.error());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
     return {};
 }
@@ -331,7 +353,11 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
-        stdfs::path area = ctx.output / ".splitforge-work";
+        auto root = fs::Dir::open(ctx.output, fs::Create::yes);
+        if (!root) return unexpected(root.error());
+        auto area_dir = root->sub(".splitforge-work", fs::Create::yes);  // never through a symlink
+        if (!area_dir) return unexpected(area_dir.error());
+        stdfs::path area = area_dir->path();
         sweep_work_area(area);
         auto claimed = WorkDir::claim(area, p.name, opts.recipe_dir, opts.selection);
         if (!claimed) return unexpected(claimed.error());

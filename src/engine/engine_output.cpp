@@ -1,4 +1,7 @@
 // One output of a staging build: envs, script, payload, package, test, publish.
+#include <fcntl.h>
+#include <stdio.h>
+
 #include <algorithm>
 #include <set>
 #include <system_error>
@@ -13,6 +16,7 @@
 #include "script/script_env.hpp"
 #include "types/match_spec.hpp"
 #include "types/version.hpp"
+#include "util/dir_handle.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine::detail {
@@ -280,13 +284,18 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     if (ctx.opts.test == TestMode::run) {
         auto t = test_package(ctx, step, pkg, st.recipe_dir.string());
         if (!t) {
-            stdfs::create_directories(ctx.output / "broken", ec);
-            stdfs::rename(pkg, ctx.output / "broken" / pkg.filename(), ec);
-            if (ec) stdfs::remove(pkg, ec);
+            // broken/ below the output folder, never through a symlink; the
+            // package is renamed into the handle (a symlink at its name is
+            // replaced, never followed).
+            auto root = fs::Dir::open(ctx.output, fs::Create::yes);
+            auto broken = root ? root->sub("broken", fs::Create::yes) : Result<fs::Dir>(unexpected(root.error()));
+            bool moved = broken && ::renameat(AT_FDCWD, pkg.c_str(), broken->fd(), pkg.filename().c_str()) == 0;
+            if (!moved) stdfs::remove(pkg, ec);
             if (interrupted()) return fail("interrupted (Ctrl-C) while testing " + dist);
+            if (!broken) return Unexpected<Error>{broken.error()};
             Error e = t.error();
             e.message = dist + ": test: " + e.message + " (package moved to " +
-                        (ctx.output / "broken" / pkg.filename()).string() + ")";
+                        (broken->path() / pkg.filename()).string() + ")";
             return Unexpected<Error>{e};
         }
         res.test = *t;

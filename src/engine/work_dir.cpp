@@ -24,6 +24,20 @@ std::string work_dir_name(const std::string& name, const stdfs::path& recipe_dir
     return name + "-" + hash::sha256(key).substr(0, 10);
 }
 
+namespace {
+
+// Removes `p`: a directory with what is in it, a symlink (or file) itself,
+// never what a symlink points to.
+void remove_entry(const stdfs::path& p) {
+    std::error_code ec;
+    auto st = stdfs::symlink_status(p, ec);
+    if (ec) return;
+    if (stdfs::is_directory(st)) stdfs::remove_all(p, ec);
+    else stdfs::remove(p, ec);
+}
+
+}  // namespace
+
 Result<WorkDir> WorkDir::claim(const stdfs::path& area, const std::string& name, const stdfs::path& recipe_dir,
                                const variant::Selection& selection) {
     std::error_code ec;
@@ -36,7 +50,7 @@ Result<WorkDir> WorkDir::claim(const stdfs::path& area, const std::string& name,
     if (*lock) {
         w.lock_ = std::move(*lock);
         w.path_ = area / stem;
-        stdfs::remove_all(w.path_, ec);  // a killed or kept build's, or one built with --keep-build
+        remove_entry(w.path_);  // a killed or kept build's, or one built with --keep-build
         stdfs::create_directories(w.path_, ec);
         if (ec) return fail(SourceLoc{w.path_.string()}, "cannot create the work dir: " + ec.message());
         return w;
@@ -72,22 +86,25 @@ void sweep_work_area(const stdfs::path& area) {
     std::error_code ec;
     for (const auto& e : stdfs::directory_iterator(area, ec)) {
         const std::string fn = e.path().filename().string();
+        std::error_code sec;
+        auto st = e.symlink_status(sec);  // entries are never followed
+        if (sec) continue;
         if (str::ends_with(fn, ".lock")) {
             // A stable dir whose build is gone: its lock file is there, unheld.
+            if (!stdfs::is_regular_file(st)) continue;
             auto lock = fs::LockFile::try_create(e.path());
             if (!lock || !*lock) continue;
-            std::error_code rec;
-            stdfs::remove_all(area / fn.substr(0, fn.size() - 5), rec);
+            remove_entry(area / fn.substr(0, fn.size() - 5));
             continue;  // the lock file goes with the lock
         }
+        if (!stdfs::is_directory(st)) continue;
         auto parts = str::split(fn, '-');
         if (parts.size() != 3 || parts[0] != "build") continue;
         char* end = nullptr;
         long pid = std::strtol(parts[1].c_str(), &end, 10);
         if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-        std::error_code rec;
-        stdfs::remove_all(e.path(), rec);
+        remove_entry(e.path());
     }
 }
 

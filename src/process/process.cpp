@@ -412,18 +412,27 @@ public:
         if (!p) return;
         std::error_code ec;
         if (p->has_parent_path()) stdfs::create_directories(p->parent_path(), ec);
-        out_.open(*p, std::ios::binary | std::ios::app);
+        // Never through a symlink at the log's own name.
+        fd_ = ::open(p->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     }
-    bool open() const { return out_.is_open(); }
-    void line(const std::string& l) {
-        if (out_.is_open()) out_ << l << '\n';
+    ~LogFile() {
+        if (fd_ >= 0) ::close(fd_);
     }
-    void text(const std::string& t) {
-        if (out_.is_open()) out_ << t;
+    LogFile(const LogFile&) = delete;
+    LogFile& operator=(const LogFile&) = delete;
+    bool open() const { return fd_ >= 0; }
+    void line(const std::string& l) { text(l + '\n'); }
+    void text(std::string_view t) {
+        while (fd_ >= 0 && !t.empty()) {
+            ssize_t w = ::write(fd_, t.data(), t.size());
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) break;
+            t.remove_prefix(static_cast<size_t>(w));
+        }
     }
 
 private:
-    std::ofstream out_;
+    int fd_ = -1;
 };
 
 }  // namespace

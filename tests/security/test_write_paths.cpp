@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "craft.hpp"
@@ -211,4 +212,78 @@ TEST_CASE("security: the temp sweep never deletes a package's file", "[security]
     auto r = install(prefix, {"sneaky"}, opts(ch, s.root / "pkgs"));
     REQUIRE_FALSE(r);
     CHECK(r.error().str().find("a name the installer reserves for itself") != std::string::npos);
+}
+
+namespace {
+
+// A recipe in <root>/recipe (its test fails with `failing_test`), and the
+// build command into <root>/out, where a symlink `planted` -> ../outside is.
+Run build_into_planted(const Site& s, const std::string& planted, bool failing_test) {
+    write(s.root / "recipe/meta.yaml", "package:\n  name: sf-outsym\n  version: 1.0\n" + kBuild +
+                                           (failing_test ? "test:\n  commands:\n    - exit 1\n" : "") +
+                                           "about:\n  license: MIT\n");
+    stdfs::create_directories(s.root / "out");
+    stdfs::create_directory_symlink("../outside", s.root / "out" / planted);
+    std::vector<std::string> args{"build", (s.root / "recipe").string(), "--output-folder", (s.root / "out").string(), "-q"};
+    if (!failing_test) args.push_back("--no-test");
+    return run(args, s.root);
+}
+
+void check_refused(const Run& r, const stdfs::path& link) {
+    INFO(r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(link.string() + ": is a symlink; refusing to write through it") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+}
+
+}  // namespace
+
+TEST_CASE("security: build never works in or sweeps a symlinked .splitforge-work", "[security][build]") {
+    Site s;
+    // What the sweep would take for a dead build's dir (data/ beside an
+    // unheld data.lock), and a dir named like a work dir.
+    write(s.outside / "data/file", "precious\n");
+    write(s.outside / "data.lock", "");
+    write(s.outside / "sf-outsym-0123456789/keep", "precious\n");
+    auto before = s.outside_scan();
+    auto r = build_into_planted(s, ".splitforge-work", false);
+    check_refused(r, s.root / "out/.splitforge-work");
+    CHECK(s.outside_scan() == before);
+    CHECK(sf::test::slurp(s.outside / "data/file") == "precious\n");
+    CHECK(stdfs::is_regular_file(s.outside / "data.lock"));
+    CHECK(sf::test::slurp(s.outside / "sf-outsym-0123456789/keep") == "precious\n");
+    CHECK(s.victim() == "precious\n");
+}
+
+TEST_CASE("security: build never writes its logs through a symlinked logs/", "[security][build]") {
+    Site s;
+    auto before = s.outside_scan();
+    auto r = build_into_planted(s, "logs", false);
+    check_refused(r, s.root / "out/logs");
+    CHECK(s.outside_scan() == before);
+    CHECK(s.victim() == "precious\n");
+}
+
+TEST_CASE("security: a package whose test fails is never moved through a symlinked broken/", "[security][build]") {
+    Site s;
+    auto before = s.outside_scan();
+    auto r = build_into_planted(s, "broken", true);
+    check_refused(r, s.root / "out/broken");
+    CHECK(s.outside_scan() == before);
+    CHECK(s.victim() == "precious\n");
+}
+
+TEST_CASE("security: a build log is never appended through a symlink at its own name", "[security][build]") {
+    Site s;
+    write(s.root / "recipe/meta.yaml", "package:\n  name: sf-outsym\n  version: 1.0\nbuild:\n  number: 0\n  script:\n"
+                                       "    - echo something for the log\n    - mkdir -p $PREFIX/share\n"
+                                       "    - echo hi > $PREFIX/share/hi.txt\nabout:\n  license: MIT\n");
+    stdfs::create_directories(s.root / "out/logs");
+    for (const char* log : {"sf-outsym-1.0-0.log", "sf-outsym-1.0-0-default-staging.log"})
+        stdfs::create_symlink(s.outside / "victim.txt", s.root / "out/logs" / log);
+    auto r = run({"build", (s.root / "recipe").string(), "--output-folder", (s.root / "out").string(), "-q", "--no-test"},
+                 s.root);
+    INFO(r.err);
+    CHECK(r.rc == 0);
+    CHECK(s.victim() == "precious\n");
 }
