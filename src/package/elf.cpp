@@ -18,7 +18,7 @@ namespace sf::package {
 namespace {
 
 constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kNtGnuBuildId = 3, kSttFile = 4;
-constexpr std::int64_t kDtNull = 0, kDtRpath = 15, kDtRunpath = 29;
+constexpr std::int64_t kDtNull = 0, kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
 
 class File {
 public:
@@ -129,27 +129,49 @@ Result<ElfInfo> read_elf(const std::filesystem::path& p) {
         const std::size_t ent = d.is64 ? 16 : 8;
         std::vector<unsigned char> data(dyn.size);
         if (!f.read(dyn.offset, data.data(), data.size())) return bad("truncated .dynamic");
-        std::uint64_t rpath_off = 0, runpath_off = 0;
-        bool has_rpath = false, has_runpath = false;
+        std::uint64_t rpath_off = 0, runpath_off = 0, soname_off = 0;
+        bool has_rpath = false, has_runpath = false, has_soname = false;
+        std::vector<std::uint64_t> needed_offs;
         for (std::size_t o = 0; o + ent <= data.size(); o += ent) {
             auto tag = static_cast<std::int64_t>(d.get(data.data() + o, ent / 2));
             std::uint64_t val = d.get(data.data() + o + ent / 2, ent / 2);
             if (tag == kDtNull) break;
             if (tag == kDtRpath) has_rpath = true, rpath_off = val;
             if (tag == kDtRunpath) has_runpath = true, runpath_off = val;
+            if (tag == kDtSoname) has_soname = true, soname_off = val;
+            if (tag == kDtNeeded) needed_offs.push_back(val);
+        }
+        // A string of the .dynamic string table; nullopt: outside it.
+        auto str_at = [&](std::uint64_t off) -> std::optional<std::string> {
+            if (off >= str.size) return std::nullopt;
+            std::string s;
+            char buf[256];
+            for (std::uint64_t k = off; k < str.size;) {
+                std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buf, str.size - k));
+                if (!f.read(str.offset + k, buf, n)) return std::nullopt;
+                const void* nul = std::memchr(buf, '\0', n);
+                std::size_t take = nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - buf) : n;
+                s.append(buf, take);
+                if (nul) break;
+                k += n;
+            }
+            return s;
+        };
+        for (std::uint64_t off : needed_offs) {
+            auto s = str_at(off);
+            if (!s) return bad("DT_NEEDED outside the string table");
+            info.needed.push_back(std::move(*s));
+        }
+        if (has_soname) {
+            auto s = str_at(soname_off);
+            if (!s) return bad("DT_SONAME outside the string table");
+            info.soname = std::move(*s);
         }
         if (!has_rpath && !has_runpath) return info;
         info.kind = has_runpath ? RpathKind::runpath : RpathKind::rpath;
-        std::uint64_t off = has_runpath ? runpath_off : rpath_off;
-        if (off >= str.size) return bad("rpath offset outside the string table");
-        std::string s;
-        char c;
-        for (std::uint64_t k = off; k < str.size; ++k) {
-            if (!f.read(str.offset + k, &c, 1)) return bad("truncated string table");
-            if (c == '\0') break;
-            s.push_back(c);
-        }
-        info.rpath = std::move(s);
+        auto s = str_at(has_runpath ? runpath_off : rpath_off);
+        if (!s) return bad("rpath offset outside the string table");
+        info.rpath = std::move(*s);
         return info;
     }
     return info;

@@ -1,10 +1,12 @@
 #pragma once
-// Just enough ELF reading to find a file's DT_RPATH / DT_RUNPATH, so that
-// patchelf only runs on files that need a change, and its GNU build-id.
+// Just enough ELF reading for packaging and checks: a file's DT_RPATH /
+// DT_RUNPATH (patchelf runs only on files that need a change), its DT_NEEDED
+// and DT_SONAME, and its GNU build-id.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -17,6 +19,8 @@ struct ElfInfo {
     bool is_dynamic = false;   // has a .dynamic section
     RpathKind kind = RpathKind::none;
     std::string rpath;         // the DT_RUNPATH (preferred) or DT_RPATH string
+    std::vector<std::string> needed;  // DT_NEEDED, in file order
+    std::string soname;               // DT_SONAME; empty: none
 };
 
 // Not an ELF file is not an error (is_elf = false); a truncated or malformed

@@ -158,11 +158,22 @@ TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
     CHECK(before->kind == RpathKind::runpath);
     CHECK(before->rpath == prefix.string() + "/lib:/usr/local/nowhere");
     CHECK(run_out({"patchelf", "--print-rpath", so}) == before->rpath);
+    CHECK(before->soname.empty());
+    CHECK(before->needed.empty() == run_out({"patchelf", "--print-needed", so}).empty());
 
     const std::string so2 = (prefix / "lib/libold.so").string();  // DT_RPATH stays DT_RPATH
     run_out({"g++", "-shared", "-fPIC", "-o", so2, (tmp.path() / "a.cpp").string(),
              "-Wl,-rpath," + prefix.string() + "/lib/sub", "-Wl,--disable-new-dtags"});
     REQUIRE(read_elf(so2)->kind == RpathKind::rpath);
+    const std::string so3 = (prefix / "lib/libnamed.so.1").string();  // DT_SONAME, and a NEEDED of ours
+    run_out({"g++", "-shared", "-fPIC", "-o", so3, (tmp.path() / "a.cpp").string(), "-Wl,-soname,libnamed.so.1",
+             "-Wl,--no-as-needed", "-L" + prefix.string() + "/lib", "-lanswer"});
+    CHECK(read_elf(so3)->soname == "libnamed.so.1");
+    CHECK(read_elf(so)->soname.empty());
+    auto named = read_elf(so3);
+    CHECK(named->needed == str::split(run_out({"patchelf", "--print-needed", so3}), '\n'));
+    CHECK(named->needed.front() == "libanswer.so");
+    stdfs::remove(so3);
 
     PostprocessOptions o;
     o.prefix = prefix.string();
