@@ -73,6 +73,9 @@ Result<void> read_strings(const JsonFields& f, PackageRecord& r) {
 Result<void> read_numbers(const JsonFields& f, const json& j, PackageRecord& r) {
     auto bn = f.integer("build_number");
     if (!bn) return Unexpected<Error>{bn.error()};
+    // conda's field takes any integer; rattler's (and so mamba's and pixi's)
+    // is unsigned, so a negative one would break the user's other tools.
+    if (bn->value_or(0) < 0) return f.wrong_type("build_number", "a non-negative integer");
     r.build_number = bn->value_or(0);
     auto size = f.unsigned_integer("size");
     if (!size) return Unexpected<Error>{size.error()};
@@ -80,7 +83,13 @@ Result<void> read_numbers(const JsonFields& f, const json& j, PackageRecord& r) 
     // Old records carry float timestamps: any number is accepted.
     if (auto it = j.find("timestamp"); it != j.end() && !it->is_null()) {
         if (!it->is_number()) return f.wrong_type("timestamp", "a number");
-        r.timestamp = it->get<std::int64_t>();
+        if (it->is_number_float()) {  // a cast of NaN or 1e300 to an integer is undefined
+            double d = it->get<double>();
+            if (!(d >= 0 && d < 9.2e18)) return f.wrong_type("timestamp", "a number of milliseconds since 1970");
+            r.timestamp = static_cast<std::int64_t>(d);
+        } else {
+            r.timestamp = it->get<std::int64_t>();
+        }
     }
     return {};
 }

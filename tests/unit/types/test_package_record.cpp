@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "testutil.hpp"
 #include "types/package_record.hpp"
 #include "types/platform.hpp"
@@ -53,6 +55,23 @@ TEST_CASE("package record: errors name the source", "[package_record]") {
     auto bn = PackageRecord::from_json({{"name", "foo"}, {"version", "1"}, {"build", "0"}, {"build_number", "x"}}, "f");
     REQUIRE_FALSE(bn);
     CHECK(bn.error().message == "f: 'build_number' must be an integer, not string");
+    nlohmann::json base = {{"name", "foo"}, {"version", "1"}, {"build", "0"}};
+    auto neg = base;
+    neg["build_number"] = -1;
+    auto nr = PackageRecord::from_json(neg, "f");
+    REQUIRE_FALSE(nr);
+    CHECK(nr.error().message == "f: 'build_number' must be a non-negative integer, not number");
+    for (double t : {std::nan(""), 1e300, -5.0}) {
+        auto bt = base;
+        bt["timestamp"] = t;
+        INFO(t);
+        auto tr = PackageRecord::from_json(bt, "f");
+        REQUIRE_FALSE(tr);
+        CHECK(tr.error().message.find("'timestamp' must be a number of milliseconds since 1970") != std::string::npos);
+    }
+    auto old = base;
+    old["timestamp"] = 1.5e9;  // float timestamps of old records stay readable
+    CHECK(PackageRecord::from_json(old, "f")->timestamp.value_or(0) == 1500000000);
     auto rd = RepoData::parse("{not json", "ch/noarch/repodata.json");
     REQUIRE_FALSE(rd);
     CHECK(rd.error().str() == "ch/noarch/repodata.json: not a valid JSON object");
