@@ -112,8 +112,10 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const Select
                                     const KeyFilter& keep) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec))
+    if (!std::filesystem::exists(p, ec))
         return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
+    // read_input_file refuses what is not a regular file (a FIFO, a device)
+    // with its own words.
     auto text = fs::read_input_file(p);
     if (!text) return unexpected(text.error());
     return read_config_text(*text, file, sel, diag, {}, keep);

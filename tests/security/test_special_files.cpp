@@ -184,6 +184,7 @@ TEST_CASE("security: rerender with a FIFO variant file neither blocks nor reads 
         REQUIRE_FALSE(r.timed_out);
         CHECK(r.rc() == 2);
         CHECK(r.last_line().find(fifo.string()) != std::string::npos);
+        CHECK(r.last_line().find("a FIFO, not a regular file") != std::string::npos);  // not "not found"
     }
     SECTION("in the variants dir, where rerender compares what is there") {
         Run first = run({"rerender", recipe.string(), "--variants-dir", variants.string(), "--platform", "linux-64"},
