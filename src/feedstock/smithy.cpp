@@ -82,13 +82,14 @@ std::string dump(const Config& c, bool bools) {
     return out;
 }
 
-KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
+KeyCorpus key_corpus(const recipe::RawRecipe& raw, const std::string& recipe_text) {
     KeyCorpus c;
-    c.text = raw.text;
+    c.text = recipe_text;
     std::error_code ec;
     for (const auto& e : stdfs::recursive_directory_iterator(raw.dir, ec)) {
         auto ext = e.path().extension();
-        if (!e.is_regular_file(ec) || e.path().filename() == "meta.yaml" || ext == ".patch" || ext == ".diff" ||
+        auto name = e.path().filename();
+        if (!e.is_regular_file(ec) || name == "meta.yaml" || name == "recipe.yaml" || ext == ".patch" || ext == ".diff" ||
             e.file_size(ec) > (4u << 20))
             continue;
         if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
@@ -140,9 +141,9 @@ std::string file_name(const ForgeTarget& t, const Config& c, const std::set<std:
 
 // conda-smithy's `^[^#]*compiler\(("cuda"|'cuda')\)`: a line calling
 // compiler('cuda') with no '#' before the call.
-bool uses_cuda(const recipe::RawRecipe& raw) {
+bool uses_cuda(const std::string& recipe_text) {
     bool cuda = false;
-    for (const auto& line : str::split(raw.text, '\n'))
+    for (const auto& line : str::split(recipe_text, '\n'))
         for (const char* call : {"compiler(\"cuda\")", "compiler('cuda')"}) {
             auto at = line.find(call);
             cuda |= at != std::string::npos && line.find('#') > at;
@@ -152,11 +153,11 @@ bool uses_cuda(const recipe::RawRecipe& raw) {
 
 // The feedstock's name, for the Windows path limit of file names: the
 // recipe's extra/feedstock-name, else the first output's name (by dist()).
-std::string name_of_feedstock(const recipe::RawRecipe& raw, const std::vector<Target>& targets) {
+std::string name_of_feedstock(const std::string& recipe_text, const std::vector<Target>& targets) {
     std::string feedstock_name;
-    if (auto it = raw.text.find("feedstock-name"); it != std::string::npos) {
+    if (auto it = recipe_text.find("feedstock-name"); it != std::string::npos) {
         static const std::regex fn(R"(^\s*feedstock-name:\s*['"]?([A-Za-z0-9_.-]+))");
-        for (const auto& line : str::split(raw.text, '\n')) {
+        for (const auto& line : str::split(recipe_text, '\n')) {
             std::smatch m;
             if (std::regex_search(line, m, fn)) feedstock_name = m[1];
         }
@@ -175,7 +176,8 @@ std::string name_of_feedstock(const recipe::RawRecipe& raw, const std::vector<Ta
 
 bool is_feedstock_dir(const stdfs::path& dir) {
     std::error_code ec;
-    return !stdfs::exists(dir / "meta.yaml", ec) && stdfs::exists(dir / "recipe" / "meta.yaml", ec);
+    if (stdfs::exists(dir / "meta.yaml", ec) || stdfs::exists(dir / "recipe.yaml", ec)) return false;
+    return stdfs::exists(dir / "recipe" / "meta.yaml", ec) || stdfs::exists(dir / "recipe" / "recipe.yaml", ec);
 }
 
 std::string yaml_scalar(const std::string& s, bool bools) {
@@ -191,15 +193,20 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     if (!forge) return unexpected(forge.error());
     auto raw = recipe::RawRecipe::load(opts.feedstock_dir / forge->recipe_dir);
     if (!raw) return unexpected(raw.error());
+    // conda_build_tool names the recipe file conda-smithy reads.
+    const stdfs::path recipe_file =
+        opts.feedstock_dir / forge->recipe_dir / (forge->rattler_build() ? "recipe.yaml" : "meta.yaml");
+    auto recipe_text = fs::read_file(recipe_file);
+    if (!recipe_text) return unexpected(recipe_text.error());
     auto migration_paths =
         migration_files(opts.feedstock_dir, opts.exclusive_files.empty() ? stdfs::path() : opts.exclusive_files.front());
     if (!migration_paths) return unexpected(migration_paths.error());
 
     auto compat = Compat::of(opts.smithy_version);
     if (!compat) return unexpected(compat.error());
-    KeyCorpus corpus = key_corpus(*raw);
-    const detail::TargetInputs in{*raw, *forge, opts, *migration_paths, corpus, *compat};
-    const bool cuda = uses_cuda(*raw);
+    KeyCorpus corpus = key_corpus(*raw, *recipe_text);
+    const detail::TargetInputs in{*raw, *recipe_text, *forge, opts, *migration_paths, corpus, *compat};
+    const bool cuda = uses_cuda(*recipe_text);
     SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours
     // travel in each target's Selection, over the process environment.
@@ -218,7 +225,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
         res.warnings.insert(res.warnings.end(), t->warnings.begin(), t->warnings.end());
         targets.push_back(std::move(*t));
     }
-    const std::string feedstock_name = name_of_feedstock(*raw, targets);
+    const std::string feedstock_name = name_of_feedstock(*recipe_text, targets);
     std::set<std::string> seen;
     for (const auto& t : targets)
         for (const auto& c : t.configs) {

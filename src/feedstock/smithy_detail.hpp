@@ -17,11 +17,14 @@
 #include "feedstock/smithy.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "recipe/selectors.hpp"
+#include "render/output.hpp"
 #include "variant/config.hpp"
 
 namespace sf::feedstock::detail {
 
 using Values = std::vector<std::string>;
+using VMap = std::map<std::string, std::string>;
+using Outputs = std::vector<const render::RenderedOutput*>;
 
 inline bool contains(const Values& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -85,6 +88,7 @@ struct Compat {
 // What every target of one feedstock is rendered from.
 struct TargetInputs {
     const recipe::RawRecipe& raw;
+    const std::string& recipe_text;  // meta.yaml, or recipe.yaml for a rattler-build feedstock
     const ForgeConfig& forge;
     const SmithyOptions& opts;
     const std::vector<std::filesystem::path>& migration_paths;
@@ -100,6 +104,32 @@ struct Target {
     std::string first_dist, first_name;  // metas[0] once sorted by dist(), as conda-smithy names the feedstock
     std::vector<Error> warnings;         // the pinning's, the migrations' and the render's, in that order
 };
+
+// The keys the files hold (`used`), the ones every output uses
+// (`top_vars`), and those that make CI jobs (`top_loop`).
+struct JobKeys {
+    std::set<std::string> used, top_vars, top_loop;
+};
+
+// What every feedstock adds to the outputs' keys: the MPI family, python_min,
+// the always-kept keys, target_platform as a job key when used.
+void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas);
+
+// _merge_deployment_target: on osx, c_stdlib_version and
+// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
+VMap merge_deployment_target(VMap v);
+
+// A rattler-build (v1) feedstock's keys and variants, as conda-smithy reads
+// them through rattler_build_conda_compat (smithy_v1.cpp). `metas` sorted by
+// dist(); `full`: the migrated spec exploded.
+struct V1Keys {
+    JobKeys keys;                               // top_loop without target_platform
+    std::vector<variant::Variant> input_variants;  // metas[0]'s: its conda-smithy input variants
+    std::vector<VMap> used_variants;            // every output's variants, merged deployment targets
+    std::vector<VMap> meta_variants;            // each output's config.variant
+};
+Result<V1Keys> v1_job_keys(const render::RenderedRecipe& rr, const Outputs& metas,
+                           const std::vector<variant::Variant>& full, const variant::Specials& sp);
 
 // The os.environ values conda-smithy has set once it reaches target `ft`:
 // those of `os_environ` (the earlier targets' stay, as they do in os.environ)

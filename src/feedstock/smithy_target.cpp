@@ -17,31 +17,11 @@ namespace sf::feedstock::detail {
 namespace {
 
 namespace stdfs = std::filesystem;
-using VMap = std::map<std::string, std::string>;
-using Outputs = std::vector<const render::RenderedOutput*>;
 
 bool version_less(const std::string& a, const std::string& b) {
     auto va = types::Version::parse(a), vb = types::Version::parse(b);
     if (va && vb) return *va < *vb;
     return a < b;
-}
-
-// _merge_deployment_target: on osx, c_stdlib_version and
-// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
-VMap merge_deployment_target(VMap v) {
-    auto tp = v.find("target_platform");
-    if (tp == v.end() || !str::starts_with(tp->second, "osx")) return v;
-    auto cs = v.find("c_stdlib_version");
-    if (cs == v.end()) return v;
-    std::string stdlib = cs->second;
-    std::string macdt = v.count("MACOSX_DEPLOYMENT_TARGET") ? v["MACOSX_DEPLOYMENT_TARGET"] : stdlib;
-    std::string sdk = v.count("MACOSX_SDK_VERSION") ? v["MACOSX_SDK_VERSION"] : stdlib;
-    if (version_less(stdlib, macdt)) stdlib = macdt;
-    if (version_less(sdk, stdlib)) sdk = stdlib;
-    v["c_stdlib_version"] = stdlib;
-    v["MACOSX_DEPLOYMENT_TARGET"] = stdlib;
-    v["MACOSX_SDK_VERSION"] = sdk;
-    return v;
 }
 
 template <class T>
@@ -367,34 +347,16 @@ std::set<std::string> top_level_keys(const Outputs& metas) {
     return top_vars.value_or(std::set<std::string>{});
 }
 
-// The keys the files hold (`used`) and those that make CI jobs (`top_loop`).
-struct JobKeys {
-    std::set<std::string> used, top_loop;
-};
-
-JobKeys job_keys(const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas,
-                 const std::vector<variant::Variant>& input_variants) {
+// conda-build's (v0) used keys: every output's used keys, the ones every
+// output uses at the top level, and of those the ones that vary.
+JobKeys v0_job_keys(const Outputs& metas, const std::vector<variant::Variant>& input_variants) {
     JobKeys keys;
     for (const auto* o : metas)
         for (const auto& [k, v] : o->used) keys.used.insert(k);
-    if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
-    // conda-smithy's `.*\{\{ python_min \}\}` on each line: the text, verbatim.
-    if (in.raw.text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
-
     std::set<std::string> loop = loop_keys(input_variants);
-    std::set<std::string> top_vars = top_level_keys(metas);
-    for (const auto& k : top_vars)
+    keys.top_vars = top_level_keys(metas);
+    for (const auto& k : keys.top_vars)
         if (loop.count(k)) keys.top_loop.insert(k);
-    if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
-
-    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
-    keys.used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
-                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
-    if (!all_noarch) keys.used.insert("target_platform");
-    if (in.compat.labels_with_gha ? contains(ft.providers, "github_actions") : in.forge.github_actions_self_hosted)
-        keys.used.insert("github_actions_labels");
-    if (in.compat.keep_cdt) keys.used.insert({"cdt_name", "cdt_arch", "BUILD"});
-    keys.used.insert(top_vars.begin(), top_vars.end());
     return keys;
 }
 
@@ -449,16 +411,17 @@ Config used_config(const variant::Specials& sp, const std::vector<variant::Varia
 // One config per CI job: `c` broken up over the top-level loop keys, the
 // combinations no output has left out (_is_config_skipped), linux jobs
 // narrowed to one docker image (finalize_config).
-std::vector<Config> ci_jobs(const Config& c, const std::set<std::string>& top_loop, const Outputs& metas,
-                            const ForgeTarget& ft, const ForgeConfig& forge) {
+// `meta_variants`: each output's variant (conda-build's meta.config.variant).
+std::vector<Config> ci_jobs(const Config& c, const std::set<std::string>& top_loop,
+                            const std::vector<VMap>& meta_variants, const ForgeTarget& ft, const ForgeConfig& forge) {
     std::vector<Config> jobs;
     for (auto& cfg : break_up(top_loop, c)) {
-        bool matched = std::any_of(metas.begin(), metas.end(), [&](const render::RenderedOutput* o) {
+        bool matched = std::any_of(meta_variants.begin(), meta_variants.end(), [&](const VMap& v) {
             for (const auto& k : top_loop) {
-                const std::string* val = o->variant.get(k);
-                if (!val) return false;
+                auto val = v.find(k);
+                if (val == v.end()) return false;
                 for (const auto& x : cfg.lists[k])
-                    if (x != *val) return false;
+                    if (x != val->second) return false;
             }
             return true;
         });
@@ -486,6 +449,41 @@ void set_environ(recipe::EnvOverlay& os_environ, const std::string& key, const s
 }
 
 }  // namespace
+
+// _merge_deployment_target: on osx, c_stdlib_version and
+// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
+VMap merge_deployment_target(VMap v) {
+    auto tp = v.find("target_platform");
+    if (tp == v.end() || !str::starts_with(tp->second, "osx")) return v;
+    auto cs = v.find("c_stdlib_version");
+    if (cs == v.end()) return v;
+    std::string stdlib = cs->second;
+    std::string macdt = v.count("MACOSX_DEPLOYMENT_TARGET") ? v["MACOSX_DEPLOYMENT_TARGET"] : stdlib;
+    std::string sdk = v.count("MACOSX_SDK_VERSION") ? v["MACOSX_SDK_VERSION"] : stdlib;
+    if (version_less(stdlib, macdt)) stdlib = macdt;
+    if (version_less(sdk, stdlib)) sdk = stdlib;
+    v["c_stdlib_version"] = stdlib;
+    v["MACOSX_DEPLOYMENT_TARGET"] = stdlib;
+    v["MACOSX_SDK_VERSION"] = sdk;
+    return v;
+}
+
+void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas) {
+    if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
+    // conda-smithy's `.*\{\{ python_min \}\}` on each line of the recipe
+    // file, verbatim (it matches v1's `${{ python_min }}` too).
+    if (in.recipe_text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
+    if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
+
+    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
+    keys.used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
+                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
+    if (!all_noarch) keys.used.insert("target_platform");
+    if (in.compat.labels_with_gha ? contains(ft.providers, "github_actions") : in.forge.github_actions_self_hosted)
+        keys.used.insert("github_actions_labels");
+    if (in.compat.keep_cdt) keys.used.insert({"cdt_name", "cdt_arch", "BUILD"});
+    keys.used.insert(keys.top_vars.begin(), keys.top_vars.end());
+}
 
 recipe::EnvOverlay target_environ(recipe::EnvOverlay os_environ, const ForgeConfig& forge, const ForgeTarget& ft,
                                   bool uses_cuda) {
@@ -521,9 +519,23 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
             out.first_dist = o->dist();
             out.first_name = o->name;
         }
-    JobKeys keys = job_keys(in, ft, metas, input_variants);
-    Config c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
-    out.configs = ci_jobs(c, keys.top_loop, metas, ft, in.forge);
+    JobKeys keys;
+    Config c;
+    std::vector<VMap> meta_variants;
+    if (in.forge.rattler_build()) {
+        auto v1 = v1_job_keys(*rr, metas, input_variants, input->specials);
+        if (!v1) return unexpected(v1.error());
+        keys = std::move(v1->keys);
+        finish_keys(keys, in, ft, metas);
+        c = used_config(input->specials, v1->input_variants, v1->used_variants, keys.used);
+        meta_variants = std::move(v1->meta_variants);
+    } else {
+        keys = v0_job_keys(metas, input_variants);
+        finish_keys(keys, in, ft, metas);
+        c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
+        for (const auto* o : metas) meta_variants.push_back(o->variant.as_map());
+    }
+    out.configs = ci_jobs(c, keys.top_loop, meta_variants, ft, in.forge);
     out.top_loop = std::move(keys.top_loop);
     return out;
 }
