@@ -50,7 +50,7 @@ Result<Template> Template::parse(std::string_view text, const Origin& origin) {
 
 Result<std::string> Template::render(Context& ctx) const {
     return guarded<std::string>(impl_->origin, [&]() -> Result<std::string> {
-        detail::Evaluator ev(impl_->origin.file, ctx.globals, &ctx.globals, ctx.undefined, ctx.base);
+        detail::Evaluator ev(impl_->origin.file, ctx.globals, &ctx.globals, ctx.undefined, ctx.base, ctx.hooks);
         std::string out;
         SF_TRY_VOID(ev.exec(impl_->body, out));
         return out;
@@ -72,7 +72,7 @@ Result<Expression> Expression::parse(std::string_view expr, const Origin& origin
 
 Result<Value> Expression::evaluate(const Context& ctx) const {
     return guarded<Value>(impl_->origin, [&]() -> Result<Value> {
-        detail::Evaluator ev(impl_->origin.file, ctx.globals, nullptr, ctx.undefined, ctx.base);
+        detail::Evaluator ev(impl_->origin.file, ctx.globals, nullptr, ctx.undefined, ctx.base, ctx.hooks);
         return ev.eval(*impl_->expr);
     });
 }

@@ -244,6 +244,7 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
                 }
                 if (!item.is_scalar())
                     return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
+                if (item.plain) src.plain.emplace(key, item.scalar);
                 values.push_back(item.scalar);
             }
         } else {
@@ -435,6 +436,44 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     if (combined)
         if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
     return combined;
+}
+
+Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
+                             Diagnostics* diag) {
+    std::vector<SpecSource> sources;
+    SpecSource platforms;
+    platforms.name = "<platform>";
+    platforms.lists.emplace_back("target_platform", std::vector<std::string>{sel.platform.name()});
+    platforms.lists.emplace_back("build_platform", std::vector<std::string>{sel.build_platform.name()});
+    sources.push_back(std::move(platforms));
+    std::vector<std::filesystem::path> files;
+    if (recipe_config) files.push_back(*recipe_config);
+    files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
+    if (sel.spec) {
+        files.clear();
+        sources.push_back(*sel.spec);
+    }
+    for (const auto& f : files) {
+        auto s = read_config_file(f, sel, diag);
+        if (!s) return unexpected(s.error());
+        sources.push_back(std::move(*s));
+    }
+    if (!sel.overrides.empty()) {
+        SpecSource cli;
+        cli.name = "<command line>";
+        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
+        sources.push_back(std::move(cli));
+    }
+    auto combined = combine(std::move(sources));
+    if (combined)
+        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
+    return combined;
+}
+
+bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {
+    for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it)
+        if (find_key(it->lists, key)) return it->plain.count({key, value}) > 0;
+    return false;
 }
 
 namespace {
