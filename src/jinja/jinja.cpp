@@ -59,10 +59,10 @@ Result<std::string> Template::render(Context& ctx) const {
 
 const Origin& Template::origin() const { return impl_->origin; }
 
-Result<Expression> Expression::parse(std::string_view expr, const Origin& origin) {
+Result<Expression> Expression::parse(std::string_view expr, const Origin& origin, Dialect dialect) {
     return guarded<Expression>(origin, [&]() -> Result<Expression> {
         SF_TRY(tokens, detail::lex(expr, origin, detail::LexMode::expression));
-        SF_TRY(e, detail::parse_expression(std::move(tokens), origin));
+        SF_TRY(e, detail::parse_expression(std::move(tokens), origin, dialect));
         auto impl = std::make_shared<Impl>();
         impl->origin = origin;
         impl->expr = std::move(e);

@@ -38,6 +38,11 @@ enum class Undefinedness {
     lenient,  // unknown names evaluate to Undefined (renders as "", falsy)
 };
 
+// Which language an expression is parsed as. minijinja (recipe.yaml, through
+// rattler-build) also names the filters `split` and `version_to_buildstring`,
+// which the caller supplies through Hooks::filters.
+enum class Dialect { jinja2, minijinja };
+
 // What a caller adds to one evaluation: both are off unless set. recipe.yaml
 // (rattler-build's minijinja) needs them; meta.yaml never sets them.
 struct Hooks {
@@ -99,7 +104,7 @@ private:
 // A parsed expression (e.g. one `# [selector]`), evaluated many times.
 class Expression {
 public:
-    static Result<Expression> parse(std::string_view expr, const Origin& origin);
+    static Result<Expression> parse(std::string_view expr, const Origin& origin, Dialect dialect = Dialect::jinja2);
     // Same semantics as jinja::evaluate().
     Result<Value> evaluate(const Context& ctx) const;
 

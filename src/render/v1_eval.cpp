@@ -251,7 +251,7 @@ Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int o
     auto it = cache_.parsed.find(expr);
     if (it == cache_.parsed.end()) {
         jinja::Origin o{r_.file, where.line + 1, where.col + 1 + offset};
-        SF_TRY(e, jinja::Expression::parse(expr, o));
+        SF_TRY(e, jinja::Expression::parse(expr, o, jinja::Dialect::minijinja));
         it = cache_.parsed.emplace(std::string(expr), std::move(e)).first;
     }
     return it->second.evaluate(vars_);

@@ -78,14 +78,17 @@ SpecSource default_spec(const types::Platform& platform);
 // Which keys to read, when only some can matter (rerender prunes the
 // pinning to what the recipe can use). Empty: every key.
 using KeyFilter = std::function<bool(const std::string&)>;
+// conda_build_config.yaml: `# [selector]` lines. variants.yaml (rattler-build):
+// plain YAML, list items may be `if:`/`then:`/`else:` blocks.
+enum class ConfigSyntax { selectors, conditionals };
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag = nullptr,
-                                    const KeyFilter& keep = {});
+                                    const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
 // The same for text already read; `skip_keys` are left out (a migration's
 // __migrator and migrator_ts).
 Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const Selection& sel,
                                     Diagnostics* diag = nullptr, const std::set<std::string>& skip_keys = {},
-                                    const KeyFilter& keep = {});
+                                    const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
 
 // A merged spec as one source again (zip_keys re-encoded), e.g. to migrate it.
 SpecSource as_source(const CombinedSpec& spec, std::string name);
