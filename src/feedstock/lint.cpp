@@ -13,6 +13,7 @@
 #include "feedstock/recipe_extra.hpp"
 #include "feedstock/rerender.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "render/render.hpp"
 #include "types/platform.hpp"
 #include "util/fs.hpp"
@@ -393,7 +394,7 @@ Result<std::vector<Finding>> finish(std::vector<Finding> out, const std::vector<
 }  // namespace
 
 Result<std::vector<Finding>> lint(const LintOptions& opts) {
-    if (is_v1_recipe_dir(opts.recipe_dir)) {
+    if (recipe::is_v1_recipe_dir(opts.recipe_dir)) {
         auto found = lint_v1(opts);
         if (!found) return unexpected(found.error());
         return finish(std::move(*found), opts.skip);

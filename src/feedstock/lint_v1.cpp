@@ -354,11 +354,6 @@ struct V1Linter {
 
 }  // namespace
 
-bool is_v1_recipe_dir(const stdfs::path& dir) {
-    std::error_code ec;
-    return stdfs::is_regular_file(dir / "recipe.yaml", ec) && !stdfs::exists(dir / "meta.yaml", ec);
-}
-
 Result<std::vector<Finding>> lint_v1(const LintOptions& opts) {
     stdfs::path path = opts.recipe_dir / "recipe.yaml";
     auto text = fs::read_file(path);

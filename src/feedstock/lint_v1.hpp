@@ -20,9 +20,6 @@
 
 namespace sf::feedstock {
 
-// True when `dir` holds recipe.yaml and no meta.yaml.
-bool is_v1_recipe_dir(const std::filesystem::path& dir);
-
 // The findings for the recipe.yaml in opts.recipe_dir (unsorted); an error
 // only when it cannot be read or is not YAML.
 Result<std::vector<Finding>> lint_v1(const LintOptions& opts);

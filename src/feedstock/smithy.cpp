@@ -8,6 +8,7 @@
 #include "feedstock/migrations.hpp"
 #include "feedstock/smithy_detail.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -82,11 +83,11 @@ std::string dump(const Config& c, bool bools) {
     return out;
 }
 
-KeyCorpus key_corpus(const recipe::RawRecipe& raw, const std::string& recipe_text) {
+KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_text) {
     KeyCorpus c;
     c.text = recipe_text;
     std::error_code ec;
-    for (const auto& e : stdfs::recursive_directory_iterator(raw.dir, ec)) {
+    for (const auto& e : stdfs::recursive_directory_iterator(recipe_dir, ec)) {
         auto ext = e.path().extension();
         auto name = e.path().filename();
         if (!e.is_regular_file(ec) || name == "meta.yaml" || name == "recipe.yaml" || ext == ".patch" || ext == ".diff" ||
@@ -191,12 +192,29 @@ std::string yaml_scalar(const std::string& s, bool bools) {
 Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     auto forge = read_forge_config(opts.feedstock_dir);
     if (!forge) return unexpected(forge.error());
-    auto raw = recipe::RawRecipe::load(opts.feedstock_dir / forge->recipe_dir);
-    if (!raw) return unexpected(raw.error());
     // conda_build_tool names the recipe file conda-smithy reads.
-    const stdfs::path recipe_file =
-        opts.feedstock_dir / forge->recipe_dir / (forge->rattler_build() ? "recipe.yaml" : "meta.yaml");
-    auto recipe_text = fs::read_file(recipe_file);
+    const stdfs::path recipe_dir = opts.feedstock_dir / forge->recipe_dir;
+    std::optional<recipe::RawRecipe> raw;
+    std::optional<recipe::V1Recipe> v1;
+    std::vector<detail::RecipeConfig> configs;
+    if (forge->rattler_build()) {
+        auto r = recipe::load_v1_recipe(recipe_dir);
+        if (!r) return unexpected(r.error());
+        v1 = std::move(*r);
+        // conda-build's get_package_combined_spec reads the recipe's
+        // conda_build_config.yaml; conda-smithy lays variants.yaml over it.
+        std::error_code ec;
+        if (stdfs::is_regular_file(recipe_dir / "conda_build_config.yaml", ec))
+            configs.push_back({recipe_dir / "conda_build_config.yaml", variant::ConfigSyntax::selectors});
+        if (stdfs::is_regular_file(recipe_dir / "variants.yaml", ec))
+            configs.push_back({recipe_dir / "variants.yaml", variant::ConfigSyntax::conditionals});
+    } else {
+        auto r = recipe::RawRecipe::load(recipe_dir);
+        if (!r) return unexpected(r.error());
+        raw = std::move(*r);
+        if (raw->config_file) configs.push_back({*raw->config_file});
+    }
+    auto recipe_text = fs::read_file(recipe_dir / (v1 ? "recipe.yaml" : "meta.yaml"));
     if (!recipe_text) return unexpected(recipe_text.error());
     auto migration_paths =
         migration_files(opts.feedstock_dir, opts.exclusive_files.empty() ? stdfs::path() : opts.exclusive_files.front());
@@ -204,8 +222,9 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
 
     auto compat = Compat::of(opts.smithy_version);
     if (!compat) return unexpected(compat.error());
-    KeyCorpus corpus = key_corpus(*raw, *recipe_text);
-    const detail::TargetInputs in{*raw, *recipe_text, *forge, opts, *migration_paths, corpus, *compat};
+    KeyCorpus corpus = key_corpus(recipe_dir, *recipe_text);
+    const detail::TargetInputs in{raw ? &*raw : nullptr, v1 ? &*v1 : nullptr, *recipe_text, configs, *forge,
+                                  opts, *migration_paths, corpus, *compat};
     const bool cuda = uses_cuda(*recipe_text);
     SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours

@@ -16,6 +16,7 @@
 #include "feedstock/forge_config.hpp"
 #include "feedstock/smithy.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "recipe/selectors.hpp"
 #include "render/output.hpp"
 #include "variant/config.hpp"
@@ -86,9 +87,17 @@ struct Compat {
 };
 
 // What every target of one feedstock is rendered from.
+// A config file of the recipe, laid over the pinning in order.
+struct RecipeConfig {
+    std::filesystem::path file;
+    variant::ConfigSyntax syntax = variant::ConfigSyntax::selectors;
+};
+
 struct TargetInputs {
-    const recipe::RawRecipe& raw;
-    const std::string& recipe_text;  // meta.yaml, or recipe.yaml for a rattler-build feedstock
+    const recipe::RawRecipe* raw;   // meta.yaml, or null for a rattler-build feedstock
+    const recipe::V1Recipe* v1;     // recipe.yaml, or null
+    const std::string& recipe_text;  // the recipe file's text
+    const std::vector<RecipeConfig>& recipe_configs;
     const ForgeConfig& forge;
     const SmithyOptions& opts;
     const std::vector<std::filesystem::path>& migration_paths;

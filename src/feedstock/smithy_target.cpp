@@ -9,6 +9,7 @@
 #include "feedstock/migrations.hpp"
 #include "feedstock/smithy_detail.hpp"
 #include "render/render.hpp"
+#include "render/v1_render.hpp"
 #include "types/platform.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
@@ -245,10 +246,11 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     if (!migrations) return unexpected(migrations.error());
     auto keep = [&](const std::string& k) { return migrations->keys.count(k) || may_be_used(k, in.corpus); };
     std::vector<variant::SpecSource> sources;
-    std::vector<stdfs::path> files = in.opts.exclusive_files;
-    if (in.raw.config_file) files.push_back(*in.raw.config_file);
+    std::vector<RecipeConfig> files;
+    for (const auto& f : in.opts.exclusive_files) files.push_back({f});
+    files.insert(files.end(), in.recipe_configs.begin(), in.recipe_configs.end());
     for (const auto& f : files) {
-        auto s = variant::read_config_file(f, sel, &diag, keep);
+        auto s = variant::read_config_file(f.file, sel, &diag, keep, f.syntax);
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
@@ -262,12 +264,17 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
 
 // The recipe rendered as conda-smithy renders it: every output, nothing
 // finalized.
-Result<render::RenderedRecipe> render_recipe(const recipe::RawRecipe& raw, const variant::Selection& sel,
+Result<render::RenderedRecipe> render_recipe(const TargetInputs& in, const variant::Selection& sel,
                                              const ForgeTarget& ft) {
-    auto cache = render::make_render_cache();
-    render::RenderOptions ro;
-    ro.smithy = true;
-    auto rr = render::render(raw, sel, cache.get(), ro);
+    auto render_it = [&]() -> Result<render::RenderedRecipe> {
+        // rattler-build's render leaves skipped outputs out.
+        if (in.v1) return render::render_v1(*in.v1, sel);
+        auto cache = render::make_render_cache();
+        render::RenderOptions ro;
+        ro.smithy = true;
+        return render::render(*in.raw, sel, cache.get(), ro);
+    };
+    auto rr = render_it();
     if (!rr) {
         Error e = rr.error();
         e.message = "rendering for " + ft.name + ": " + e.message;
@@ -500,6 +507,11 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     out.t = ft;
     auto sel = selection_for(ft, in.opts, os_environ);
     if (!sel) return unexpected(sel.error());
+    // rattler_build_conda_compat passes conda-build's config platform as both
+    // --target-platform and --build-platform: a v1 recipe renders as a
+    // native build of the target (`build_platform != target_platform` never
+    // holds), whatever machine builds it on CI.
+    if (in.v1) sel->build_platform = sel->platform;
     Diagnostics diag{in.opts.strict};
     auto spec = migrated_spec(in, *sel, diag);
     if (!spec) return unexpected(spec.error());
@@ -507,7 +519,7 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());
     const std::vector<variant::Variant> input_variants = variant::explode(*input);
-    auto rr = render_recipe(in.raw, *sel, ft);
+    auto rr = render_recipe(in, *sel, ft);
     if (!rr) return unexpected(rr.error());
     out.warnings = diag.warnings();
     out.warnings.insert(out.warnings.end(), rr->warnings.begin(), rr->warnings.end());
@@ -522,7 +534,7 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     JobKeys keys;
     Config c;
     std::vector<VMap> meta_variants;
-    if (in.forge.rattler_build()) {
+    if (in.v1) {
         auto v1 = v1_job_keys(*rr, metas, input_variants, input->specials);
         if (!v1) return unexpected(v1.error());
         keys = std::move(v1->keys);

@@ -5,6 +5,7 @@
 #include "feedstock/lint.hpp"
 #include "feedstock/lint_v1.hpp"
 #include "golden.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "testskip.hpp"
 #include "testutil.hpp"
 
@@ -33,7 +34,7 @@ std::string text_of(const std::vector<Finding>& fs) {
 
 TEST_CASE("lint v1: one of each problem (golden)") {
     auto dir = test::data_dir() / "feedstock/lint-v1/bad";
-    REQUIRE(is_v1_recipe_dir(dir / "recipe"));
+    REQUIRE(recipe::is_v1_recipe_dir(dir / "recipe"));
     auto found = run_lint(dir / "recipe");
     std::string out = text_of(found);
     test::check_golden(dir / "expected.txt", out);
