@@ -9,7 +9,10 @@
 // Per case it prints the best and median in-process time over N runs
 // (default 10), the ratio to the target (200 ms; 300 ms for a corpus of
 // rattler-build feedstocks, the v1 target), and how many files equal the
-// expected ones. conda-smithy itself takes tens of seconds to minutes.
+// expected ones. In a corpus, each case reproduces the conda-smithy that
+// MANIFEST.tsv records for it (unless SMITHY_VERSION is given), as the
+// rerender-real adapter does. conda-smithy itself takes tens of seconds to
+// minutes.
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -21,6 +24,7 @@
 #include "feedstock/forge_config.hpp"
 #include "feedstock/smithy.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
 using namespace sf;
@@ -32,6 +36,21 @@ struct Args {
     std::string smithy_version;
     double target_ms = 0;  // 0: by the feedstock's kind
 };
+
+// MANIFEST.tsv's conda_smithy_version of `case_name`, or "".
+std::string manifest_version(const stdfs::path& corpus, const std::string& case_name) {
+    auto text = fs::read_file(corpus / "MANIFEST.tsv");
+    if (!text) return "";
+    auto lines = str::split_lines(*text);
+    if (lines.empty()) return "";
+    auto head = str::split(lines[0], '\t');
+    auto col = std::find(head.begin(), head.end(), "conda_smithy_version") - head.begin();
+    for (size_t i = 1; i < lines.size(); ++i) {
+        auto row = str::split(lines[i], '\t');
+        if (!row.empty() && row[0] == case_name && static_cast<size_t>(col) < row.size()) return row[col];
+    }
+    return "";
+}
 
 // One case: 1 when it failed to rerender.
 int bench_case(const stdfs::path& dir, const Args& a) {
@@ -92,6 +111,10 @@ int main(int argc, char** argv) {
     for (const auto& e : stdfs::directory_iterator(dir / "cases")) cases.push_back(e.path());
     std::sort(cases.begin(), cases.end());
     int failed = 0;
-    for (const auto& c : cases) failed += bench_case(c, a);
+    for (const auto& c : cases) {
+        Args one = a;
+        if (one.smithy_version.empty()) one.smithy_version = manifest_version(dir, c.filename().string());
+        failed += bench_case(c, one);
+    }
     return failed ? 1 : 0;
 }
