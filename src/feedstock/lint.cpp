@@ -397,7 +397,9 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     if (recipe::is_v1_recipe_dir(opts.recipe_dir)) {
         auto found = lint_v1(opts);
         if (!found) return unexpected(found.error());
-        return finish(std::move(*found), opts.skip);
+        std::vector<std::string> skip = opts.skip;
+        skip.insert(skip.end(), found->skip.begin(), found->skip.end());
+        return finish(std::move(found->findings), skip);
     }
     auto raw = recipe::RawRecipe::load(opts.recipe_dir);
     if (!raw) return unexpected(raw.error());

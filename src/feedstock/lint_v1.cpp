@@ -354,7 +354,7 @@ struct V1Linter {
 
 }  // namespace
 
-Result<std::vector<Finding>> lint_v1(const LintOptions& opts) {
+Result<V1Lint> lint_v1(const LintOptions& opts) {
     stdfs::path path = opts.recipe_dir / "recipe.yaml";
     auto text = fs::read_file(path);
     if (!text) return unexpected(text.error());
@@ -371,7 +371,13 @@ Result<std::vector<Finding>> lint_v1(const LintOptions& opts) {
     l.names();
     l.pins();
     l.check_sources();
-    return std::move(l.out);
+    V1Lint res{std::move(l.out), {}};
+    const YamlNode* extra = root->find("extra");
+    const YamlNode* sf = extra ? extra->find("splitforge") : nullptr;
+    if (const YamlNode* skip = sf ? sf->find("lint_skip") : nullptr)
+        for (const auto& id : skip->items)
+            if (id.is_scalar()) res.skip.push_back(id.scalar);
+    return res;
 }
 
 }  // namespace sf::feedstock

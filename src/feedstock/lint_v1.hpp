@@ -20,8 +20,13 @@
 
 namespace sf::feedstock {
 
-// The findings for the recipe.yaml in opts.recipe_dir (unsorted); an error
-// only when it cannot be read or is not YAML.
-Result<std::vector<Finding>> lint_v1(const LintOptions& opts);
+struct V1Lint {
+    std::vector<Finding> findings;  // unsorted
+    std::vector<std::string> skip;  // extra/splitforge/lint_skip
+};
+
+// The findings for the recipe.yaml in opts.recipe_dir; an error only when it
+// cannot be read or is not YAML.
+Result<V1Lint> lint_v1(const LintOptions& opts);
 
 }  // namespace sf::feedstock

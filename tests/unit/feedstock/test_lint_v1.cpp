@@ -97,3 +97,16 @@ TEST_CASE("lint v1: no findings on the corpus feedstocks") {
     }
     CHECK(recipes >= 12);
 }
+
+TEST_CASE("lint v1: extra/splitforge/lint_skip silences a check") {
+    fs::TempDir tmp("sf-lint-v1-skip");
+    auto src = test::data_dir() / "feedstock/lint-v1/bad";
+    stdfs::copy(src, tmp.path(), stdfs::copy_options::recursive);
+    auto text = test::slurp(tmp.path() / "recipe/recipe.yaml");
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/recipe.yaml",
+                                  text + "extra:\n  splitforge:\n    lint_skip: [unknown-key, bad-checksum]\n"));
+    auto found = run_lint(tmp.path() / "recipe");
+    for (const auto& f : found) CHECK(f.id != "unknown-key");
+    for (const auto& f : found) CHECK(f.id != "bad-checksum");
+    CHECK(found.size() == 5);
+}

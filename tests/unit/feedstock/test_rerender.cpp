@@ -166,3 +166,17 @@ TEST_CASE("CiSettings: <platform>-cuda, then <platform>, then default, then the 
     CiSettings none;
     CHECK(none.runner_for("win-64") == "windows-latest");
 }
+
+TEST_CASE("rerender: the recipe.yaml twin of recipe/ gets a job per platform, with its runners") {
+    RerenderOptions o;
+    o.recipe_dir = test::source_dir() / "recipe-v1";
+    auto r = plan_jobs(o);
+    REQUIRE(r);
+    std::set<std::string> platforms;
+    for (const auto& j : r->jobs) {
+        platforms.insert(j.platform);
+        if (j.platform == "linux-aarch64") CHECK(j.runner == "ubuntu-24.04-arm");
+        CHECK(j.timeout_minutes == 900);
+    }
+    CHECK(platforms == std::set<std::string>{"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"});
+}
