@@ -153,7 +153,13 @@ bool is_v1_recipe_dir(const std::filesystem::path& dir) {
 
 Result<V1Recipe> parse_v1_recipe(const std::string& text, const std::string& file, Diagnostics* diag) {
     SF_TRY_VOID(check_text(text, file));
-    SF_TRY(root, parse_yaml_tree(text, file, {}, diag));
+    auto parsed = parse_yaml_tree(text, file, {}, diag);
+    if (!parsed) {
+        Error e = parsed.error();
+        if (str::starts_with(e.message, "YAML error")) e.hint = "check indentation and quoting";
+        return unexpected(std::move(e));
+    }
+    auto root = std::move(*parsed);
     V1Recipe r;
     r.file = file;
     r.root = std::move(root);

@@ -254,7 +254,10 @@ Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int o
         SF_TRY(e, jinja::Expression::parse(expr, o, jinja::Dialect::minijinja));
         it = cache_.parsed.emplace(std::string(expr), std::move(e)).first;
     }
-    return it->second.evaluate(vars_);
+    auto v = it->second.evaluate(vars_);
+    if (!v && str::ends_with(v.error().message, "is undefined"))
+        v.error().hint = "define it under 'context:' or in a variant file (variants.yaml, -m)";
+    return v;
 }
 
 namespace {
