@@ -98,6 +98,11 @@ TEST_CASE("lint v1: no findings on the corpus feedstocks") {
     CHECK(recipes >= 12);
 }
 
+TEST_CASE("lint v1: the recipe.yaml twins are clean") {
+    CHECK(text_of(run_lint(test::source_dir() / "recipe-v1")).empty());
+    CHECK(text_of(run_lint(test::source_dir() / "demo/minitorch/recipe-v1")).empty());
+}
+
 TEST_CASE("lint v1: extra/splitforge/lint_skip silences a check") {
     fs::TempDir tmp("sf-lint-v1-skip");
     auto src = test::data_dir() / "feedstock/lint-v1/bad";
