@@ -283,6 +283,20 @@ Result<render::RenderedRecipe> render_recipe(const TargetInputs& in, const varia
     return rr;
 }
 
+// The spec conda-smithy hands rattler-build (`-m`): conda-build's combined
+// spec, its defaults (DEFAULT_VARIANTS, the default compilers) under the
+// migrated one, dumped by ruamel: numbers stay the strings conda-build's
+// StringifyNumbersLoader made them, booleans are YAML booleans.
+Result<variant::SpecSource> rattler_spec(const variant::SpecSource& migrated, const types::Platform& platform) {
+    auto combined = variant::combine({variant::default_spec(platform), migrated});
+    if (!combined) return unexpected(combined.error());
+    variant::SpecSource s = variant::as_source(*combined, "<conda-smithy's variants for rattler-build>");
+    for (const auto& [k, vals] : s.lists)
+        for (const auto& v : vals)
+            if (v == "true" || v == "false") s.plain.emplace(k, v);
+    return s;
+}
+
 // The outputs the target builds: noarch ones only where they are kept.
 Outputs kept_outputs(const render::RenderedRecipe& rr, const ForgeTarget& ft) {
     Outputs metas;
@@ -507,11 +521,6 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     out.t = ft;
     auto sel = selection_for(ft, in.opts, os_environ);
     if (!sel) return unexpected(sel.error());
-    // rattler_build_conda_compat passes conda-build's config platform as both
-    // --target-platform and --build-platform: a v1 recipe renders as a
-    // native build of the target (`build_platform != target_platform` never
-    // holds), whatever machine builds it on CI.
-    if (in.v1) sel->build_platform = sel->platform;
     Diagnostics diag{in.opts.strict};
     auto spec = migrated_spec(in, *sel, diag);
     if (!spec) return unexpected(spec.error());
@@ -519,7 +528,19 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());
     const std::vector<variant::Variant> input_variants = variant::explode(*input);
-    auto rr = render_recipe(in, *sel, ft);
+    // rattler_build_conda_compat passes conda-build's config platform as both
+    // --target-platform and --build-platform: a v1 recipe renders as a
+    // native build of the target (`build_platform != target_platform` never
+    // holds), whatever machine builds it on CI. The pinning was read as
+    // conda-build reads it, with the CI build platform.
+    variant::Selection render_sel = *sel;
+    if (in.v1) {
+        render_sel.build_platform = sel->platform;
+        auto rs = rattler_spec(*sel->spec, sel->platform);
+        if (!rs) return unexpected(rs.error());
+        render_sel.spec = std::make_shared<const variant::SpecSource>(std::move(*rs));
+    }
+    auto rr = render_recipe(in, render_sel, ft);
     if (!rr) return unexpected(rr.error());
     out.warnings = diag.warnings();
     out.warnings.insert(out.warnings.end(), rr->warnings.begin(), rr->warnings.end());
