@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -137,6 +138,13 @@ struct V1Keys {
     std::vector<VMap> used_variants;            // every output's variants, merged deployment targets
     std::vector<VMap> meta_variants;            // each output's config.variant
 };
+// What rattler_build_conda_compat gives conda-smithy for a target where
+// rattler-build renders no output: the recipe as written (its top-level
+// name, version, noarch), or nullopt when conda-smithy then leaves the target
+// out (a top-level build.skip that holds something; noarch where noarch
+// outputs are not built).
+std::optional<render::RenderedOutput> unrendered_output(const recipe::V1Recipe& r, bool keep_noarch);
+
 Result<V1Keys> v1_job_keys(const render::RenderedRecipe& rr, const Outputs& metas,
                            const std::vector<variant::Variant>& full, const variant::Specials& sp);
 

@@ -545,6 +545,8 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     out.warnings = diag.warnings();
     out.warnings.insert(out.warnings.end(), rr->warnings.begin(), rr->warnings.end());
 
+    if (in.v1 && rr->outputs.empty())
+        if (auto u = unrendered_output(*in.v1, ft.keep_noarch)) rr->outputs.push_back(std::move(*u));
     const Outputs metas = kept_outputs(*rr, ft);
     if (metas.empty() || input_variants.empty()) return out;
     for (const auto* o : metas)

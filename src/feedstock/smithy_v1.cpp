@@ -79,7 +79,34 @@ std::vector<variant::Variant> input_variants(const std::vector<variant::Variant>
     return out;
 }
 
+// A scalar that Python reads as true once YAML has loaded it.
+bool truthy(const recipe::YamlNode& n) {
+    if (n.is_sequence()) return !n.items.empty();
+    if (n.is_mapping()) return !n.pairs.empty();
+    if (!n.is_scalar()) return false;
+    static const std::set<std::string> falsy = {"", "false", "False", "FALSE", "no", "No", "NO", "off", "Off",
+                                                "OFF", "0", "null", "Null", "NULL", "~"};
+    return !falsy.count(n.scalar);
+}
+
 }  // namespace
+
+std::optional<render::RenderedOutput> unrendered_output(const recipe::V1Recipe& r, bool keep_noarch) {
+    const recipe::YamlNode* build = r.section("build");
+    const recipe::YamlNode* skip = build ? build->find("skip") : nullptr;
+    const recipe::YamlNode* noarch = build ? build->find("noarch") : nullptr;
+    if (skip && truthy(*skip)) return std::nullopt;
+    render::RenderedOutput o;
+    if (noarch && noarch->is_scalar() && !noarch->scalar.empty())
+        o.noarch = noarch->scalar == "python" ? types::NoArch::python : types::NoArch::generic;
+    if (o.noarch != types::NoArch::none && !keep_noarch) return std::nullopt;
+    if (const recipe::YamlNode* top = r.section(r.multi_output() ? "recipe" : "package")) {
+        if (const auto* n = top->find("name"); n && n->is_scalar()) o.name = n->scalar;
+        if (const auto* v = top->find("version"); v && v->is_scalar()) o.version = v->scalar;
+    }
+    o.build_string = "unrendered_0";
+    return o;
+}
 
 Result<V1Keys> v1_job_keys(const render::RenderedRecipe& rr, const Outputs& metas0,
                            const std::vector<variant::Variant>& full, const variant::Specials& sp) {

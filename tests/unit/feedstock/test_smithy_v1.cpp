@@ -6,6 +6,7 @@
 
 #include "feedstock/forge_config.hpp"
 #include "feedstock/smithy_detail.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "testutil.hpp"
 
 using namespace sf;
@@ -105,4 +106,27 @@ TEST_CASE("smithy v1: conda_build_tool selects the rattler-build path") {
     CHECK(cfg->rattler_build());
     REQUIRE(fs::write_file_atomic(tmp.path() / "conda-forge.yml", "provider: {}\n"));
     CHECK(!read_forge_config(tmp.path())->rattler_build());
+}
+
+TEST_CASE("smithy v1: a target rattler-build renders nothing of reads the recipe as written") {
+    auto parse = [](const std::string& text) {
+        auto r = recipe::parse_v1_recipe(text, "recipe.yaml");
+        REQUIRE(r);
+        return *r;
+    };
+    const std::string outputs =
+        "outputs:\n  - package:\n      name: a\n    build:\n      skip: [win]\n";
+    // Output-level skips only: conda-smithy still gets the recipe itself.
+    auto only_outputs = parse("recipe:\n  name: split\n  version: 1.0\n" + outputs);
+    auto u = unrendered_output(only_outputs, false);
+    REQUIRE(u);
+    CHECK(u->dist() == "split-1.0-unrendered_0");
+    CHECK(u->used.empty());
+    // A top-level skip that holds something: the target is left out.
+    CHECK(!unrendered_output(parse("recipe:\n  name: split\n  version: 1.0\nbuild:\n  skip: [win]\n" + outputs), false));
+    CHECK(unrendered_output(parse("recipe:\n  name: split\n  version: 1.0\nbuild:\n  skip: []\n" + outputs), false));
+    // A noarch recipe where noarch outputs are not built: left out.
+    auto noarch = parse("recipe:\n  name: split\n  version: 1.0\nbuild:\n  noarch: python\n" + outputs);
+    CHECK(!unrendered_output(noarch, false));
+    CHECK(unrendered_output(noarch, true));
 }
