@@ -367,7 +367,7 @@ Result<Staging> eval_staging(Env& env, const Vars& variant, const YamlNode& o) {
 
 }  // namespace
 
-Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant) {
+Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant, std::set<std::string>& staging_keys) {
     const recipe::V1Recipe& r = env.recipe();
     std::vector<Evaluated> out;
     if (!r.multi_output()) {
@@ -380,6 +380,9 @@ Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant) {
     for (const YamlNode* o : outputs)
         if (o->find("staging")) {
             SF_TRY(st, eval_staging(env, variant, *o));
+            for (auto& [k, v] : st.used.items())
+                if (std::find(std::begin(kAlwaysUsed), std::end(kAlwaysUsed), k) == std::end(kAlwaysUsed))
+                    staging_keys.insert(k);
             stagings[st.name] = std::move(st);
         }
     for (const YamlNode* o : outputs) {
