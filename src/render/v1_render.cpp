@@ -262,6 +262,38 @@ Result<void> finalize(Item& it, const std::vector<Item>& items, v1::Env& env, co
     return {};
 }
 
+// Build order: by staging build, and within one an output after the outputs
+// of this recipe it needs (build, host or run), recipe order otherwise.
+void order_for_build(std::vector<RenderedOutput>& outs) {
+    std::vector<RenderedOutput> done;
+    std::vector<bool> placed(outs.size(), false);
+    auto needs = [&](const RenderedOutput& o, size_t j) {
+        const auto& other = outs[j];
+        if (other.top_variant != o.top_variant || other.name == o.name) return false;
+        for (const auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run})
+            for (const auto& d : *l)
+                if (d.name() == other.name) return true;
+        return false;
+    };
+    while (done.size() < outs.size()) {
+        bool progress = false;
+        for (size_t i = 0; i < outs.size(); ++i) {
+            if (placed[i]) continue;
+            bool ready = true;
+            for (size_t j = 0; j < outs.size() && ready; ++j) ready = placed[j] || !needs(outs[i], j);
+            if (!ready) continue;
+            placed[i] = progress = true;
+            done.push_back(outs[i]);
+        }
+        if (!progress)  // a cycle: keep the rest in recipe order
+            for (size_t i = 0; i < outs.size(); ++i)
+                if (!placed[i]) placed[i] = true, done.push_back(outs[i]);
+    }
+    std::stable_sort(done.begin(), done.end(),
+                     [](const RenderedOutput& a, const RenderedOutput& b) { return a.top_variant < b.top_variant; });
+    outs = std::move(done);
+}
+
 }  // namespace
 
 Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selection& sel) {
@@ -336,7 +368,10 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         std::vector<std::string> key;
         for (const auto& k : rr.staging_keys) key.push_back(combos[ci].variant.value_or(k, ""));
         auto [pos, fresh] = top_of.emplace(key, static_cast<int>(rr.tops.size()));
-        if (fresh) rr.tops.push_back(TopVariant{combos[ci].variant, {}, {}});
+        if (fresh) {
+            SF_TRY(tv, v1::eval_top(*envs[ci], combos[ci].variant));
+            rr.tops.push_back(std::move(tv));
+        }
         combo_top[ci] = pos->second;
     }
     std::set<std::string> dists, keys;
@@ -350,6 +385,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         rr.outputs.push_back(std::move(o));
     }
     rr.used_keys.assign(keys.begin(), keys.end());
+    order_for_build(rr.outputs);
     return rr;
 }
 

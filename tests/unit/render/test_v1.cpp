@@ -169,3 +169,15 @@ TEST_CASE("v1 variants: the report names where each key is first read and how st
     }
     CHECK(test::slurp(file) == report);
 }
+
+TEST_CASE("v1 used variables: a virtual package in run enters the hash as its spec") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  run:
+    - __glibc >=2.28
+)");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.at("__glibc") == "__glibc >=2.28");
+}
