@@ -5,6 +5,7 @@
 #include "recipe/v1_recipe.hpp"
 #include "render/format.hpp"
 #include "render/render.hpp"
+#include "render/v1_render.hpp"
 
 namespace sf::cli {
 
@@ -23,7 +24,9 @@ void register_variants(CLI::App& app, Cli& cli) {
             std::string dir = recipe_dir_arg(o->recipe);
             render::RenderedRecipe rr;
             if (recipe::is_v1_recipe_dir(dir)) {
-                rr = value_or_throw(render::render_dir(dir, o->variants.selection()));
+                auto v1 = value_or_throw(recipe::load_v1_recipe(dir));
+                rr = value_or_throw(render::render_v1(v1, o->variants.selection()));
+                rr.key_uses = render::v1_key_uses(v1, rr);
             } else {
                 auto raw = load_checked_recipe(o->recipe);
                 rr = value_or_throw(render::render(raw, o->variants.selection()));

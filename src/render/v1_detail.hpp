@@ -41,7 +41,15 @@ nlohmann::json to_json_value(const jinja::Value& v);
 
 // Evaluates the staging outputs, then the package outputs of one combination
 // (single-output recipes: the recipe itself). `variant`: the combination.
-Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant);
+// `staging_keys` collects the keys the staging outputs use.
+Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant, std::set<std::string>& staging_keys);
+
+// The `source:` list (top-level, or a staging output's) as typed sources.
+Result<std::vector<types::Source>> eval_sources(Env& env, const recipe::YamlNode* source);
+
+// The staging outputs' sources and requirements, for the staging build of
+// one combination (empty for recipes without a staging output).
+Result<TopVariant> eval_top(Env& env, const variant::Variant& variant);
 
 // Keys the recipe can read anywhere, found without evaluating: names in
 // expressions and conditions, compiler()/stdlib()/cdt() keys, free specs,

@@ -347,6 +347,9 @@ Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o,
         for (auto& [k, v] : st->used.items())
             if (!ev.used.contains(k)) ev.used[k] = v;
     if (ev.out.noarch != types::NoArch::none) ev.used["target_platform"] = "noarch";
+    // Virtual packages the output runs on (`__glibc >=2.17`) split builds too.
+    for (const auto& d : ev.out.requirements.run)
+        if (d.spec() && str::starts_with(d.name(), "__")) ev.used[d.name()] = d.str();
     return ev;
 }
 
@@ -365,9 +368,76 @@ Result<Staging> eval_staging(Env& env, const Vars& variant, const YamlNode& o) {
     return st;
 }
 
+Result<std::string> field(Env& env, const YamlNode& src, const char* key) {
+    const YamlNode* n = src.find(key);
+    if (!n) return std::string();
+    return env.text(*n);
+}
+
+Result<types::Source> one_source(Env& env, const YamlNode& n) {
+    const recipe::V1Recipe& r = env.recipe();
+    if (!n.is_mapping()) return fail(r.at(n), "a source must be a mapping", "give 'url:', 'git:' or 'path:'");
+    types::Source s;
+    if (const YamlNode* url = n.find("url")) {
+        SF_TRY(urls, string_list(env, url));
+        if (urls.empty()) return fail(r.at(*url), "source url is empty");
+        s.url = urls.front();
+        s.mirrors.assign(urls.begin() + 1, urls.end());
+    }
+    SF_TRY(sha256, field(env, n, "sha256"));
+    SF_TRY(md5, field(env, n, "md5"));
+    SF_TRY(fn, field(env, n, "file_name"));
+    SF_TRY(path, field(env, n, "path"));
+    SF_TRY(git, field(env, n, "git"));
+    SF_TRY(folder, field(env, n, "target_directory"));
+    s.sha256 = sha256, s.md5 = md5, s.fn = fn, s.path = path, s.git_url = git, s.folder = folder;
+    for (const char* rev : {"rev", "tag", "branch"}) {
+        SF_TRY(v, field(env, n, rev));
+        if (!v.empty()) s.git_rev = v;
+    }
+    if (s.url.empty() && s.path.empty() && s.git_url.empty())
+        return fail(r.at(n), "a source needs 'url:', 'git:' or 'path:'");
+    SF_TRY(patches, string_list(env, n.find("patches")));
+    s.patches = std::move(patches);
+    return s;
+}
+
 }  // namespace
 
-Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant) {
+Result<std::vector<types::Source>> eval_sources(Env& env, const YamlNode* source) {
+    std::vector<types::Source> out;
+    if (!source) return out;
+    SF_TRY(items, env.items(*source));
+    for (const YamlNode* i : items) {
+        SF_TRY(s, one_source(env, *i));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+Result<TopVariant> eval_top(Env& env, const variant::Variant& variant) {
+    const recipe::V1Recipe& r = env.recipe();
+    TopVariant top;
+    top.variant = variant;
+    SF_TRY(srcs, eval_sources(env, r.section("source")));
+    top.sources = std::move(srcs);
+    if (!r.multi_output()) return top;
+    SF_TRY(outputs, env.items(*r.section("outputs")));
+    for (const YamlNode* o : outputs) {
+        if (!o->find("staging")) continue;
+        SF_TRY(own, eval_sources(env, o->find("source")));
+        top.sources.insert(top.sources.end(), own.begin(), own.end());
+        Evaluated tmp;
+        std::set<std::string> free;
+        SF_TRY_VOID(eval_requirements(env, o->find("requirements"), tmp, free));
+        auto& R = tmp.out.requirements;
+        top.requirements.build.insert(top.requirements.build.end(), R.build.begin(), R.build.end());
+        top.requirements.host.insert(top.requirements.host.end(), R.host.begin(), R.host.end());
+    }
+    return top;
+}
+
+Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant, std::set<std::string>& staging_keys) {
     const recipe::V1Recipe& r = env.recipe();
     std::vector<Evaluated> out;
     if (!r.multi_output()) {
@@ -380,6 +450,9 @@ Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant) {
     for (const YamlNode* o : outputs)
         if (o->find("staging")) {
             SF_TRY(st, eval_staging(env, variant, *o));
+            for (auto& [k, v] : st.used.items())
+                if (std::find(std::begin(kAlwaysUsed), std::end(kAlwaysUsed), k) == std::end(kAlwaysUsed))
+                    staging_keys.insert(k);
             stagings[st.name] = std::move(st);
         }
     for (const YamlNode* o : outputs) {

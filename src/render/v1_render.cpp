@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "core/try.hpp"
 #include "render/pins.hpp"
@@ -33,6 +34,7 @@ void scan_expr(std::string_view e, std::set<std::string>& keys) {
                 keys.insert(lit + "_" + last_ident);
                 keys.insert(lit + "_" + last_ident + "_version");
             }
+            if (last_ident == "pin_subpackage") keys.insert(normalized(lit));  // an exact pin's key
             last_ident.clear();
             i = j + 1;
         } else if (std::isalpha((unsigned char)c) || c == '_') {
@@ -50,8 +52,13 @@ void scan_expr(std::string_view e, std::set<std::string>& keys) {
     }
 }
 
-void scan_node(const YamlNode& n, bool in_requirements, std::set<std::string>& keys) {
+// Calls `emit` for every node that may read keys, in document order, with
+// the keys it may read.
+using Emit = std::function<void(const YamlNode&, const std::set<std::string>&)>;
+
+void scan_node(const YamlNode& n, bool in_requirements, const Emit& emit) {
     if (n.is_scalar()) {
+        std::set<std::string> keys;
         const std::string& s = n.scalar;
         for (size_t open = s.find("${{"); open != std::string::npos; open = s.find("${{", open + 3)) {
             size_t end = s.find("}}", open + 3);
@@ -59,9 +66,10 @@ void scan_node(const YamlNode& n, bool in_requirements, std::set<std::string>& k
         }
         if (in_requirements && s.find("${{") == std::string::npos && s.find_first_of(" =<>!~*[") == std::string::npos)
             keys.insert(normalized(std::string(str::trim(s))));
+        if (!keys.empty()) emit(n, keys);
         return;
     }
-    for (const auto& i : n.items) scan_node(i, in_requirements, keys);
+    for (const auto& i : n.items) scan_node(i, in_requirements, emit);
     for (const auto& [k, v] : n.pairs) {
         if (k.scalar == "if" || k.scalar == "skip") {
             // conditions are expressions without ${{ }}
@@ -70,14 +78,20 @@ void scan_node(const YamlNode& n, bool in_requirements, std::set<std::string>& k
                 conds.clear();
                 for (const auto& i : v.items) conds.push_back(&i);
             }
-            for (const auto* c : conds)
+            for (const auto* c : conds) {
+                std::set<std::string> keys;
                 if (c->is_scalar()) scan_expr(c->scalar, keys);
+                if (!keys.empty()) emit(*c, keys);
+            }
             continue;
         }
         bool req = in_requirements || k.scalar == "requirements";
-        if (k.scalar == "use_keys")
+        if (k.scalar == "use_keys") {
+            std::set<std::string> keys;
             for (const auto& i : v.items) keys.insert(i.scalar);
-        scan_node(v, req && k.scalar != "run_exports" && k.scalar != "ignore_run_exports", keys);
+            emit(v, keys);
+        }
+        scan_node(v, req && k.scalar != "run_exports" && k.scalar != "ignore_run_exports", emit);
     }
 }
 
@@ -149,8 +163,18 @@ std::string v1_hash_prefix(const nlohmann::json& used, bool noarch_python) {
 
 std::set<std::string> v1::scan_used_keys(const recipe::V1Recipe& r) {
     std::set<std::string> keys(std::begin(kAlwaysUsed), std::end(kAlwaysUsed));
-    scan_node(r.root, false, keys);
+    scan_node(r.root, false, [&](const YamlNode&, const std::set<std::string>& k) { keys.insert(k.begin(), k.end()); });
     return keys;
+}
+
+std::map<std::string, SourceLoc> v1_key_uses(const recipe::V1Recipe& r, const RenderedRecipe& rr) {
+    std::map<std::string, SourceLoc> out;
+    std::set<std::string> want(rr.used_keys.begin(), rr.used_keys.end());
+    scan_node(r.root, false, [&](const YamlNode& n, const std::set<std::string>& keys) {
+        for (const auto& k : want)
+            if (!out.count(k) && (keys.count(k) || keys.count(normalized(k)))) out[k] = r.at(n);
+    });
+    return out;
 }
 
 namespace {
@@ -238,6 +262,38 @@ Result<void> finalize(Item& it, const std::vector<Item>& items, v1::Env& env, co
     return {};
 }
 
+// Build order: by staging build, and within one an output after the outputs
+// of this recipe it needs (build, host or run), recipe order otherwise.
+void order_for_build(std::vector<RenderedOutput>& outs) {
+    std::vector<RenderedOutput> done;
+    std::vector<bool> placed(outs.size(), false);
+    auto needs = [&](const RenderedOutput& o, size_t j) {
+        const auto& other = outs[j];
+        if (other.top_variant != o.top_variant || other.name == o.name) return false;
+        for (const auto* l : {&o.requirements.build, &o.requirements.host, &o.requirements.run})
+            for (const auto& d : *l)
+                if (d.name() == other.name) return true;
+        return false;
+    };
+    while (done.size() < outs.size()) {
+        bool progress = false;
+        for (size_t i = 0; i < outs.size(); ++i) {
+            if (placed[i]) continue;
+            bool ready = true;
+            for (size_t j = 0; j < outs.size() && ready; ++j) ready = placed[j] || !needs(outs[i], j);
+            if (!ready) continue;
+            placed[i] = progress = true;
+            done.push_back(outs[i]);
+        }
+        if (!progress)  // a cycle: keep the rest in recipe order
+            for (size_t i = 0; i < outs.size(); ++i)
+                if (!placed[i]) placed[i] = true, done.push_back(outs[i]);
+    }
+    std::stable_sort(done.begin(), done.end(),
+                     [](const RenderedOutput& a, const RenderedOutput& b) { return a.top_variant < b.top_variant; });
+    outs = std::move(done);
+}
+
 }  // namespace
 
 Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selection& sel) {
@@ -250,6 +306,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
     auto reduced = variant::reduce(all, spec.specials, used_keys);
 
     RenderedRecipe rr;
+    rr.format = RecipeFormat::recipe_yaml;
     rr.recipe_dir = r.dir.string();
     rr.platform = sel.platform;
     rr.variants = all;
@@ -267,6 +324,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
     }
     std::vector<Item> items;
     std::vector<std::unique_ptr<v1::Env>> envs;
+    std::set<std::string> staging_keys;
     for (size_t ci = 0; ci < combos.size(); ++ci) {
         auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache);
         SF_TRY_VOID(env->eval_context());
@@ -280,12 +338,9 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
                 rr.version = vs;
             }
         }
-        SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed));
+        SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed, staging_keys));
         for (auto& ev : outs)
             if (!ev.skip) items.push_back(Item{std::move(ev), static_cast<int>(ci)});
-        TopVariant tv;
-        tv.variant = combos[ci].variant;
-        rr.tops.push_back(std::move(tv));
         envs.push_back(std::move(env));
     }
     // Build strings in dependency order: an exact pin needs the pinned build string.
@@ -305,17 +360,32 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         }
     }
     resolve_subpackage_pins(items);
+    // One staging build per distinct value of the keys the staging outputs use.
+    rr.staging_keys.assign(staging_keys.begin(), staging_keys.end());
+    std::map<std::vector<std::string>, int> top_of;
+    std::vector<int> combo_top(combos.size());
+    for (size_t ci = 0; ci < combos.size(); ++ci) {
+        std::vector<std::string> key;
+        for (const auto& k : rr.staging_keys) key.push_back(combos[ci].variant.value_or(k, ""));
+        auto [pos, fresh] = top_of.emplace(key, static_cast<int>(rr.tops.size()));
+        if (fresh) {
+            SF_TRY(tv, v1::eval_top(*envs[ci], combos[ci].variant));
+            rr.tops.push_back(std::move(tv));
+        }
+        combo_top[ci] = pos->second;
+    }
     std::set<std::string> dists, keys;
     for (auto& it : items) {
         if (!it.done) return fail(r.at(r.root), "output '" + it.ev.out.name + "' pins itself exactly through a cycle");
         auto& o = it.ev.out;
         o.variant = combos[it.combo].variant;
-        o.top_variant = it.combo;
+        o.top_variant = combo_top[it.combo];
         for (const auto& [k, v] : o.used) keys.insert(k);
         if (!dists.insert(o.dist()).second) continue;
         rr.outputs.push_back(std::move(o));
     }
     rr.used_keys.assign(keys.begin(), keys.end());
+    order_for_build(rr.outputs);
     return rr;
 }
 

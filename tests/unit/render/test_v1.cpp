@@ -2,8 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include "recipe/v1_recipe.hpp"
+#include "render/format.hpp"
 #include "render/v1_render.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
 
 using namespace sf;
 using namespace sf::render;
@@ -144,4 +148,36 @@ requirements:
     CHECK(rr.outputs[0].used.count("python") == 0);
     CHECK(rr.outputs[0].used.at("target_platform") == "noarch");
     CHECK(rr.outputs[0].build_string.substr(0, 3) == "pyh");
+}
+
+TEST_CASE("v1 variants: the report names where each key is first read and how staging splits") {
+    auto dir = test::data_dir() / "render" / "good" / "v1-staging-split";
+    auto r = recipe::load_v1_recipe(dir);
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {dir / "linux_64_.yaml"}, {});
+    REQUIRE(sel);
+    auto rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    rr->key_uses = v1_key_uses(*r, *rr);
+    std::string report = str::replace_all(variants_report(*rr), test::data_dir().string() + "/", "");
+    CHECK(report.find("staging builds split by: mpi\n") != std::string::npos);
+    CHECK(report.find("render/good/v1-staging-split/recipe.yaml:26:15  [staging]") != std::string::npos);  // mpi, in the staging's if:
+    auto file = test::data_dir() / "render" / "variants-v1-staging-split.txt";
+    if (test::update_snapshots()) {
+        REQUIRE(fs::write_file_atomic(file, report));
+        return;
+    }
+    CHECK(test::slurp(file) == report);
+}
+
+TEST_CASE("v1 used variables: a virtual package in run enters the hash as its spec") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  run:
+    - __glibc >=2.28
+)");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.at("__glibc") == "__glibc >=2.28");
 }
