@@ -76,7 +76,7 @@ TEST_CASE("smithy v1: the job keys are the used keys every output has that vary"
     REQUIRE(k->meta_variants.size() == 2);
 }
 
-TEST_CASE("smithy v1: an unused key keeps its first value; noarch drops target_platform") {
+TEST_CASE("smithy v1: an unused key keeps its first value, and noarch drops target_platform") {
     render::RenderedRecipe rr;
     rr.outputs.push_back(output("pure", {{"python", "3.13"}, {"target_platform", "linux-64"}}, types::NoArch::python));
     Outputs metas = {&rr.outputs[0]};
