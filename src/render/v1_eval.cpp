@@ -101,6 +101,7 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     vars_.base = &base_;
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
+    vars_.hooks.display = &to_text;
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
