@@ -95,9 +95,9 @@ std::string to_text(const Value& v) {
 }
 
 Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::Platform& build, const Vars& variant,
-         ExprCache& cache)
+         ExprCache& cache, const Environ& environ)
     : r_(r), cache_(cache) {
-    add_functions(target, build);
+    add_functions(target, build, environ);
     vars_.base = &base_;
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
@@ -105,7 +105,7 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
-void Env::add_functions(const types::Platform& target, const types::Platform& build) {
+void Env::add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ) {
     auto& g = base_.globals;
     g["target_platform"] = target.name();
     g["build_platform"] = build.name();
@@ -196,16 +196,23 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
             return Value(fam2 == f);
         });
     }
-    auto env_get = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+    const Environ* overlay = &environ;
+    auto lookup = [overlay](const std::string& name) -> std::optional<std::string> {
+        for (auto it = overlay->rbegin(); it != overlay->rend(); ++it)
+            if (it->first == name) return it->second;
+        if (const char* v = std::getenv(name.c_str())) return std::string(v);
+        return std::nullopt;
+    };
+    auto env_get = [lookup](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         SF_TRY(name, need_string(a, 0, "env.get"));
-        if (const char* v = std::getenv(name.as_string().c_str())) return Value(std::string(v));
+        if (auto v = lookup(name.as_string())) return Value(*v);
         if (const Value* d = kwarg(kw, "default")) return *d;
         if (a.size() > 1) return a[1];
         return fail("environment variable '" + name.as_string() + "' is not set", "give env.get() a default=");
     };
-    auto env_exists = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
+    auto env_exists = [lookup](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
         SF_TRY(name, need_string(a, 0, "env.exists"));
-        return Value(std::getenv(name.as_string().c_str()) != nullptr);
+        return Value(lookup(name.as_string()).has_value());
     };
     g["env"] = Value(jinja::Dict{{"get", Value(jinja::Function(env_get))}, {"exists", Value(jinja::Function(env_exists))}});
     filters_["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
