@@ -256,11 +256,14 @@ Result<void> Env::eval_context() {
 }
 
 Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int offset) {
-    auto it = cache_.parsed.find(expr);
+    // Keyed by place too: an error must name the node it came from.
+    std::string key = std::to_string(where.line) + ":" + std::to_string(where.col + offset) + ":";
+    key.append(expr);
+    auto it = cache_.parsed.find(key);
     if (it == cache_.parsed.end()) {
         jinja::Origin o{r_.file, where.line + 1, where.col + 1 + offset};
         SF_TRY(e, jinja::Expression::parse(expr, o, jinja::Dialect::minijinja));
-        it = cache_.parsed.emplace(std::string(expr), std::move(e)).first;
+        it = cache_.parsed.emplace(std::move(key), std::move(e)).first;
     }
     auto v = it->second.evaluate(vars_);
     if (!v && str::ends_with(v.error().message, "is undefined"))
