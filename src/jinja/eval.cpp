@@ -224,6 +224,11 @@ Result<Value> Evaluator::eval(const Expr& e) {
 Result<Value> Evaluator::binary(const std::string& op, const Value& l, const Value& r, const Expr& e) {
     if (op == "~") {
         std::string s;
+        if (hooks_.display) {
+            s = hooks_.display(l) + hooks_.display(r);
+            if (s.size() > kMaxString) return fail(at(e), "string result is too long");
+            return Value(std::move(s));
+        }
         if (!str_into(l, s, kMaxString) || !str_into(r, s, kMaxString))
             return fail(at(e), "string result is too long");
         return Value(std::move(s));

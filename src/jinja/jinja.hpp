@@ -52,6 +52,8 @@ struct Hooks {
     // Filters tried before the built-in ones (minijinja's `split`,
     // rattler-build's `version_to_buildstring`).
     const std::map<std::string, Function, std::less<>>* filters = nullptr;
+    // How `~` turns values into text (minijinja: true, none; Jinja2: True, None).
+    std::string (*display)(const Value&) = nullptr;
 };
 
 struct Context {

@@ -95,16 +95,17 @@ std::string to_text(const Value& v) {
 }
 
 Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::Platform& build, const Vars& variant,
-         ExprCache& cache)
+         ExprCache& cache, const Environ& environ)
     : r_(r), cache_(cache) {
-    add_functions(target, build);
+    add_functions(target, build, environ);
     vars_.base = &base_;
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
+    vars_.hooks.display = &to_text;
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
-void Env::add_functions(const types::Platform& target, const types::Platform& build) {
+void Env::add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ) {
     auto& g = base_.globals;
     g["target_platform"] = target.name();
     g["build_platform"] = build.name();
@@ -195,16 +196,23 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
             return Value(fam2 == f);
         });
     }
-    auto env_get = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+    const Environ* overlay = &environ;
+    auto lookup = [overlay](const std::string& name) -> std::optional<std::string> {
+        for (auto it = overlay->rbegin(); it != overlay->rend(); ++it)
+            if (it->first == name) return it->second;
+        if (const char* v = std::getenv(name.c_str())) return std::string(v);
+        return std::nullopt;
+    };
+    auto env_get = [lookup](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         SF_TRY(name, need_string(a, 0, "env.get"));
-        if (const char* v = std::getenv(name.as_string().c_str())) return Value(std::string(v));
+        if (auto v = lookup(name.as_string())) return Value(*v);
         if (const Value* d = kwarg(kw, "default")) return *d;
         if (a.size() > 1) return a[1];
         return fail("environment variable '" + name.as_string() + "' is not set", "give env.get() a default=");
     };
-    auto env_exists = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
+    auto env_exists = [lookup](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
         SF_TRY(name, need_string(a, 0, "env.exists"));
-        return Value(std::getenv(name.as_string().c_str()) != nullptr);
+        return Value(lookup(name.as_string()).has_value());
     };
     g["env"] = Value(jinja::Dict{{"get", Value(jinja::Function(env_get))}, {"exists", Value(jinja::Function(env_exists))}});
     filters_["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
@@ -248,11 +256,14 @@ Result<void> Env::eval_context() {
 }
 
 Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int offset) {
-    auto it = cache_.parsed.find(expr);
+    // Keyed by place too: an error must name the node it came from.
+    std::string key = std::to_string(where.line) + ":" + std::to_string(where.col + offset) + ":";
+    key.append(expr);
+    auto it = cache_.parsed.find(key);
     if (it == cache_.parsed.end()) {
         jinja::Origin o{r_.file, where.line + 1, where.col + 1 + offset};
         SF_TRY(e, jinja::Expression::parse(expr, o, jinja::Dialect::minijinja));
-        it = cache_.parsed.emplace(std::string(expr), std::move(e)).first;
+        it = cache_.parsed.emplace(std::move(key), std::move(e)).first;
     }
     auto v = it->second.evaluate(vars_);
     if (!v && str::ends_with(v.error().message, "is undefined"))

@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jinja/jinja.hpp"
@@ -38,8 +39,11 @@ struct ExprCache {
 class Env {
 public:
     // `variant`: the variant's values, typed as rattler-build reads them.
+    // `environ`: values env.get()/env.exists() see over this process's
+    // environment (variant::Selection::extra_environ); it must outlive the Env.
+    using Environ = std::vector<std::pair<std::string, std::string>>;
     Env(const recipe::V1Recipe& r, const types::Platform& target, const types::Platform& build, const Vars& variant,
-        ExprCache& cache);
+        ExprCache& cache, const Environ& environ);
     Env(const Env&) = delete;
     Env& operator=(const Env&) = delete;
 
@@ -70,7 +74,7 @@ public:
 
 private:
     Result<jinja::Value> eval_expr(std::string_view expr, const recipe::YamlNode& where, int offset);
-    void add_functions(const types::Platform& target, const types::Platform& build);
+    void add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ);
 
     const recipe::V1Recipe& r_;
     ExprCache& cache_;

@@ -326,7 +326,8 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
     std::vector<std::unique_ptr<v1::Env>> envs;
     std::set<std::string> staging_keys;
     for (size_t ci = 0; ci < combos.size(); ++ci) {
-        auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache);
+        auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache,
+                                              sel.extra_environ);
         SF_TRY_VOID(env->eval_context());
         if (rr.name.empty() && top) {
             if (const YamlNode* n = top->find("name")) {

@@ -181,3 +181,28 @@ requirements:
     REQUIRE(rr.outputs.size() == 1);
     CHECK(rr.outputs[0].used.at("__glibc") == "__glibc >=2.28");
 }
+
+TEST_CASE("v1 env: env.get and env.exists see the selection's environment over the process's") {
+    auto r = recipe::parse_v1_recipe(R"(package:
+  name: foo
+  version: ${{ env.get("SF_TEST_V1_VERSION", default="0.1") }}
+build:
+  skip: env.exists("SF_TEST_V1_SKIP")
+)",
+                                     "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    REQUIRE(rr->outputs.size() == 1);
+    CHECK(rr->outputs[0].version == "0.1");
+    sel->extra_environ = {{"SF_TEST_V1_VERSION", "2.0"}};
+    rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    CHECK(rr->outputs.at(0).version == "2.0");
+    sel->extra_environ.emplace_back("SF_TEST_V1_SKIP", "1");
+    rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    CHECK(rr->outputs.empty());
+}
