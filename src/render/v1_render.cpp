@@ -86,6 +86,7 @@ void scan_node(const YamlNode& n, bool in_requirements, const Emit& emit) {
             continue;
         }
         bool req = in_requirements || k.scalar == "requirements";
+        if (in_requirements && (k.scalar == "run" || k.scalar == "run_constraints")) req = false;
         if (k.scalar == "use_keys") {
             std::set<std::string> keys;
             for (const auto& i : v.items) keys.insert(i.scalar);
