@@ -105,8 +105,14 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
-void Env::add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ) {
-    auto& g = base_.globals;
+namespace {
+
+using Globals = std::map<std::string, Value, std::less<>>;
+
+// The platform names rattler-build's Jinja defines: target/build/host
+// platform, unix, each family (linux, osx, win, ...), each arch and each
+// subdir without its dash (linux64), true only for the target.
+void add_platform_names(Globals& g, const types::Platform& target, const types::Platform& build) {
     g["target_platform"] = target.name();
     g["build_platform"] = build.name();
     g["host_platform"] = target.name();
@@ -122,8 +128,10 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
         if (!arch.empty() && !g.count(arch)) g[arch] = arch == target.arch();
     }
     g["SHLIB_EXT"] = platform_family(target) == "osx" ? ".dylib" : platform_family(target) == "win" ? ".dll" : ".so";
-    auto* accessed = &accessed_;
-    auto* vars = &vars_.globals;
+}
+
+// compiler(), stdlib() and cdt(): they read variant keys, and say so.
+void add_tools(Globals& g, std::set<std::string, std::less<>>* accessed, Globals* vars, const types::Platform& target) {
     std::string tp = target.name();
     auto tool = [accessed, vars, tp](std::string lang, std::string what, bool has_default) -> Result<Value> {
         std::string key = lang + "_" + what, vkey = key + "_version";
@@ -169,6 +177,10 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
         if (sp == std::string::npos) return Value(s + "-" + cdt_name + "-" + cdt_arch);
         return Value(s.substr(0, sp) + "-" + cdt_name + "-" + cdt_arch + s.substr(sp));
     });
+}
+
+// pin_subpackage(), pin_compatible(), match() and the is_<os>() tests.
+void add_helpers(Globals& g) {
     g["pin_subpackage"] = pin_function("pin_subpackage");
     g["pin_compatible"] = pin_function("pin_compatible");
     g["match"] = jinja::Function([](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
@@ -196,7 +208,11 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
             return Value(fam2 == f);
         });
     }
-    const Environ* overlay = &environ;
+}
+
+// env.get() and env.exists(), over the selection's environment.
+void add_env(Globals& g, const Env::Environ& environ) {
+    const Env::Environ* overlay = &environ;
     auto lookup = [overlay](const std::string& name) -> std::optional<std::string> {
         for (auto it = overlay->rbegin(); it != overlay->rend(); ++it)
             if (it->first == name) return it->second;
@@ -215,18 +231,31 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
         return Value(lookup(name.as_string()).has_value());
     };
     g["env"] = Value(jinja::Dict{{"get", Value(jinja::Function(env_get))}, {"exists", Value(jinja::Function(env_exists))}});
-    filters_["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
+}
+
+void add_filters(std::map<std::string, jinja::Function, std::less<>>& filters) {
+    filters["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
         std::string s = to_text(a[0]);
         s = s.substr(0, s.find_first_of(" \t"));
         return Value(short_version(s, 2));
     };
-    filters_["split"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+    filters["split"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         std::string s = to_text(a[0]);
         jinja::List out;
         const Value* sep = a.size() > 1 ? &a[1] : kwarg(kw, "split");
         for (auto& w : split_by(s, !sep || sep->is_none() ? std::string() : to_text(*sep))) out.emplace_back(w);
         return Value(std::move(out));
     };
+}
+
+}  // namespace
+
+void Env::add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ) {
+    add_platform_names(base_.globals, target, build);
+    add_tools(base_.globals, &accessed_, &vars_.globals, target);
+    add_helpers(base_.globals);
+    add_env(base_.globals, environ);
+    add_filters(filters_);
 }
 
 Result<void> Env::eval_context() {

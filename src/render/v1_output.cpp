@@ -230,7 +230,8 @@ Result<void> eval_requirements(Env& env, const YamlNode* req, Evaluated& ev, std
     for (auto& s : slots) {
         SF_TRY(l, req_list(env, req->find(s.key), std::string("requirements.") + s.key));
         *s.into = std::move(l.deps);
-        free.insert(l.free.begin(), l.free.end());
+        // rattler-build's free specs are those of build and host only.
+        if (s.into == &R.build || s.into == &R.host) free.insert(l.free.begin(), l.free.end());
     }
     if (const YamlNode* re = req->find("run_exports")) {
         auto& X = ev.out.run_exports;

@@ -86,6 +86,7 @@ void scan_node(const YamlNode& n, bool in_requirements, const Emit& emit) {
             continue;
         }
         bool req = in_requirements || k.scalar == "requirements";
+        if (in_requirements && (k.scalar == "run" || k.scalar == "run_constraints")) req = false;
         if (k.scalar == "use_keys") {
             std::set<std::string> keys;
             for (const auto& i : v.items) keys.insert(i.scalar);
@@ -294,27 +295,17 @@ void order_for_build(std::vector<RenderedOutput>& outs) {
     outs = std::move(done);
 }
 
-}  // namespace
-
-Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selection& sel) {
-    SF_TRY(spec, variant::load_v1(sel, r.variant_config));
-    auto all = variant::explode(spec);
+// The combinations to evaluate: the matrix reduced to the keys the recipe
+// can read, each once, with values typed as rattler-build reads them.
+std::vector<Combo> combinations(const recipe::V1Recipe& r, const variant::CombinedSpec& spec,
+                                const std::vector<variant::Variant>& all) {
     auto scanned = v1::scan_used_keys(r);
     std::vector<std::string> used_keys;
     for (const auto& [k, v] : spec.lists)
         if (scanned.count(k) || scanned.count(normalized(k))) used_keys.push_back(k);
-    auto reduced = variant::reduce(all, spec.specials, used_keys);
-
-    RenderedRecipe rr;
-    rr.format = RecipeFormat::recipe_yaml;
-    rr.recipe_dir = r.dir.string();
-    rr.platform = sel.platform;
-    rr.variants = all;
-    const YamlNode* top = r.section(r.multi_output() ? "recipe" : "package");
-    v1::ExprCache cache;
     std::vector<Combo> combos;
     std::set<std::vector<std::string>> seen;
-    for (const auto& v : reduced) {
+    for (const auto& v : variant::reduce(all, spec.specials, used_keys)) {
         std::vector<std::string> key;
         for (const auto& k : used_keys) key.push_back(v.value_or(k, "\x01"));
         if (!seen.insert(key).second) continue;
@@ -322,29 +313,12 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, variant::is_plain(spec, k, val));
         combos.push_back(std::move(c));
     }
-    std::vector<Item> items;
-    std::vector<std::unique_ptr<v1::Env>> envs;
-    std::set<std::string> staging_keys;
-    for (size_t ci = 0; ci < combos.size(); ++ci) {
-        auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache,
-                                              sel.extra_environ);
-        SF_TRY_VOID(env->eval_context());
-        if (rr.name.empty() && top) {
-            if (const YamlNode* n = top->find("name")) {
-                SF_TRY(nm, env->text(*n));
-                rr.name = nm;
-            }
-            if (const YamlNode* n = top->find("version")) {
-                SF_TRY(vs, env->text(*n));
-                rr.version = vs;
-            }
-        }
-        SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed, staging_keys));
-        for (auto& ev : outs)
-            if (!ev.skip) items.push_back(Item{std::move(ev), static_cast<int>(ci)});
-        envs.push_back(std::move(env));
-    }
-    // Build strings in dependency order: an exact pin needs the pinned build string.
+    return combos;
+}
+
+// Build strings in dependency order: an exact pin needs the pinned build string.
+Result<void> build_strings(std::vector<Item>& items, std::vector<std::unique_ptr<v1::Env>>& envs,
+                           const std::vector<Combo>& combos) {
     for (bool progress = true; progress;) {
         progress = false;
         for (auto& it : items) {
@@ -360,9 +334,13 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
             progress = true;
         }
     }
-    resolve_subpackage_pins(items);
-    // One staging build per distinct value of the keys the staging outputs use.
-    rr.staging_keys.assign(staging_keys.begin(), staging_keys.end());
+    return {};
+}
+
+// One staging build per distinct value of the keys the staging outputs use;
+// the index of each combination's.
+Result<std::vector<int>> group_tops(RenderedRecipe& rr, std::vector<std::unique_ptr<v1::Env>>& envs,
+                                    const std::vector<Combo>& combos) {
     std::map<std::vector<std::string>, int> top_of;
     std::vector<int> combo_top(combos.size());
     for (size_t ci = 0; ci < combos.size(); ++ci) {
@@ -375,6 +353,50 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         }
         combo_top[ci] = pos->second;
     }
+    return combo_top;
+}
+
+Result<void> name_and_version(v1::Env& env, const YamlNode* top, RenderedRecipe& rr) {
+    if (!top) return {};
+    if (const YamlNode* n = top->find("name")) {
+        SF_TRY(nm, env.text(*n));
+        rr.name = nm;
+    }
+    if (const YamlNode* n = top->find("version")) {
+        SF_TRY(vs, env.text(*n));
+        rr.version = vs;
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selection& sel) {
+    SF_TRY(spec, variant::load_v1(sel, r.variant_config));
+    RenderedRecipe rr;
+    rr.format = RecipeFormat::recipe_yaml;
+    rr.recipe_dir = r.dir.string();
+    rr.platform = sel.platform;
+    rr.variants = variant::explode(spec);
+    auto combos = combinations(r, spec, rr.variants);
+    v1::ExprCache cache;
+    std::vector<Item> items;
+    std::vector<std::unique_ptr<v1::Env>> envs;
+    std::set<std::string> staging_keys;
+    for (size_t ci = 0; ci < combos.size(); ++ci) {
+        auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache,
+                                              sel.extra_environ);
+        SF_TRY_VOID(env->eval_context());
+        if (rr.name.empty()) SF_TRY_VOID(name_and_version(*env, r.section(r.multi_output() ? "recipe" : "package"), rr));
+        SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed, staging_keys));
+        for (auto& ev : outs)
+            if (!ev.skip) items.push_back(Item{std::move(ev), static_cast<int>(ci)});
+        envs.push_back(std::move(env));
+    }
+    SF_TRY_VOID(build_strings(items, envs, combos));
+    resolve_subpackage_pins(items);
+    rr.staging_keys.assign(staging_keys.begin(), staging_keys.end());
+    SF_TRY(combo_top, group_tops(rr, envs, combos));
     std::set<std::string> dists, keys;
     for (auto& it : items) {
         if (!it.done) return fail(r.at(r.root), "output '" + it.ev.out.name + "' pins itself exactly through a cycle");

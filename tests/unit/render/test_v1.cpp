@@ -206,3 +206,19 @@ build:
     REQUIRE(rr);
     CHECK(rr->outputs.empty());
 }
+
+TEST_CASE("v1 used variables: only build and host hold free specs") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  host:
+    - zlib
+  run:
+    - libpng
+)",
+                          {{"zlib", "1.3"}, {"libpng", "1.6"}});
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.count("zlib") == 1);
+    CHECK(rr.outputs[0].used.count("libpng") == 0);
+}
