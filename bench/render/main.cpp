@@ -9,6 +9,11 @@
 // median of N runs; with PEER=DIR (../shared/peer's install) the reference
 // conda-build renders the same config in the same run, interleaved with
 // ours, and the ratio of the medians is printed. The goal is 100x.
+//
+//   bench_render --fresh-v1 SPLITFORGE [CORPUS] [N]
+// The same for recipe.yaml: every config of CORPUS/MANIFEST.tsv (default
+// ../shared/golden-v1), one fresh process each, median of N, and its ratio
+// to the 15 ms budget a CI job's render may take.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -85,10 +90,49 @@ int fresh(int argc, char** argv) {
     return 0;
 }
 
+int fresh_v1(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: bench_render --fresh-v1 SPLITFORGE [CORPUS] [N]\n");
+        return 2;
+    }
+    namespace stdfs = std::filesystem;
+    std::string binary = stdfs::absolute(argv[2]).string();
+    stdfs::path corpus = argc > 3 ? stdfs::path(argv[3]) : stdfs::path(SF_SOURCE_DIR) / ".." / "shared" / "golden-v1";
+    int n = argc > 4 ? std::stoi(argv[4]) : 15;
+    std::FILE* f = std::fopen((corpus / "MANIFEST.tsv").c_str(), "r");
+    if (!f) {
+        std::fprintf(stderr, "bench_render: no MANIFEST.tsv under %s\n", corpus.c_str());
+        return 1;
+    }
+    char line[4096];
+    double worst = 0;
+    std::printf("recipe.yaml, one config per fresh process (median of %d), budget 15 ms:\n", n);
+    while (std::fgets(line, sizeof line, f)) {
+        std::string l(line), fs = l.substr(0, l.find('\t'));
+        if (fs == "feedstock" || fs.empty() || fs == "\n") continue;
+        size_t c1 = l.find('\t'), c2 = l.find('\t', c1 + 1), c3 = l.find('\t', c2 + 1);
+        std::string cfg = l.substr(c2 + 1, c3 - c2 - 1);
+        sf::process::Command cmd;
+        cmd.argv = {binary, "render", (corpus / "recipes" / fs / "recipe").string(), "-m",
+                    (corpus / "recipes" / fs / ".ci_support" / cfg).string(), "--platform", "linux-64", "--format", "builds"};
+        cmd.env = sf::process::current_env();
+        run_ms(cmd);
+        std::vector<double> times;
+        for (int i = 0; i < n; ++i) times.push_back(run_ms(cmd));
+        double m = median(times);
+        worst = std::max(worst, m);
+        std::printf("  %-10s %-55s %6.1f ms  (%.2f of budget)\n", fs.c_str(), cfg.c_str(), m, m / 15.0);
+    }
+    std::fclose(f);
+    std::printf("slowest: %.1f ms, ratio to the 15 ms budget: %.2f\n", worst, worst / 15.0);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "--fresh") return fresh(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "--fresh-v1") return fresh_v1(argc, argv);
     std::string dir = argc > 1 ? argv[1] : std::string(SF_SOURCE_DIR) + "/recipe";
     int n = argc > 2 ? std::stoi(argv[2]) : 20;
     const char* platforms[] = {"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"};

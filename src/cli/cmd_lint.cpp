@@ -16,8 +16,9 @@ void register_lint(CLI::App& app, Cli& cli) {
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("lint", "Check a recipe: variant keys, patches, sha256, tests, pin_subpackage");
-    sub->add_option("RECIPE", o->recipe, "Recipe directory or its meta.yaml (default: recipe)");
-    sub->add_option("--variants-dir", o->variants_dir, "Variant files to check too (default: variants/ next to the recipe)");
+    sub->add_option("RECIPE", o->recipe, "Recipe directory, its meta.yaml or its recipe.yaml (default: recipe)");
+    sub->add_option("--variants-dir", o->variants_dir,
+                    "Variant files to check too (default: variants/ next to the recipe; recipe.yaml: .ci_support/)");
     sub->add_option("--platform", o->platforms, "Lint for this platform only (repeatable; default: all five)");
     sub->add_flag("--strict", o->strict,
                   "Report what conda-build accepts with a warning (unknown selector names, repeated keys) as errors");

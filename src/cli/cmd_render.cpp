@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/variant_args.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "render/format.hpp"
 #include "render/render.hpp"
 
@@ -51,7 +52,7 @@ void register_render(CLI::App& app, Cli& cli) {
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("render", "Print every package a recipe produces, with exact build strings");
-    sub->add_option("RECIPE", o->recipe, "Recipe directory, or its meta.yaml")->required();
+    sub->add_option("RECIPE", o->recipe, "Recipe directory, or its meta.yaml or recipe.yaml")->required();
     o->variants.add_to(sub);
     sub->add_option("--format", o->format, "yaml (default), json or builds (name, version, build; one per line)")
         ->check(CLI::IsMember({"yaml", "json", "builds"}));
@@ -61,7 +62,10 @@ void register_render(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli, "Print JSON (same as --format json)");
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {
-            auto rr = value_or_throw(render::render(load_checked_recipe(o->recipe), o->variants.selection()));
+            std::string dir = recipe_dir_arg(o->recipe);
+            auto rr = recipe::is_v1_recipe_dir(dir)
+                          ? value_or_throw(render::render_dir(dir, o->variants.selection()))
+                          : value_or_throw(render::render(load_checked_recipe(o->recipe), o->variants.selection()));
             print_warnings(cli.console, rr.warnings);
             if (o->paths) {
                 auto paths = package_paths(rr, o->output_folder);

@@ -24,8 +24,8 @@ void register_rerender(CLI::App& app, Cli& cli) {
         "Write one variant file per CI job: variants/ for a recipe, or conda-smithy's .ci_support/ for a "
         "conda-forge feedstock dir");
     sub->add_option("RECIPE", o->recipe,
-                    "Recipe directory or its meta.yaml (default: recipe), or a feedstock directory holding "
-                    "recipe/meta.yaml");
+                    "Recipe directory, its meta.yaml or recipe.yaml (default: recipe), or a feedstock directory "
+                    "holding recipe/meta.yaml or recipe/recipe.yaml");
     sub->add_option("--variants-dir", o->variants_dir,
                     "Where the variant files go (default: variants, or FEEDSTOCK/.ci_support)");
     sub->add_option("--platform", o->platforms,

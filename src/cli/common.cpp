@@ -51,9 +51,9 @@ std::string recipe_dir_arg(const std::string& given) {
     std::error_code ec;
     stdfs::path p(given);
     if (!stdfs::is_regular_file(p, ec)) return given;
-    if (p.filename() != "meta.yaml")
+    if (p.filename() != "meta.yaml" && p.filename() != "recipe.yaml")
         throw Failure(Error{SourceLoc{given}, "not a recipe",
-                            "give the recipe directory or its meta.yaml; splitforge reads meta.yaml recipes"});
+                            "give the recipe directory, its meta.yaml or its recipe.yaml"});
     auto dir = p.parent_path();
     return dir.empty() ? std::string(".") : dir.string();
 }

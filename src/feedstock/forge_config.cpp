@@ -147,6 +147,8 @@ Result<ForgeConfig> read_forge_config(const stdfs::path& feedstock_dir) {
     if (gha->IsMap() && (*gha)["self_hosted"] && (*gha)["self_hosted"].IsScalar())
         cfg.github_actions_self_hosted = (*gha)["self_hosted"].Scalar() == "true" || (*gha)["self_hosted"].Scalar() == "True";
     if (root["recipe_dir"] && root["recipe_dir"].IsScalar()) cfg.recipe_dir = root["recipe_dir"].Scalar();
+    if (root["conda_build_tool"] && root["conda_build_tool"].IsScalar())
+        cfg.conda_build_tool = root["conda_build_tool"].Scalar();
     if (root["config_version"] && root["config_version"].IsScalar())
         cfg.config_version = root["config_version"].Scalar();
     return cfg;

@@ -32,6 +32,10 @@ struct ForgeConfig {
     std::string recipe_dir = "recipe";
     std::string config_version = "2";
     bool github_actions_self_hosted = false;
+    // conda_build_tool: "rattler-build" means the recipe is recipe/recipe.yaml
+    // (v1) and conda-smithy asks rattler-build which keys each output uses.
+    std::string conda_build_tool = "conda-build";
+    bool rattler_build() const { return conda_build_tool == "rattler-build"; }
 
     // The platforms that get files, sorted by name: those whose build
     // platform has a CI provider (conda-smithy's _get_platforms_of_provider).

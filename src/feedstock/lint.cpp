@@ -9,9 +9,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "feedstock/ci_job.hpp"
+#include "feedstock/lint_v1.hpp"
 #include "feedstock/recipe_extra.hpp"
 #include "feedstock/rerender.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "render/render.hpp"
 #include "types/platform.hpp"
 #include "util/fs.hpp"
@@ -359,12 +361,46 @@ std::string Finding::str() const {
 
 const std::vector<std::string>& check_ids() {
     static const std::vector<std::string> ids = {
-        "bad-platform", "extra", "md5-only", "missing-key", "missing-patch", "no-sha256", "no-test",
-        "pin-subpackage", "render", "stale-variant-file", "unlisted-patch", "unused-key", "variant-file"};
+        "bad-checksum", "bad-platform", "extra", "md5-only", "missing-key", "missing-patch", "no-sha256",
+        "no-test", "pin-subpackage", "render", "stale-variant-file", "undefined-variable", "unknown-key",
+        "unlisted-patch", "unused-key", "variant-file"};
     return ids;
 }
 
+namespace {
+
+// The findings without the silenced checks (--skip, extra/splitforge/lint_skip),
+// sorted by place, each once.
+Result<std::vector<Finding>> finish(std::vector<Finding> out, const std::vector<std::string>& skip) {
+    const auto& known = check_ids();
+    for (const auto& id : skip)
+        if (std::find(known.begin(), known.end(), id) == known.end()) {
+            std::string near = str::closest(id, known);
+            return fail("unknown lint check '" + id + "'",
+                        (near.empty() ? std::string() : "did you mean '" + near + "'? ") + "checks: " +
+                            str::join(known, ", "));
+        }
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Finding& f) { return std::find(skip.begin(), skip.end(), f.id) != skip.end(); }),
+              out.end());
+    std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        return std::tie(a.loc.file, a.loc.line, a.loc.col, a.message) < std::tie(b.loc.file, b.loc.line, b.loc.col, b.message);
+    });
+    out.erase(std::unique(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.str() == b.str(); }),
+              out.end());
+    return out;
+}
+
+}  // namespace
+
 Result<std::vector<Finding>> lint(const LintOptions& opts) {
+    if (recipe::is_v1_recipe_dir(opts.recipe_dir)) {
+        auto found = lint_v1(opts);
+        if (!found) return unexpected(found.error());
+        std::vector<std::string> skip = opts.skip;
+        skip.insert(skip.end(), found->skip.begin(), found->skip.end());
+        return finish(std::move(found->findings), skip);
+    }
     auto raw = recipe::RawRecipe::load(opts.recipe_dir);
     if (!raw) return unexpected(raw.error());
     Linter l{opts, *raw, {}, {}, {}, {}, {}, {}};
@@ -386,27 +422,9 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     l.pins();
     if (auto ok = validate_splitforge_extra(*raw); !ok)
         l.add("extra", ok.error().loc, Severity::error, ok.error().message, ok.error().hint);
-    // Silenced checks: --skip on the command line and extra/splitforge/lint_skip.
     std::vector<std::string> skip = opts.skip;
     for (const auto& id : lint_skip_ids(*raw)) skip.push_back(id);
-    const auto& known = check_ids();
-    for (const auto& id : skip)
-        if (std::find(known.begin(), known.end(), id) == known.end()) {
-            std::string near = str::closest(id, known);
-            return fail("unknown lint check '" + id + "'",
-                        (near.empty() ? std::string() : "did you mean '" + near + "'? ") + "checks: " +
-                            str::join(known, ", "));
-        }
-    auto& out = l.out;
-    out.erase(std::remove_if(out.begin(), out.end(),
-                             [&](const Finding& f) { return std::find(skip.begin(), skip.end(), f.id) != skip.end(); }),
-              out.end());
-    std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-        return std::tie(a.loc.file, a.loc.line, a.loc.col, a.message) < std::tie(b.loc.file, b.loc.line, b.loc.col, b.message);
-    });
-    out.erase(std::unique(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.str() == b.str(); }),
-              out.end());
-    return out;
+    return finish(std::move(l.out), skip);
 }
 
 }  // namespace sf::feedstock

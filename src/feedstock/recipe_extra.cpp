@@ -4,6 +4,8 @@
 
 #include "feedstock/ci_job.hpp"
 #include "recipe/selectors.hpp"
+#include "recipe/v1_recipe.hpp"
+#include "util/fs.hpp"
 #include "types/platform.hpp"
 #include "util/strings.hpp"
 
@@ -72,17 +74,16 @@ bool is_platform_key(const std::string& k, std::string& suggestion) {
 
 }  // namespace
 
-Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw) {
-    // recipe_extra() reads the recipe's own lines: no key, nothing to check.
-    if (raw.text.find("splitforge") == std::string::npos) return {};
-    auto extra = recipe_extra(raw, "linux-64", {});
-    if (!extra) return unexpected(extra.error());
-    if (!extra->IsMap() || !(*extra)["splitforge"]) return {};
-    const int base = line_of_key(raw.text, "splitforge", 1);
+namespace {
+
+// `extra` as read from `file` (whose text is `text`, for line numbers).
+Result<void> validate_extra(const YAML::Node& extra, const std::string& text, const std::string& file) {
+    if (!extra.IsMap() || !extra["splitforge"]) return {};
+    const int base = line_of_key(text, "splitforge", 1);
     auto err = [&](const std::string& key, const std::string& what, const std::string& hint) {
-        return fail(SourceLoc{raw.meta_file, line_of_key(raw.text, key, base)}, "extra/splitforge: " + what, hint);
+        return fail(SourceLoc{file, line_of_key(text, key, base)}, "extra/splitforge: " + what, hint);
     };
-    YAML::Node sf = (*extra)["splitforge"];
+    YAML::Node sf = extra["splitforge"];
     if (!sf.IsMap()) return err("splitforge", "must be a mapping", "see the README's `extra: splitforge:` keys");
     for (const auto& kv : sf) {
         std::string key = kv.first.as<std::string>();
@@ -132,33 +133,92 @@ Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw) {
     return {};
 }
 
-std::vector<std::string> lint_skip_ids(const recipe::RawRecipe& raw) {
+std::vector<std::string> lint_skip_of(const YAML::Node& extra) {
     std::vector<std::string> ids;
-    auto extra = recipe_extra(raw, "linux-64", {});
-    if (!extra || !extra->IsMap() || !(*extra)["splitforge"] || !(*extra)["splitforge"].IsMap()) return ids;
-    YAML::Node l = (*extra)["splitforge"]["lint_skip"];
+    if (!extra.IsMap() || !extra["splitforge"] || !extra["splitforge"].IsMap()) return ids;
+    YAML::Node l = extra["splitforge"]["lint_skip"];
     if (l && l.IsSequence())
         for (const auto& e : l)
             if (e.IsScalar()) ids.push_back(e.Scalar());
     return ids;
 }
 
+// recipe.yaml's `extra:` (it holds no templates in practice), and its text.
+struct V1Extra {
+    YAML::Node extra;
+    std::string text, file;
+};
+V1Extra v1_extra(const recipe::V1Recipe& r) {
+    V1Extra e;
+    e.file = r.file;
+    auto text = fs::read_file(r.dir / "recipe.yaml");
+    if (!text) return e;
+    e.text = std::move(*text);
+    try {
+        YAML::Node root = YAML::Load(e.text);
+        if (root.IsMap() && root["extra"] && root["extra"].IsMap()) e.extra = root["extra"];
+    } catch (const YAML::Exception&) {
+    }
+    return e;
+}
+
+Result<CiSettings> ci_settings_of(const YAML::Node& extra, const std::string& file);
+
+}  // namespace
+
+Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw) {
+    // recipe_extra() reads the recipe's own lines: no key, nothing to check.
+    if (raw.text.find("splitforge") == std::string::npos) return {};
+    auto extra = recipe_extra(raw, "linux-64", {});
+    if (!extra) return unexpected(extra.error());
+    return validate_extra(*extra, raw.text, raw.meta_file);
+}
+
+Result<void> validate_splitforge_extra(const recipe::V1Recipe& r) {
+    auto e = v1_extra(r);
+    return validate_extra(e.extra, e.text, e.file);
+}
+
+std::vector<std::string> lint_skip_ids(const recipe::RawRecipe& raw) {
+    auto extra = recipe_extra(raw, "linux-64", {});
+    return extra ? lint_skip_of(*extra) : std::vector<std::string>{};
+}
+
+std::vector<std::string> lint_skip_ids(const recipe::V1Recipe& r) { return lint_skip_of(v1_extra(r).extra); }
+
 Result<void> validate_splitforge_extra(const std::filesystem::path& recipe_dir) {
+    // Nothing when the recipe does not load: the render says what is wrong.
+    if (recipe::is_v1_recipe_dir(recipe_dir)) {
+        auto r = recipe::load_v1_recipe(recipe_dir);
+        return r ? validate_splitforge_extra(*r) : Result<void>{};
+    }
     auto raw = recipe::RawRecipe::load(recipe_dir);
-    if (!raw) return {};  // the render says what is wrong with it
+    if (!raw) return {};
     return validate_splitforge_extra(*raw);
 }
 
 Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::string& subdir,
                                     const std::map<std::string, std::string>& variant) {
     if (auto ok = validate_splitforge_extra(raw); !ok) return unexpected(ok.error());
-    CiSettings ci;
     auto extra = recipe_extra(raw, subdir, variant);
     if (!extra) return unexpected(extra.error());
-    if (!extra->IsMap() || !(*extra)["splitforge"] || !(*extra)["splitforge"].IsMap()) return ci;
-    YAML::Node sf = (*extra)["splitforge"];
+    return ci_settings_of(*extra, raw.meta_file);
+}
+
+Result<CiSettings> read_ci_settings(const recipe::V1Recipe& r) {
+    auto e = v1_extra(r);
+    if (auto ok = validate_extra(e.extra, e.text, e.file); !ok) return unexpected(ok.error());
+    return ci_settings_of(e.extra, e.file);
+}
+
+namespace {
+
+Result<CiSettings> ci_settings_of(const YAML::Node& extra, const std::string& file) {
+    CiSettings ci;
+    if (!extra.IsMap() || !extra["splitforge"] || !extra["splitforge"].IsMap()) return ci;
+    YAML::Node sf = extra["splitforge"];
     auto bad = [&](const std::string& what) {
-        return fail(SourceLoc{raw.meta_file}, "extra/splitforge/" + what,
+        return fail(SourceLoc{file}, "extra/splitforge/" + what,
                     "write e.g. `runners: {linux-64: ubuntu-latest, default: ubuntu-latest}` and "
                     "`timeout_minutes: 360`");
     };
@@ -185,7 +245,6 @@ Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::str
     return ci;
 }
 
-namespace {
 template <class V>
 const V* lookup(const std::map<std::string, V>& m, const std::string& platform, CiSettings::Gpu gpu) {
     if (gpu == CiSettings::Gpu::cuda)

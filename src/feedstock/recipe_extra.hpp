@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 
 namespace sf::feedstock {
 
@@ -47,14 +48,18 @@ struct CiSettings {
 // exist, key lists as lists of names. Every problem is an error naming
 // meta.yaml:line.
 Result<void> validate_splitforge_extra(const recipe::RawRecipe& raw);
+// The same for recipe.yaml's `extra:` (no selectors there).
+Result<void> validate_splitforge_extra(const recipe::V1Recipe& r);
 // The same for a recipe directory (nothing when it does not load: the render
 // reports that).
 Result<void> validate_splitforge_extra(const std::filesystem::path& recipe_dir);
 
 // The `lint_skip` ids (validated), or none.
 std::vector<std::string> lint_skip_ids(const recipe::RawRecipe& raw);
+std::vector<std::string> lint_skip_ids(const recipe::V1Recipe& r);
 
 Result<CiSettings> read_ci_settings(const recipe::RawRecipe& raw, const std::string& subdir,
                                     const std::map<std::string, std::string>& variant);
+Result<CiSettings> read_ci_settings(const recipe::V1Recipe& r);
 
 }  // namespace sf::feedstock

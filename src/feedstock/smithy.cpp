@@ -8,6 +8,7 @@
 #include "feedstock/migrations.hpp"
 #include "feedstock/smithy_detail.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "types/version.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -82,13 +83,14 @@ std::string dump(const Config& c, bool bools) {
     return out;
 }
 
-KeyCorpus key_corpus(const recipe::RawRecipe& raw) {
+KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_text) {
     KeyCorpus c;
-    c.text = raw.text;
+    c.text = recipe_text;
     std::error_code ec;
-    for (const auto& e : stdfs::recursive_directory_iterator(raw.dir, ec)) {
+    for (const auto& e : stdfs::recursive_directory_iterator(recipe_dir, ec)) {
         auto ext = e.path().extension();
-        if (!e.is_regular_file(ec) || e.path().filename() == "meta.yaml" || ext == ".patch" || ext == ".diff" ||
+        auto name = e.path().filename();
+        if (!e.is_regular_file(ec) || name == "meta.yaml" || name == "recipe.yaml" || ext == ".patch" || ext == ".diff" ||
             e.file_size(ec) > (4u << 20))
             continue;
         if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
@@ -140,9 +142,9 @@ std::string file_name(const ForgeTarget& t, const Config& c, const std::set<std:
 
 // conda-smithy's `^[^#]*compiler\(("cuda"|'cuda')\)`: a line calling
 // compiler('cuda') with no '#' before the call.
-bool uses_cuda(const recipe::RawRecipe& raw) {
+bool uses_cuda(const std::string& recipe_text) {
     bool cuda = false;
-    for (const auto& line : str::split(raw.text, '\n'))
+    for (const auto& line : str::split(recipe_text, '\n'))
         for (const char* call : {"compiler(\"cuda\")", "compiler('cuda')"}) {
             auto at = line.find(call);
             cuda |= at != std::string::npos && line.find('#') > at;
@@ -152,11 +154,11 @@ bool uses_cuda(const recipe::RawRecipe& raw) {
 
 // The feedstock's name, for the Windows path limit of file names: the
 // recipe's extra/feedstock-name, else the first output's name (by dist()).
-std::string name_of_feedstock(const recipe::RawRecipe& raw, const std::vector<Target>& targets) {
+std::string name_of_feedstock(const std::string& recipe_text, const std::vector<Target>& targets) {
     std::string feedstock_name;
-    if (auto it = raw.text.find("feedstock-name"); it != std::string::npos) {
+    if (auto it = recipe_text.find("feedstock-name"); it != std::string::npos) {
         static const std::regex fn(R"(^\s*feedstock-name:\s*['"]?([A-Za-z0-9_.-]+))");
-        for (const auto& line : str::split(raw.text, '\n')) {
+        for (const auto& line : str::split(recipe_text, '\n')) {
             std::smatch m;
             if (std::regex_search(line, m, fn)) feedstock_name = m[1];
         }
@@ -175,7 +177,8 @@ std::string name_of_feedstock(const recipe::RawRecipe& raw, const std::vector<Ta
 
 bool is_feedstock_dir(const stdfs::path& dir) {
     std::error_code ec;
-    return !stdfs::exists(dir / "meta.yaml", ec) && stdfs::exists(dir / "recipe" / "meta.yaml", ec);
+    if (stdfs::exists(dir / "meta.yaml", ec) || stdfs::exists(dir / "recipe.yaml", ec)) return false;
+    return stdfs::exists(dir / "recipe" / "meta.yaml", ec) || stdfs::exists(dir / "recipe" / "recipe.yaml", ec);
 }
 
 std::string yaml_scalar(const std::string& s, bool bools) {
@@ -189,17 +192,40 @@ std::string yaml_scalar(const std::string& s, bool bools) {
 Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     auto forge = read_forge_config(opts.feedstock_dir);
     if (!forge) return unexpected(forge.error());
-    auto raw = recipe::RawRecipe::load(opts.feedstock_dir / forge->recipe_dir);
-    if (!raw) return unexpected(raw.error());
+    // conda_build_tool names the recipe file conda-smithy reads.
+    const stdfs::path recipe_dir = opts.feedstock_dir / forge->recipe_dir;
+    std::optional<recipe::RawRecipe> raw;
+    std::optional<recipe::V1Recipe> v1;
+    std::vector<detail::RecipeConfig> configs;
+    if (forge->rattler_build()) {
+        auto r = recipe::load_v1_recipe(recipe_dir);
+        if (!r) return unexpected(r.error());
+        v1 = std::move(*r);
+        // conda-build's get_package_combined_spec reads the recipe's
+        // conda_build_config.yaml; conda-smithy lays variants.yaml over it.
+        std::error_code ec;
+        if (stdfs::is_regular_file(recipe_dir / "conda_build_config.yaml", ec))
+            configs.push_back({recipe_dir / "conda_build_config.yaml", variant::ConfigSyntax::selectors});
+        if (stdfs::is_regular_file(recipe_dir / "variants.yaml", ec))
+            configs.push_back({recipe_dir / "variants.yaml", variant::ConfigSyntax::conditionals});
+    } else {
+        auto r = recipe::RawRecipe::load(recipe_dir);
+        if (!r) return unexpected(r.error());
+        raw = std::move(*r);
+        if (raw->config_file) configs.push_back({*raw->config_file});
+    }
+    auto recipe_text = fs::read_file(recipe_dir / (v1 ? "recipe.yaml" : "meta.yaml"));
+    if (!recipe_text) return unexpected(recipe_text.error());
     auto migration_paths =
         migration_files(opts.feedstock_dir, opts.exclusive_files.empty() ? stdfs::path() : opts.exclusive_files.front());
     if (!migration_paths) return unexpected(migration_paths.error());
 
     auto compat = Compat::of(opts.smithy_version);
     if (!compat) return unexpected(compat.error());
-    KeyCorpus corpus = key_corpus(*raw);
-    const detail::TargetInputs in{*raw, *forge, opts, *migration_paths, corpus, *compat};
-    const bool cuda = uses_cuda(*raw);
+    KeyCorpus corpus = key_corpus(recipe_dir, *recipe_text);
+    const detail::TargetInputs in{raw ? &*raw : nullptr, v1 ? &*v1 : nullptr, *recipe_text, configs, *forge,
+                                  opts, *migration_paths, corpus, *compat};
+    const bool cuda = uses_cuda(*recipe_text);
     SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours
     // travel in each target's Selection, over the process environment.
@@ -218,7 +244,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
         res.warnings.insert(res.warnings.end(), t->warnings.begin(), t->warnings.end());
         targets.push_back(std::move(*t));
     }
-    const std::string feedstock_name = name_of_feedstock(*raw, targets);
+    const std::string feedstock_name = name_of_feedstock(*recipe_text, targets);
     std::set<std::string> seen;
     for (const auto& t : targets)
         for (const auto& c : t.configs) {

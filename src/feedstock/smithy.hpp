@@ -46,7 +46,8 @@ struct SmithyResult {
     std::vector<Error> warnings;
 };
 
-// True when `dir` is a feedstock (holds recipe/meta.yaml), not a recipe.
+// True when `dir` is a feedstock (holds recipe/meta.yaml or recipe/recipe.yaml),
+// not a recipe.
 bool is_feedstock_dir(const std::filesystem::path& dir);
 
 Result<SmithyResult> smithy_configs(const SmithyOptions& opts);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -16,12 +17,16 @@
 #include "feedstock/forge_config.hpp"
 #include "feedstock/smithy.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_recipe.hpp"
 #include "recipe/selectors.hpp"
+#include "render/output.hpp"
 #include "variant/config.hpp"
 
 namespace sf::feedstock::detail {
 
 using Values = std::vector<std::string>;
+using VMap = std::map<std::string, std::string>;
+using Outputs = std::vector<const render::RenderedOutput*>;
 
 inline bool contains(const Values& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -83,8 +88,17 @@ struct Compat {
 };
 
 // What every target of one feedstock is rendered from.
+// A config file of the recipe, laid over the pinning in order.
+struct RecipeConfig {
+    std::filesystem::path file;
+    variant::ConfigSyntax syntax = variant::ConfigSyntax::selectors;
+};
+
 struct TargetInputs {
-    const recipe::RawRecipe& raw;
+    const recipe::RawRecipe* raw;   // meta.yaml, or null for a rattler-build feedstock
+    const recipe::V1Recipe* v1;     // recipe.yaml, or null
+    const std::string& recipe_text;  // the recipe file's text
+    const std::vector<RecipeConfig>& recipe_configs;
     const ForgeConfig& forge;
     const SmithyOptions& opts;
     const std::vector<std::filesystem::path>& migration_paths;
@@ -100,6 +114,39 @@ struct Target {
     std::string first_dist, first_name;  // metas[0] once sorted by dist(), as conda-smithy names the feedstock
     std::vector<Error> warnings;         // the pinning's, the migrations' and the render's, in that order
 };
+
+// The keys the files hold (`used`), the ones every output uses
+// (`top_vars`), and those that make CI jobs (`top_loop`).
+struct JobKeys {
+    std::set<std::string> used, top_vars, top_loop;
+};
+
+// What every feedstock adds to the outputs' keys: the MPI family, python_min,
+// the always-kept keys, target_platform as a job key when used.
+void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas);
+
+// _merge_deployment_target: on osx, c_stdlib_version and
+// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
+VMap merge_deployment_target(VMap v);
+
+// A rattler-build (v1) feedstock's keys and variants, as conda-smithy reads
+// them through rattler_build_conda_compat (smithy_v1.cpp). `metas` sorted by
+// dist(); `full`: the migrated spec exploded.
+struct V1Keys {
+    JobKeys keys;                               // top_loop without target_platform
+    std::vector<variant::Variant> input_variants;  // metas[0]'s: its conda-smithy input variants
+    std::vector<VMap> used_variants;            // every output's variants, merged deployment targets
+    std::vector<VMap> meta_variants;            // each output's config.variant
+};
+// What rattler_build_conda_compat gives conda-smithy for a target where
+// rattler-build renders no output: the recipe as written (its top-level
+// name, version, noarch), or nullopt when conda-smithy then leaves the target
+// out (a top-level build.skip that holds something; noarch where noarch
+// outputs are not built).
+std::optional<render::RenderedOutput> unrendered_output(const recipe::V1Recipe& r, bool keep_noarch);
+
+Result<V1Keys> v1_job_keys(const render::RenderedRecipe& rr, const Outputs& metas,
+                           const std::vector<variant::Variant>& full, const variant::Specials& sp);
 
 // The os.environ values conda-smithy has set once it reaches target `ft`:
 // those of `os_environ` (the earlier targets' stay, as they do in os.environ)

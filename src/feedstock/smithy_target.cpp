@@ -9,6 +9,7 @@
 #include "feedstock/migrations.hpp"
 #include "feedstock/smithy_detail.hpp"
 #include "render/render.hpp"
+#include "render/v1_render.hpp"
 #include "types/platform.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
@@ -17,31 +18,11 @@ namespace sf::feedstock::detail {
 namespace {
 
 namespace stdfs = std::filesystem;
-using VMap = std::map<std::string, std::string>;
-using Outputs = std::vector<const render::RenderedOutput*>;
 
 bool version_less(const std::string& a, const std::string& b) {
     auto va = types::Version::parse(a), vb = types::Version::parse(b);
     if (va && vb) return *va < *vb;
     return a < b;
-}
-
-// _merge_deployment_target: on osx, c_stdlib_version and
-// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
-VMap merge_deployment_target(VMap v) {
-    auto tp = v.find("target_platform");
-    if (tp == v.end() || !str::starts_with(tp->second, "osx")) return v;
-    auto cs = v.find("c_stdlib_version");
-    if (cs == v.end()) return v;
-    std::string stdlib = cs->second;
-    std::string macdt = v.count("MACOSX_DEPLOYMENT_TARGET") ? v["MACOSX_DEPLOYMENT_TARGET"] : stdlib;
-    std::string sdk = v.count("MACOSX_SDK_VERSION") ? v["MACOSX_SDK_VERSION"] : stdlib;
-    if (version_less(stdlib, macdt)) stdlib = macdt;
-    if (version_less(sdk, stdlib)) sdk = stdlib;
-    v["c_stdlib_version"] = stdlib;
-    v["MACOSX_DEPLOYMENT_TARGET"] = stdlib;
-    v["MACOSX_SDK_VERSION"] = sdk;
-    return v;
 }
 
 template <class T>
@@ -265,10 +246,11 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     if (!migrations) return unexpected(migrations.error());
     auto keep = [&](const std::string& k) { return migrations->keys.count(k) || may_be_used(k, in.corpus); };
     std::vector<variant::SpecSource> sources;
-    std::vector<stdfs::path> files = in.opts.exclusive_files;
-    if (in.raw.config_file) files.push_back(*in.raw.config_file);
+    std::vector<RecipeConfig> files;
+    for (const auto& f : in.opts.exclusive_files) files.push_back({f});
+    files.insert(files.end(), in.recipe_configs.begin(), in.recipe_configs.end());
     for (const auto& f : files) {
-        auto s = variant::read_config_file(f, sel, &diag, keep);
+        auto s = variant::read_config_file(f.file, sel, &diag, keep, f.syntax);
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
@@ -282,18 +264,37 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
 
 // The recipe rendered as conda-smithy renders it: every output, nothing
 // finalized.
-Result<render::RenderedRecipe> render_recipe(const recipe::RawRecipe& raw, const variant::Selection& sel,
+Result<render::RenderedRecipe> render_recipe(const TargetInputs& in, const variant::Selection& sel,
                                              const ForgeTarget& ft) {
-    auto cache = render::make_render_cache();
-    render::RenderOptions ro;
-    ro.smithy = true;
-    auto rr = render::render(raw, sel, cache.get(), ro);
+    auto render_it = [&]() -> Result<render::RenderedRecipe> {
+        // rattler-build's render leaves skipped outputs out.
+        if (in.v1) return render::render_v1(*in.v1, sel);
+        auto cache = render::make_render_cache();
+        render::RenderOptions ro;
+        ro.smithy = true;
+        return render::render(*in.raw, sel, cache.get(), ro);
+    };
+    auto rr = render_it();
     if (!rr) {
         Error e = rr.error();
         e.message = "rendering for " + ft.name + ": " + e.message;
         return unexpected(e);
     }
     return rr;
+}
+
+// The spec conda-smithy hands rattler-build (`-m`): conda-build's combined
+// spec, its defaults (DEFAULT_VARIANTS, the default compilers) under the
+// migrated one, dumped by ruamel: numbers stay the strings conda-build's
+// StringifyNumbersLoader made them, booleans are YAML booleans.
+Result<variant::SpecSource> rattler_spec(const variant::SpecSource& migrated, const types::Platform& platform) {
+    auto combined = variant::combine({variant::default_spec(platform), migrated});
+    if (!combined) return unexpected(combined.error());
+    variant::SpecSource s = variant::as_source(*combined, "<conda-smithy's variants for rattler-build>");
+    for (const auto& [k, vals] : s.lists)
+        for (const auto& v : vals)
+            if (v == "true" || v == "false") s.plain.emplace(k, v);
+    return s;
 }
 
 // The outputs the target builds: noarch ones only where they are kept.
@@ -367,34 +368,16 @@ std::set<std::string> top_level_keys(const Outputs& metas) {
     return top_vars.value_or(std::set<std::string>{});
 }
 
-// The keys the files hold (`used`) and those that make CI jobs (`top_loop`).
-struct JobKeys {
-    std::set<std::string> used, top_loop;
-};
-
-JobKeys job_keys(const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas,
-                 const std::vector<variant::Variant>& input_variants) {
+// conda-build's (v0) used keys: every output's used keys, the ones every
+// output uses at the top level, and of those the ones that vary.
+JobKeys v0_job_keys(const Outputs& metas, const std::vector<variant::Variant>& input_variants) {
     JobKeys keys;
     for (const auto* o : metas)
         for (const auto& [k, v] : o->used) keys.used.insert(k);
-    if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
-    // conda-smithy's `.*\{\{ python_min \}\}` on each line: the text, verbatim.
-    if (in.raw.text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
-
     std::set<std::string> loop = loop_keys(input_variants);
-    std::set<std::string> top_vars = top_level_keys(metas);
-    for (const auto& k : top_vars)
+    keys.top_vars = top_level_keys(metas);
+    for (const auto& k : keys.top_vars)
         if (loop.count(k)) keys.top_loop.insert(k);
-    if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
-
-    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
-    keys.used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
-                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
-    if (!all_noarch) keys.used.insert("target_platform");
-    if (in.compat.labels_with_gha ? contains(ft.providers, "github_actions") : in.forge.github_actions_self_hosted)
-        keys.used.insert("github_actions_labels");
-    if (in.compat.keep_cdt) keys.used.insert({"cdt_name", "cdt_arch", "BUILD"});
-    keys.used.insert(top_vars.begin(), top_vars.end());
     return keys;
 }
 
@@ -449,16 +432,17 @@ Config used_config(const variant::Specials& sp, const std::vector<variant::Varia
 // One config per CI job: `c` broken up over the top-level loop keys, the
 // combinations no output has left out (_is_config_skipped), linux jobs
 // narrowed to one docker image (finalize_config).
-std::vector<Config> ci_jobs(const Config& c, const std::set<std::string>& top_loop, const Outputs& metas,
-                            const ForgeTarget& ft, const ForgeConfig& forge) {
+// `meta_variants`: each output's variant (conda-build's meta.config.variant).
+std::vector<Config> ci_jobs(const Config& c, const std::set<std::string>& top_loop,
+                            const std::vector<VMap>& meta_variants, const ForgeTarget& ft, const ForgeConfig& forge) {
     std::vector<Config> jobs;
     for (auto& cfg : break_up(top_loop, c)) {
-        bool matched = std::any_of(metas.begin(), metas.end(), [&](const render::RenderedOutput* o) {
+        bool matched = std::any_of(meta_variants.begin(), meta_variants.end(), [&](const VMap& v) {
             for (const auto& k : top_loop) {
-                const std::string* val = o->variant.get(k);
-                if (!val) return false;
+                auto val = v.find(k);
+                if (val == v.end()) return false;
                 for (const auto& x : cfg.lists[k])
-                    if (x != *val) return false;
+                    if (x != val->second) return false;
             }
             return true;
         });
@@ -487,6 +471,41 @@ void set_environ(recipe::EnvOverlay& os_environ, const std::string& key, const s
 
 }  // namespace
 
+// _merge_deployment_target: on osx, c_stdlib_version and
+// MACOSX_DEPLOYMENT_TARGET both become the higher one, the SDK at least that.
+VMap merge_deployment_target(VMap v) {
+    auto tp = v.find("target_platform");
+    if (tp == v.end() || !str::starts_with(tp->second, "osx")) return v;
+    auto cs = v.find("c_stdlib_version");
+    if (cs == v.end()) return v;
+    std::string stdlib = cs->second;
+    std::string macdt = v.count("MACOSX_DEPLOYMENT_TARGET") ? v["MACOSX_DEPLOYMENT_TARGET"] : stdlib;
+    std::string sdk = v.count("MACOSX_SDK_VERSION") ? v["MACOSX_SDK_VERSION"] : stdlib;
+    if (version_less(stdlib, macdt)) stdlib = macdt;
+    if (version_less(sdk, stdlib)) sdk = stdlib;
+    v["c_stdlib_version"] = stdlib;
+    v["MACOSX_DEPLOYMENT_TARGET"] = stdlib;
+    v["MACOSX_SDK_VERSION"] = sdk;
+    return v;
+}
+
+void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas) {
+    if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
+    // conda-smithy's `.*\{\{ python_min \}\}` on each line of the recipe
+    // file, verbatim (it matches v1's `${{ python_min }}` too).
+    if (in.recipe_text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
+    if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
+
+    bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
+    keys.used.insert({"MACOSX_DEPLOYMENT_TARGET", "MACOSX_SDK_VERSION", "macos_min_version", "macos_machine",
+                      "channel_sources", "channel_targets", "docker_image", "build_number_decrement"});
+    if (!all_noarch) keys.used.insert("target_platform");
+    if (in.compat.labels_with_gha ? contains(ft.providers, "github_actions") : in.forge.github_actions_self_hosted)
+        keys.used.insert("github_actions_labels");
+    if (in.compat.keep_cdt) keys.used.insert({"cdt_name", "cdt_arch", "BUILD"});
+    keys.used.insert(keys.top_vars.begin(), keys.top_vars.end());
+}
+
 recipe::EnvOverlay target_environ(recipe::EnvOverlay os_environ, const ForgeConfig& forge, const ForgeTarget& ft,
                                   bool uses_cuda) {
     set_environ(os_environ, "CONFIG_VERSION", forge.config_version);
@@ -509,11 +528,25 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());
     const std::vector<variant::Variant> input_variants = variant::explode(*input);
-    auto rr = render_recipe(in.raw, *sel, ft);
+    // rattler_build_conda_compat passes conda-build's config platform as both
+    // --target-platform and --build-platform: a v1 recipe renders as a
+    // native build of the target (`build_platform != target_platform` never
+    // holds), whatever machine builds it on CI. The pinning was read as
+    // conda-build reads it, with the CI build platform.
+    variant::Selection render_sel = *sel;
+    if (in.v1) {
+        render_sel.build_platform = sel->platform;
+        auto rs = rattler_spec(*sel->spec, sel->platform);
+        if (!rs) return unexpected(rs.error());
+        render_sel.spec = std::make_shared<const variant::SpecSource>(std::move(*rs));
+    }
+    auto rr = render_recipe(in, render_sel, ft);
     if (!rr) return unexpected(rr.error());
     out.warnings = diag.warnings();
     out.warnings.insert(out.warnings.end(), rr->warnings.begin(), rr->warnings.end());
 
+    if (in.v1 && rr->outputs.empty())
+        if (auto u = unrendered_output(*in.v1, ft.keep_noarch)) rr->outputs.push_back(std::move(*u));
     const Outputs metas = kept_outputs(*rr, ft);
     if (metas.empty() || input_variants.empty()) return out;
     for (const auto* o : metas)
@@ -521,9 +554,23 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
             out.first_dist = o->dist();
             out.first_name = o->name;
         }
-    JobKeys keys = job_keys(in, ft, metas, input_variants);
-    Config c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
-    out.configs = ci_jobs(c, keys.top_loop, metas, ft, in.forge);
+    JobKeys keys;
+    Config c;
+    std::vector<VMap> meta_variants;
+    if (in.v1) {
+        auto v1 = v1_job_keys(*rr, metas, input_variants, input->specials);
+        if (!v1) return unexpected(v1.error());
+        keys = std::move(v1->keys);
+        finish_keys(keys, in, ft, metas);
+        c = used_config(input->specials, v1->input_variants, v1->used_variants, keys.used);
+        meta_variants = std::move(v1->meta_variants);
+    } else {
+        keys = v0_job_keys(metas, input_variants);
+        finish_keys(keys, in, ft, metas);
+        c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
+        for (const auto* o : metas) meta_variants.push_back(o->variant.as_map());
+    }
+    out.configs = ci_jobs(c, keys.top_loop, meta_variants, ft, in.forge);
     out.top_loop = std::move(keys.top_loop);
     return out;
 }

@@ -84,6 +84,7 @@ Result<Value> Evaluator::lookup(const Expr& e, bool probe) {
     for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
         for (const auto& [k, v] : f->vars)
             if (k == e.name) return v;
+    if (hooks_.accessed) hooks_.accessed->insert(e.name);
     if (auto it = globals_.find(e.name); it != globals_.end()) return it->second;
     for (const Context* c = base_; c; c = c->base)
         if (auto it = c->globals.find(e.name); it != c->globals.end()) return it->second;
@@ -223,6 +224,11 @@ Result<Value> Evaluator::eval(const Expr& e) {
 Result<Value> Evaluator::binary(const std::string& op, const Value& l, const Value& r, const Expr& e) {
     if (op == "~") {
         std::string s;
+        if (hooks_.display) {
+            s = hooks_.display(l) + hooks_.display(r);
+            if (s.size() > kMaxString) return fail(at(e), "string result is too long");
+            return Value(std::move(s));
+        }
         if (!str_into(l, s, kMaxString) || !str_into(r, s, kMaxString))
             return fail(at(e), "string result is too long");
         return Value(std::move(s));
@@ -505,6 +511,12 @@ Result<Value> Evaluator::filter(const Expr& e) {
     List args;
     KwArgs kwargs;
     SF_TRY_VOID(eval_args(e, args, kwargs));
+    if (hooks_.filters)
+        if (auto it = hooks_.filters->find(e.name); it != hooks_.filters->end()) {
+            args.insert(args.begin(), input);
+            SF_TRY(v, locate(it->second(args, kwargs), e));
+            return v;
+        }
     SF_TRY(v, locate(apply_filter(e.name, input, args, kwargs), e));
     SF_TRY_VOID(charge(shallow_size(input) + shallow_size(v), e));
     return v;

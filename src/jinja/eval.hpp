@@ -18,8 +18,9 @@ public:
     // null for pure expression evaluation.
     // Names missing from `globals` are looked up in `base` and its bases.
     Evaluator(const std::string& file, const Globals& globals, Globals* writable, Undefinedness mode,
-              const Context* base = nullptr)
-        : file_(file), globals_(globals), writable_(writable), base_(base), lenient_(mode == Undefinedness::lenient) {}
+              const Context* base = nullptr, Hooks hooks = {})
+        : file_(file), globals_(globals), writable_(writable), base_(base), lenient_(mode == Undefinedness::lenient),
+          hooks_(hooks) {}
 
     Result<Value> eval(const Expr& e);
     Result<void> exec(const Body& body, std::string& out);
@@ -34,6 +35,7 @@ private:
     Globals* writable_;
     const Context* base_;
     bool lenient_;
+    Hooks hooks_;
     std::vector<Frame> frames_;
     std::uint64_t work_ = 0;
 

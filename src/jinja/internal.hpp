@@ -7,16 +7,7 @@
 
 #include "jinja/value.hpp"
 
-// Early return for Result-returning code: SF_TRY(x, f()) declares x.
-#define SF_TRY(var, expr)                                        \
-    auto var##_res = (expr);                                     \
-    if (!var##_res) return ::sf::Unexpected<::sf::Error>{var##_res.error()}; \
-    auto var = std::move(*var##_res)
-#define SF_TRY_VOID(expr)                                                \
-    do {                                                                 \
-        auto _sf_r = (expr);                                             \
-        if (!_sf_r) return ::sf::Unexpected<::sf::Error>{_sf_r.error()}; \
-    } while (0)
+#include "core/try.hpp"
 
 namespace sf::jinja::detail {
 

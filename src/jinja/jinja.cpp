@@ -50,7 +50,7 @@ Result<Template> Template::parse(std::string_view text, const Origin& origin) {
 
 Result<std::string> Template::render(Context& ctx) const {
     return guarded<std::string>(impl_->origin, [&]() -> Result<std::string> {
-        detail::Evaluator ev(impl_->origin.file, ctx.globals, &ctx.globals, ctx.undefined, ctx.base);
+        detail::Evaluator ev(impl_->origin.file, ctx.globals, &ctx.globals, ctx.undefined, ctx.base, ctx.hooks);
         std::string out;
         SF_TRY_VOID(ev.exec(impl_->body, out));
         return out;
@@ -59,10 +59,10 @@ Result<std::string> Template::render(Context& ctx) const {
 
 const Origin& Template::origin() const { return impl_->origin; }
 
-Result<Expression> Expression::parse(std::string_view expr, const Origin& origin) {
+Result<Expression> Expression::parse(std::string_view expr, const Origin& origin, Dialect dialect) {
     return guarded<Expression>(origin, [&]() -> Result<Expression> {
         SF_TRY(tokens, detail::lex(expr, origin, detail::LexMode::expression));
-        SF_TRY(e, detail::parse_expression(std::move(tokens), origin));
+        SF_TRY(e, detail::parse_expression(std::move(tokens), origin, dialect));
         auto impl = std::make_shared<Impl>();
         impl->origin = origin;
         impl->expr = std::move(e);
@@ -72,7 +72,7 @@ Result<Expression> Expression::parse(std::string_view expr, const Origin& origin
 
 Result<Value> Expression::evaluate(const Context& ctx) const {
     return guarded<Value>(impl_->origin, [&]() -> Result<Value> {
-        detail::Evaluator ev(impl_->origin.file, ctx.globals, nullptr, ctx.undefined, ctx.base);
+        detail::Evaluator ev(impl_->origin.file, ctx.globals, nullptr, ctx.undefined, ctx.base, ctx.hooks);
         return ev.eval(*impl_->expr);
     });
 }

@@ -24,6 +24,7 @@
 //   items, output 64 MiB, and an evaluation step budget per call.
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -37,12 +38,31 @@ enum class Undefinedness {
     lenient,  // unknown names evaluate to Undefined (renders as "", falsy)
 };
 
+// Which language an expression is parsed as. minijinja (recipe.yaml, through
+// rattler-build) also names the filters `split` and `version_to_buildstring`,
+// which the caller supplies through Hooks::filters.
+enum class Dialect { jinja2, minijinja };
+
+// What a caller adds to one evaluation: both are off unless set. recipe.yaml
+// (rattler-build's minijinja) needs them; meta.yaml never sets them.
+struct Hooks {
+    // Every global name an evaluation looked up (loop variables aside), found
+    // or not: rattler-build counts a variant key only when evaluation reads it.
+    std::set<std::string, std::less<>>* accessed = nullptr;
+    // Filters tried before the built-in ones (minijinja's `split`,
+    // rattler-build's `version_to_buildstring`).
+    const std::map<std::string, Function, std::less<>>* filters = nullptr;
+    // How `~` turns values into text (minijinja: true, none; Jinja2: True, None).
+    std::string (*display)(const Value&) = nullptr;
+};
+
 struct Context {
     // Global names: variables, and callables such as compiler() or pin_subpackage().
     std::map<std::string, Value, std::less<>> globals;
     // Names not in `globals` are looked up here: a layer shared, not copied.
     const Context* base = nullptr;
     Undefinedness undefined = Undefinedness::strict;
+    Hooks hooks;
 
     // A global name, here or in a base; null when none holds it.
     const Value* find(std::string_view name) const {
@@ -86,7 +106,7 @@ private:
 // A parsed expression (e.g. one `# [selector]`), evaluated many times.
 class Expression {
 public:
-    static Result<Expression> parse(std::string_view expr, const Origin& origin);
+    static Result<Expression> parse(std::string_view expr, const Origin& origin, Dialect dialect = Dialect::jinja2);
     // Same semantics as jinja::evaluate().
     Result<Value> evaluate(const Context& ctx) const;
 

@@ -21,7 +21,8 @@ bool is_reserved(const std::string& n) {
 
 class Parser {
 public:
-    Parser(std::vector<Token> tokens, const Origin& origin) : t_(std::move(tokens)), origin_(origin) {}
+    Parser(std::vector<Token> tokens, const Origin& origin, Dialect dialect = Dialect::jinja2)
+        : t_(std::move(tokens)), origin_(origin), dialect_(dialect) {}
 
     Result<Body> parse_template() {
         std::string stop;
@@ -38,6 +39,7 @@ public:
 private:
     std::vector<Token> t_;
     const Origin& origin_;
+    Dialect dialect_;
     std::size_t i_ = 0;
     int depth_ = 0;
     // Blocks being parsed, innermost last: tag name and its '{%' token.
@@ -512,7 +514,9 @@ private:
                 next();
                 const Token& name = peek();
                 if (name.kind != Tok::name) return unexpected(name, "a filter name");
-                if (!is_known_filter(name.text))
+                bool mini = dialect_ == Dialect::minijinja &&
+                            (name.text == "split" || name.text == "version_to_buildstring");
+                if (!is_known_filter(name.text) && !mini)
                     return fail(loc(name), "unknown filter '" + name.text + "'");
                 auto e = make(ExprKind::filter, name);
                 e->name = name.text;
@@ -768,8 +772,8 @@ Result<Body> parse_template(std::vector<Token> tokens, const Origin& origin) {
     return p.parse_template();
 }
 
-Result<ExprPtr> parse_expression(std::vector<Token> tokens, const Origin& origin) {
-    Parser p(std::move(tokens), origin);
+Result<ExprPtr> parse_expression(std::vector<Token> tokens, const Origin& origin, Dialect dialect) {
+    Parser p(std::move(tokens), origin, dialect);
     return p.parse_whole_expression();
 }
 

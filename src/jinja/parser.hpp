@@ -77,6 +77,6 @@ struct Node {
 };
 
 Result<Body> parse_template(std::vector<Token> tokens, const Origin& origin);
-Result<ExprPtr> parse_expression(std::vector<Token> tokens, const Origin& origin);
+Result<ExprPtr> parse_expression(std::vector<Token> tokens, const Origin& origin, Dialect dialect = Dialect::jinja2);
 
 }  // namespace sf::jinja::detail

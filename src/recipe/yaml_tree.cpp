@@ -43,12 +43,14 @@ private:
         const yaml_event_t& e = ev.e;
         YamlNode out;
         out.line = static_cast<int>(e.start_mark.line);
+        out.col = static_cast<int>(e.start_mark.column);
         if (e.type == YAML_ALIAS_EVENT) return anchors_.alias(r_, e);
         if (e.type == YAML_SCALAR_EVENT) {
             if (auto r = r_.count(1); !r) return unexpected(r.error());
             bool null = yaml_null(e);
             out.kind = null ? YamlNode::Kind::null : YamlNode::Kind::scalar;
             if (!null) out.scalar.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+            out.plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
             std::string anchor = yaml_text(e.data.scalar.anchor);
             if (auto r = anchors_.open(r_, anchor, e.start_mark); !r) return unexpected(r.error());
             anchors_.close(anchor, out, 1);

@@ -22,6 +22,10 @@ struct YamlNode {
     std::vector<YamlNode> items;                        // Kind::sequence
     std::vector<std::pair<YamlNode, YamlNode>> pairs;  // Kind::mapping
     int line = 0;                                      // 0-based line in the parsed text
+    int col = 0;                                       // 0-based column
+    // A plain (unquoted) scalar: recipe.yaml and rattler-build's variant
+    // files read `false` or `3` typed only when plain.
+    bool plain = false;
 
     bool is_null() const { return kind == Kind::null; }
     bool is_scalar() const { return kind == Kind::scalar; }

@@ -147,6 +147,12 @@ namespace sf::render {
 namespace {
 
 std::string why_used(const RenderedRecipe& r, const std::string& key) {
+    if (r.format == RecipeFormat::recipe_yaml) {
+        auto it = r.key_uses.find(key);
+        if (key == "target_platform" || key == "channel_targets" || key == "channel_sources")
+            return "always used (rattler-build rule)";
+        return it != r.key_uses.end() ? it->second.str() : "use_keys or the variant of a staging output";
+    }
     if (key == "target_platform") return "always used (conda-build rule)";
     if (key == "channel_targets") return "always used (conda-build rule)";
     auto it = r.key_uses.find(key);

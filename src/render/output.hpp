@@ -56,7 +56,12 @@ struct TopVariant {
     std::vector<types::Source> sources;
 };
 
+// Which front end made a RenderedRecipe: conda-build's meta.yaml or
+// rattler-build's recipe.yaml (their rules differ where `variants` explains them).
+enum class RecipeFormat { meta_yaml, recipe_yaml };
+
 struct RenderedRecipe {
+    RecipeFormat format = RecipeFormat::meta_yaml;
     std::string name;       // top-level package name (e.g. libtorch-split)
     std::string version;
     std::string recipe_dir;

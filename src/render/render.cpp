@@ -1,4 +1,6 @@
 #include "render/render.hpp"
+#include "render/v1_render.hpp"
+#include "recipe/v1_recipe.hpp"
 
 #include <algorithm>
 #include <map>
@@ -531,6 +533,11 @@ std::map<std::string, SourceLoc> key_uses(const recipe::RawRecipe& raw, const Re
 }
 
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const variant::Selection& sel) {
+    if (recipe::is_v1_recipe_dir(dir)) {
+        auto r = recipe::load_v1_recipe(dir);
+        if (!r) return unexpected(r.error());
+        return render_v1(*r, sel);
+    }
     auto raw = recipe::RawRecipe::load(dir);
     if (!raw) return unexpected(raw.error());
     return render(*raw, sel);

@@ -37,7 +37,8 @@ Result<RenderedRecipe> render(const recipe::RawRecipe& raw, const variant::Selec
 // the selector scan first, then the full scan, then the scripts.
 std::map<std::string, SourceLoc> key_uses(const recipe::RawRecipe& raw, const RenderedRecipe& rr);
 
-// Convenience: load the recipe directory, then render it.
+// Load the recipe directory, whichever format it holds (recipe.yaml when it
+// has one and no meta.yaml: render_v1), then render it.
 Result<RenderedRecipe> render_dir(const std::filesystem::path& dir, const variant::Selection& sel);
 
 }  // namespace sf::render

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "jinja/jinja.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "recipe/selectors.hpp"
 #include "recipe/yaml_tree.hpp"
@@ -109,7 +110,7 @@ SpecSource default_spec(const types::Platform& platform) {
 }
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag,
-                                    const KeyFilter& keep) {
+                                    const KeyFilter& keep, ConfigSyntax syntax) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::exists(p, ec))
@@ -118,10 +119,36 @@ Result<SpecSource> read_config_file(const std::filesystem::path& p, const Select
     // with its own words.
     auto text = fs::read_input_file(p);
     if (!text) return unexpected(text.error());
-    return read_config_text(*text, file, sel, diag, {}, keep);
+    return read_config_text(*text, file, sel, diag, {}, keep, syntax);
 }
 
 namespace {
+
+// variants.yaml's `- if: cond` / `then:` / `else:` list items, resolved in
+// place against the selector names (rattler-build's variant conditionals).
+Result<void> resolve_conditionals(recipe::YamlNode& n, const jinja::Context& ns, const std::string& file) {
+    for (auto& [k, v] : n.pairs)
+        if (auto ok = resolve_conditionals(v, ns, file); !ok) return ok;
+    if (!n.is_sequence()) return {};
+    std::vector<recipe::YamlNode> out;
+    for (auto& item : n.items) {
+        const recipe::YamlNode* cond = item.is_mapping() ? item.find("if") : nullptr;
+        if (!cond) {
+            out.push_back(std::move(item));
+            continue;
+        }
+        auto yes = jinja::evaluate(cond->scalar, jinja::Origin{file, cond->line + 1, cond->col + 1}, ns);
+        if (!yes) return unexpected(yes.error());
+        const recipe::YamlNode* branch = item.find(yes->truthy() ? "then" : "else");
+        if (!branch) continue;
+        if (branch->is_sequence())
+            for (const auto& b : branch->items) out.push_back(b);
+        else
+            out.push_back(*branch);
+    }
+    n.items = std::move(out);
+    return {};
+}
 
 // Drops the top-level blocks of keys `keep` refuses, before YAML parsing:
 // a pinning file has hundreds of keys and a recipe uses a few. Keys named
@@ -173,16 +200,25 @@ void drop_blocks(recipe::Selected& sel, const KeyFilter& keep) {
 }  // namespace
 
 Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const Selection& sel,
-                                    Diagnostics* diag, const std::set<std::string>& skip_keys, const KeyFilter& keep) {
+                                    Diagnostics* diag, const std::set<std::string>& skip_keys, const KeyFilter& keep,
+                                    ConfigSyntax syntax) {
     const std::string* text = &text_in;
     if (auto r = recipe::check_text(*text, file); !r) return unexpected(r.error());
     auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
     if (!ns) return unexpected(ns.error());
-    auto selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, file, nullptr, nullptr, diag);
-    if (!selected) return unexpected(selected.error());
+    Result<recipe::Selected> selected = recipe::Selected{};
+    if (syntax == ConfigSyntax::selectors) {
+        selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, file, nullptr, nullptr, diag);
+        if (!selected) return unexpected(selected.error());
+    } else {
+        selected->text = *text;
+        for (int i = 0, n = static_cast<int>(str::split_lines(*text).size()); i <= n; ++i) selected->source_line.push_back(i + 1);
+    }
     if (keep) drop_blocks(*selected, keep);
     auto node = recipe::parse_yaml_tree(selected->text, file, selected->source_line, diag);
     if (!node) return unexpected(node.error());
+    if (syntax == ConfigSyntax::conditionals)
+        if (auto ok = resolve_conditionals(*node, *ns, file); !ok) return unexpected(ok.error());
     SpecSource src;
     src.name = file;
     if (node->is_null()) return src;
@@ -246,6 +282,7 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
                 }
                 if (!item.is_scalar())
                     return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
+                if (item.plain) src.plain.emplace(key, item.scalar);
                 values.push_back(item.scalar);
             }
         } else {
@@ -437,6 +474,47 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     if (combined)
         if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
     return combined;
+}
+
+Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
+                             Diagnostics* diag) {
+    std::vector<SpecSource> sources;
+    SpecSource platforms;
+    platforms.name = "<platform>";
+    platforms.lists.emplace_back("target_platform", std::vector<std::string>{sel.platform.name()});
+    platforms.lists.emplace_back("build_platform", std::vector<std::string>{sel.build_platform.name()});
+    sources.push_back(std::move(platforms));
+    std::vector<std::filesystem::path> files;
+    if (recipe_config) files.push_back(*recipe_config);
+    files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
+    if (sel.spec) {
+        files.clear();
+        sources.push_back(*sel.spec);
+    }
+    for (const auto& f : files) {
+        auto syntax = f.filename() == "variants.yaml" && recipe_config && f == *recipe_config
+                          ? ConfigSyntax::conditionals
+                          : ConfigSyntax::selectors;
+        auto s = read_config_file(f, sel, diag, {}, syntax);
+        if (!s) return unexpected(s.error());
+        sources.push_back(std::move(*s));
+    }
+    if (!sel.overrides.empty()) {
+        SpecSource cli;
+        cli.name = "<command line>";
+        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
+        sources.push_back(std::move(cli));
+    }
+    auto combined = combine(std::move(sources));
+    if (combined)
+        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
+    return combined;
+}
+
+bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {
+    for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it)
+        if (find_key(it->lists, key)) return it->plain.count({key, value}) > 0;
+    return false;
 }
 
 namespace {

@@ -55,6 +55,9 @@ struct SpecSource {
     std::string name;  // file path, "<defaults>" or "<command line>"
     std::vector<std::pair<std::string, std::vector<std::string>>> lists;
     std::map<std::string, int> line_of;  // key -> line in the file
+    // (key, value) pairs written as plain YAML scalars: rattler-build reads
+    // those typed (`false` a bool, `2` an integer), quoted ones as strings.
+    std::set<std::pair<std::string, std::string>> plain;
 };
 
 struct CombinedSpec {
@@ -75,14 +78,17 @@ SpecSource default_spec(const types::Platform& platform);
 // Which keys to read, when only some can matter (rerender prunes the
 // pinning to what the recipe can use). Empty: every key.
 using KeyFilter = std::function<bool(const std::string&)>;
+// conda_build_config.yaml: `# [selector]` lines. variants.yaml (rattler-build):
+// plain YAML, list items may be `if:`/`then:`/`else:` blocks.
+enum class ConfigSyntax { selectors, conditionals };
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag = nullptr,
-                                    const KeyFilter& keep = {});
+                                    const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
 // The same for text already read; `skip_keys` are left out (a migration's
 // __migrator and migrator_ts).
 Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const Selection& sel,
                                     Diagnostics* diag = nullptr, const std::set<std::string>& skip_keys = {},
-                                    const KeyFilter& keep = {});
+                                    const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
 
 // A merged spec as one source again (zip_keys re-encoded), e.g. to migrate it.
 SpecSource as_source(const CombinedSpec& spec, std::string name);
@@ -92,6 +98,14 @@ SpecSource as_source(const CombinedSpec& spec, std::string name);
 Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                           Diagnostics* diag = nullptr);
 Result<CombinedSpec> combine(std::vector<SpecSource> sources);
+// rattler-build's order for recipe.yaml (VariantConfig::from_files): no
+// conda-build defaults; the recipe's variants.yaml or conda_build_config.yaml,
+// then the -m files, then the overrides; target_platform and build_platform
+// are set when no file sets them.
+Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
+                             Diagnostics* diag = nullptr);
+// Whether the final value `value` of `key` was written as a plain scalar.
+bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value);
 
 // The full matrix, filtered by each source's values as conda-build does.
 std::vector<Variant> explode(const CombinedSpec& spec);

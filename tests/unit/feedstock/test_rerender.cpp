@@ -166,3 +166,30 @@ TEST_CASE("CiSettings: <platform>-cuda, then <platform>, then default, then the 
     CiSettings none;
     CHECK(none.runner_for("win-64") == "windows-latest");
 }
+
+TEST_CASE("rerender: the recipe.yaml twin of recipe/ gets a job per platform, with its runners") {
+    RerenderOptions o;
+    o.recipe_dir = test::source_dir() / "recipe-v1";
+    auto r = plan_jobs(o);
+    REQUIRE(r);
+    std::set<std::string> platforms;
+    for (const auto& j : r->jobs) {
+        platforms.insert(j.platform);
+        if (j.platform == "linux-aarch64") CHECK(j.runner == "ubuntu-24.04-arm");
+        CHECK(j.timeout_minutes == 900);
+    }
+    CHECK(platforms == std::set<std::string>{"linux-64", "linux-aarch64", "osx-64", "osx-arm64", "win-64"});
+    // One job per staging build: the staging output reads blas_impl and
+    // cuda_compiler_version (through the context), never python, so every
+    // platform megabuilds (the v0 recipe does so on linux only).
+    std::set<std::string> linux64;
+    for (const auto& j : r->jobs)
+        if (j.platform == "linux-64") linux64.insert(j.name);
+    CHECK(linux64 == std::set<std::string>{"linux_64_blas_implgenericcuda_compiler_version12.6",
+                                           "linux_64_blas_implgenericcuda_compiler_versionNone",
+                                           "linux_64_blas_implmklcuda_compiler_version12.6",
+                                           "linux_64_blas_implmklcuda_compiler_versionNone"});
+    for (const auto& j : r->jobs)
+        if (j.platform == "osx-arm64") CHECK(j.name == "osx_arm64_");
+    CHECK(r->jobs.size() == 13);
+}

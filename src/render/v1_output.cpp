@@ -1,0 +1,468 @@
+// recipe.yaml: one combination's outputs evaluated (rattler-build's
+// Stage0Recipe/MultiOutputRecipe::evaluate), and the static key scan.
+#include <algorithm>
+#include <cctype>
+
+#include "core/try.hpp"
+#include "render/v1_detail.hpp"
+#include "types/identifiers.hpp"
+#include "util/strings.hpp"
+
+namespace sf::render::v1 {
+
+using jinja::Value;
+using recipe::YamlNode;
+
+std::string normalized(std::string key) {
+    for (char& c : key)
+        if (c == '-' || c == '.') c = '_';
+    return key;
+}
+
+Value typed_value(const std::string& s, bool plain) {
+    YamlNode n;
+    n.kind = YamlNode::Kind::scalar;
+    n.scalar = s;
+    n.plain = plain;
+    if (!plain) return Value(s);
+    if (s == "true" || s == "True" || s == "TRUE") return Value(true);
+    if (s == "false" || s == "False" || s == "FALSE") return Value(false);
+    if (!s.empty() && s.find_first_not_of("0123456789", s[0] == '-' ? 1 : 0) == std::string::npos && s != "-" &&
+        s.size() < 19)
+        return Value(static_cast<std::int64_t>(std::stoll(s)));
+    return Value(s);
+}
+
+nlohmann::json to_json_value(const Value& v) {
+    if (v.is_bool()) return v.as_bool();
+    if (v.is_int()) return v.as_int();
+    if (v.is_float()) return v.as_float();
+    if (v.is_none()) return nullptr;
+    return to_text(v);
+}
+
+namespace {
+
+// A requirement list: specs, pins (as types::Pin) and free-spec names.
+struct ReqList {
+    std::vector<types::Dependency> deps;
+    std::set<std::string> free;  // names without a version, normalized
+};
+
+Result<types::Pin> to_pin(const Value& d, const std::string& where) {
+    types::Pin p;
+    p.kind = d.get(kPinKey)->as_string() == "pin_compatible" ? types::Pin::Kind::compatible : types::Pin::Kind::subpackage;
+    p.name = d.get("name")->as_string();
+    p.min_pin = "x.x.x.x.x.x";
+    p.max_pin = "x";
+    if (const Value* v = d.get("lower_bound")) p.min_pin = v->is_none() ? "" : to_text(*v);
+    if (const Value* v = d.get("upper_bound")) p.max_pin = v->is_none() ? "" : to_text(*v);
+    if (const Value* v = d.get("exact")) p.exact = v->truthy();
+    (void)where;
+    return p;
+}
+
+Result<ReqList> req_list(Env& env, const YamlNode* n, const std::string& what) {
+    ReqList out;
+    if (!n) return out;
+    SF_TRY(items, env.items(*n));
+    for (const YamlNode* item : items) {
+        SF_TRY(v, env.value(*item));
+        if (v.is_dict() && v.get(kPinKey)) {
+            SF_TRY(pin, to_pin(v, what));
+            out.deps.emplace_back(std::move(pin));
+            continue;
+        }
+        std::string text(str::trim(to_text(v)));
+        if (text.empty() || v.is_none()) continue;  // `${{ "winreg" if win }}` off this platform
+        auto dep = types::Dependency::parse(text);
+        if (!dep) return fail(env.recipe().at(*item), "invalid match spec in " + what + ": '" + text + "'", dep.error().message);
+        if (text.find_first_of(" =<>!~*[") == std::string::npos) out.free.insert(normalized(text));
+        out.deps.push_back(std::move(*dep));
+    }
+    return out;
+}
+
+// Evaluates every scalar below `n` (tests, about, sources): what it reads
+// counts, and a wrong expression is an error, as in rattler-build.
+Result<void> touch(Env& env, const YamlNode& n) {
+    if (recipe::is_conditional(n)) {
+        SF_TRY(yes, env.condition(*n.find("if")));
+        const YamlNode* b = yes ? n.find("then") : n.find("else");
+        return b ? touch(env, *b) : Result<void>{};
+    }
+    if (n.is_scalar()) {
+        SF_TRY(v, env.value(n));
+        (void)v;
+    }
+    for (const auto& i : n.items) SF_TRY_VOID(touch(env, i));
+    for (const auto& [k, v] : n.pairs) SF_TRY_VOID(touch(env, v));
+    return {};
+}
+
+Result<nlohmann::json> to_json_tree(Env& env, const YamlNode& n) {
+    if (n.is_scalar()) {
+        SF_TRY(v, env.value(n));
+        return to_json_value(v);
+    }
+    if (n.is_sequence() || recipe::is_conditional(n)) {
+        nlohmann::json a = nlohmann::json::array();
+        SF_TRY(items, env.items(n));
+        for (const YamlNode* i : items) {
+            SF_TRY(j, to_json_tree(env, *i));
+            a.push_back(std::move(j));
+        }
+        return a;
+    }
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [k, v] : n.pairs) {
+        SF_TRY(j, to_json_tree(env, v));
+        o[k.scalar] = std::move(j);
+    }
+    return o;
+}
+
+Result<std::vector<std::string>> string_list(Env& env, const YamlNode* n) {
+    std::vector<std::string> out;
+    if (!n) return out;
+    SF_TRY(items, env.items(*n));
+    for (const YamlNode* i : items) {
+        SF_TRY(s, env.text(*i));
+        if (!s.empty()) out.push_back(std::move(s));
+    }
+    return out;
+}
+
+// `skip:` is one expression or a list of them; any true one skips.
+Result<bool> skipped(Env& env, const YamlNode* n) {
+    if (!n) return false;
+    SF_TRY(items, env.items(*n));
+    for (const YamlNode* i : items) {
+        if (!i->is_scalar()) return fail(env.recipe().at(*i), "skip conditions must be expressions");
+        SF_TRY(yes, env.condition(*i));
+        if (yes) return true;
+    }
+    return false;
+}
+
+struct BuildFields {
+    const YamlNode* number = nullptr;
+    const YamlNode* string = nullptr;
+    const YamlNode* noarch = nullptr;
+    const YamlNode* script = nullptr;
+    const YamlNode* variant = nullptr;
+};
+
+void pick(BuildFields& f, const YamlNode* build) {
+    if (!build || !build->is_mapping()) return;
+    if (auto* x = build->find("number")) f.number = x;
+    if (auto* x = build->find("string")) f.string = x;
+    if (auto* x = build->find("noarch")) f.noarch = x;
+    if (auto* x = build->find("script")) f.script = x;
+    if (auto* x = build->find("variant")) f.variant = x;
+}
+
+Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own_build, Evaluated& ev) {
+    const recipe::V1Recipe& r = env.recipe();
+    BuildFields f;
+    pick(f, top_build);
+    pick(f, own_build);
+    SF_TRY(skip_top, skipped(env, top_build ? top_build->find("skip") : nullptr));
+    SF_TRY(skip_own, skipped(env, own_build && own_build != top_build ? own_build->find("skip") : nullptr));
+    ev.skip = skip_top || skip_own;
+    if (f.number) {
+        SF_TRY(v, env.value(*f.number));
+        std::string s = to_text(v);
+        if (!v.is_int() && (s.empty() || s.find_first_not_of("0123456789") != std::string::npos))
+            return fail(r.at(*f.number), "build number must be a non-negative integer, got '" + s + "'");
+        ev.out.build_number = v.is_int() ? static_cast<int>(v.as_int()) : std::stoi(s);
+    }
+    if (f.noarch) {
+        SF_TRY(s, env.text(*f.noarch));
+        auto na = types::parse_noarch(s);
+        if (!na) return fail(r.at(*f.noarch), "invalid noarch '" + s + "'", "expected 'python' or 'generic'");
+        ev.out.noarch = *na;
+    }
+    if (f.string) {
+        if (!f.string->is_scalar()) return fail(r.at(*f.string), "build.string must be a string");
+        // Evaluated now for what it reads; rendered for real once the hash is known.
+        env.set("hash", Value(std::string("0000000")));
+        SF_TRY(s, env.text(*f.string));
+        (void)s;
+        ev.string_template = f.string->scalar;
+        ev.string_node = f.string;
+    }
+    if (f.script) {
+        env.set_lenient(true);  // build-time names (PYTHON, ...) are not known yet
+        if (f.script->is_scalar()) {
+            SF_TRY(s, env.text(*f.script));
+            if (s.find('\n') == std::string::npos && s.find(' ') == std::string::npos) ev.out.script = s;
+            else ev.out.script_lines = str::split_lines(s);
+        } else if (f.script->is_mapping()) {
+            auto s = touch(env, *f.script);
+            env.set_lenient(false);
+            SF_TRY_VOID(s);
+        } else {
+            auto lines = string_list(env, f.script);
+            env.set_lenient(false);
+            if (!lines) return unexpected(lines.error());
+            ev.out.script_lines = std::move(*lines);
+        }
+        env.set_lenient(false);
+    }
+    if (f.variant && f.variant->is_mapping()) {
+        SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
+        SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
+        ev.use_keys = std::move(uk);
+        ev.ignore_keys = std::move(ik);
+        if (const auto* dp = f.variant->find("down_prioritize_variant")) SF_TRY_VOID(touch(env, *dp));
+    }
+    return {};
+}
+
+Result<void> eval_requirements(Env& env, const YamlNode* req, Evaluated& ev, std::set<std::string>& free) {
+    if (!req || !req->is_mapping()) return {};
+    auto& R = ev.out.requirements;
+    struct Slot {
+        const char* key;
+        std::vector<types::Dependency>* into;
+    } slots[] = {{"build", &R.build}, {"host", &R.host}, {"run", &R.run}, {"run_constraints", &R.run_constrained}};
+    for (auto& s : slots) {
+        SF_TRY(l, req_list(env, req->find(s.key), std::string("requirements.") + s.key));
+        *s.into = std::move(l.deps);
+        // rattler-build's free specs are those of build and host only.
+        if (s.into == &R.build || s.into == &R.host) free.insert(l.free.begin(), l.free.end());
+    }
+    if (const YamlNode* re = req->find("run_exports")) {
+        auto& X = ev.out.run_exports;
+        if (re->is_mapping() && !recipe::is_conditional(*re)) {
+            struct { const char* key; std::vector<types::Dependency>* into; } kinds[] = {
+                {"weak", &X.weak}, {"strong", &X.strong}, {"noarch", &X.noarch},
+                {"weak_constraints", &X.weak_constrains}, {"strong_constraints", &X.strong_constrains}};
+            for (auto& k : kinds) {
+                SF_TRY(l, req_list(env, re->find(k.key), std::string("run_exports.") + k.key));
+                *k.into = std::move(l.deps);
+            }
+        } else {
+            SF_TRY(l, req_list(env, re, "run_exports"));
+            X.weak = std::move(l.deps);
+        }
+    }
+    if (const YamlNode* ig = req->find("ignore_run_exports"); ig && ig->is_mapping()) {
+        SF_TRY(by_name, string_list(env, ig->find("by_name")));
+        SF_TRY(from, string_list(env, ig->find("from_package")));
+        ev.out.ignore_run_exports = std::move(by_name);
+        ev.out.ignore_run_exports_from = std::move(from);
+    }
+    return {};
+}
+
+Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
+    if (!tests) return {};
+    SF_TRY(items, env.items(*tests));
+    for (const YamlNode* t : items) {
+        if (!t->is_mapping()) continue;
+        if (const YamlNode* py = t->find("python"); py && py->is_mapping()) {
+            SF_TRY(imports, string_list(env, py->find("imports")));
+            for (auto& i : imports) ev.out.test.imports.push_back(std::move(i));
+        }
+        if (const YamlNode* sc = t->find("script")) {
+            env.set_lenient(true);
+            auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
+            env.set_lenient(false);
+            if (!cmds) return unexpected(cmds.error());
+            for (auto& c : *cmds) ev.out.test.commands.push_back(std::move(c));
+        }
+        for (const auto& [k, v] : t->pairs)
+            if (k.scalar != "script") SF_TRY_VOID(touch(env, v));
+    }
+    return {};
+}
+
+// The used variant: variant keys read (here or by the context), free specs
+// and the always-used keys; context names shadow variant keys they did not read.
+nlohmann::json used_variant(const Env& env, const Vars& variant, const std::set<std::string>& free, bool noarch_python) {
+    nlohmann::json used = nlohmann::json::object();
+    for (const auto& [k, v] : variant) {
+        if (env.is_context_name(k) && !env.read_by_context().count(k)) continue;
+        if (noarch_python && k == "python") continue;
+        bool always = std::find(std::begin(kAlwaysUsed), std::end(kAlwaysUsed), k) != std::end(kAlwaysUsed);
+        if (env.accessed().count(k) || env.read_by_context().count(k) || free.count(normalized(k)) || always)
+            used[k] = to_json_value(v);
+    }
+    return used;
+}
+
+Result<std::string> inherit_name(Env& env, const YamlNode* inh) {
+    if (!inh || inh->is_null()) return std::string();
+    if (inh->is_mapping()) {
+        const YamlNode* from = inh->find("from");
+        if (!from) return fail(env.recipe().at(*inh), "inherit needs 'from:'");
+        return env.text(*from);
+    }
+    return env.text(*inh);
+}
+
+Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o, const std::map<std::string, Staging>& stagings) {
+    const recipe::V1Recipe& r = env.recipe();
+    const YamlNode& root = r.root;
+    bool multi = r.multi_output();
+    env.clear_accessed();
+    Evaluated ev;
+    const YamlNode* pkg = o.find("package");
+    SF_TRY(name, env.text(*pkg->find("name")));
+    ev.out.name = name;
+    const YamlNode* ver = pkg->find("version");
+    if (!ver && multi)
+        if (const YamlNode* rec = root.find("recipe")) ver = rec->find("version");
+    if (!ver) return fail(r.at(*pkg), "missing field 'version' for output '" + name + "'", "set package.version or recipe.version");
+    SF_TRY(version, env.text(*ver));
+    ev.out.version = version;
+    SF_TRY_VOID(eval_build(env, multi ? root.find("build") : nullptr, o.find("build"), ev));
+    std::set<std::string> free;
+    SF_TRY_VOID(eval_requirements(env, o.find("requirements"), ev, free));
+    SF_TRY(inherit, inherit_name(env, multi ? o.find("inherit") : nullptr));
+    if (multi && (!o.find("inherit") || inherit.empty())) {
+        if (const auto* s = root.find("source")) SF_TRY_VOID(touch(env, *s));
+        SF_TRY_VOID(eval_tests(env, root.find("tests"), ev));
+    }
+    if (const auto* s = o.find("source")) SF_TRY_VOID(touch(env, *s));
+    SF_TRY_VOID(eval_tests(env, o.find("tests"), ev));
+    const YamlNode* about = o.find("about");
+    if (!about && multi) about = root.find("about");
+    if (about) {
+        SF_TRY(j, to_json_tree(env, *about));
+        ev.out.about = std::move(j);
+    }
+    const Staging* st = nullptr;
+    if (!inherit.empty()) {
+        auto it = stagings.find(inherit);
+        if (it == stagings.end())
+            return fail(r.at(*o.find("inherit")), "staging output '" + inherit + "' not found",
+                        "inherit names a '- staging:' output of this recipe");
+        st = &it->second;
+        free.insert(st->free_specs.begin(), st->free_specs.end());
+    }
+    ev.used = used_variant(env, variant, free, ev.out.noarch == types::NoArch::python);
+    if (st)
+        for (auto& [k, v] : st->used.items())
+            if (!ev.used.contains(k)) ev.used[k] = v;
+    if (ev.out.noarch != types::NoArch::none) ev.used["target_platform"] = "noarch";
+    // Virtual packages the output runs on (`__glibc >=2.17`) split builds too.
+    for (const auto& d : ev.out.requirements.run)
+        if (d.spec() && str::starts_with(d.name(), "__")) ev.used[d.name()] = d.str();
+    return ev;
+}
+
+Result<Staging> eval_staging(Env& env, const Vars& variant, const YamlNode& o) {
+    env.clear_accessed();
+    Staging st;
+    SF_TRY(name, env.text(*o.find("staging")->find("name")));
+    st.name = name;
+    Evaluated tmp;
+    SF_TRY_VOID(eval_build(env, nullptr, o.find("build"), tmp));
+    SF_TRY_VOID(eval_requirements(env, o.find("requirements"), tmp, st.free_specs));
+    if (const auto* s = env.recipe().root.find("source")) SF_TRY_VOID(touch(env, *s));
+    if (const auto* s = o.find("source")) SF_TRY_VOID(touch(env, *s));
+    st.requirements = std::move(tmp.out.requirements);
+    st.used = used_variant(env, variant, st.free_specs, false);
+    return st;
+}
+
+Result<std::string> field(Env& env, const YamlNode& src, const char* key) {
+    const YamlNode* n = src.find(key);
+    if (!n) return std::string();
+    return env.text(*n);
+}
+
+Result<types::Source> one_source(Env& env, const YamlNode& n) {
+    const recipe::V1Recipe& r = env.recipe();
+    if (!n.is_mapping()) return fail(r.at(n), "a source must be a mapping", "give 'url:', 'git:' or 'path:'");
+    types::Source s;
+    if (const YamlNode* url = n.find("url")) {
+        SF_TRY(urls, string_list(env, url));
+        if (urls.empty()) return fail(r.at(*url), "source url is empty");
+        s.url = urls.front();
+        s.mirrors.assign(urls.begin() + 1, urls.end());
+    }
+    SF_TRY(sha256, field(env, n, "sha256"));
+    SF_TRY(md5, field(env, n, "md5"));
+    SF_TRY(fn, field(env, n, "file_name"));
+    SF_TRY(path, field(env, n, "path"));
+    SF_TRY(git, field(env, n, "git"));
+    SF_TRY(folder, field(env, n, "target_directory"));
+    s.sha256 = sha256, s.md5 = md5, s.fn = fn, s.path = path, s.git_url = git, s.folder = folder;
+    for (const char* rev : {"rev", "tag", "branch"}) {
+        SF_TRY(v, field(env, n, rev));
+        if (!v.empty()) s.git_rev = v;
+    }
+    if (s.url.empty() && s.path.empty() && s.git_url.empty())
+        return fail(r.at(n), "a source needs 'url:', 'git:' or 'path:'");
+    SF_TRY(patches, string_list(env, n.find("patches")));
+    s.patches = std::move(patches);
+    return s;
+}
+
+}  // namespace
+
+Result<std::vector<types::Source>> eval_sources(Env& env, const YamlNode* source) {
+    std::vector<types::Source> out;
+    if (!source) return out;
+    SF_TRY(items, env.items(*source));
+    for (const YamlNode* i : items) {
+        SF_TRY(s, one_source(env, *i));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+Result<TopVariant> eval_top(Env& env, const variant::Variant& variant) {
+    const recipe::V1Recipe& r = env.recipe();
+    TopVariant top;
+    top.variant = variant;
+    SF_TRY(srcs, eval_sources(env, r.section("source")));
+    top.sources = std::move(srcs);
+    if (!r.multi_output()) return top;
+    SF_TRY(outputs, env.items(*r.section("outputs")));
+    for (const YamlNode* o : outputs) {
+        if (!o->find("staging")) continue;
+        SF_TRY(own, eval_sources(env, o->find("source")));
+        top.sources.insert(top.sources.end(), own.begin(), own.end());
+        Evaluated tmp;
+        std::set<std::string> free;
+        SF_TRY_VOID(eval_requirements(env, o->find("requirements"), tmp, free));
+        auto& R = tmp.out.requirements;
+        top.requirements.build.insert(top.requirements.build.end(), R.build.begin(), R.build.end());
+        top.requirements.host.insert(top.requirements.host.end(), R.host.begin(), R.host.end());
+    }
+    return top;
+}
+
+Result<std::vector<Evaluated>> evaluate_outputs(Env& env, const Vars& variant, std::set<std::string>& staging_keys) {
+    const recipe::V1Recipe& r = env.recipe();
+    std::vector<Evaluated> out;
+    if (!r.multi_output()) {
+        SF_TRY(one, eval_package(env, variant, r.root, {}));
+        out.push_back(std::move(one));
+        return out;
+    }
+    SF_TRY(outputs, env.items(*r.section("outputs")));
+    std::map<std::string, Staging> stagings;
+    for (const YamlNode* o : outputs)
+        if (o->find("staging")) {
+            SF_TRY(st, eval_staging(env, variant, *o));
+            for (auto& [k, v] : st.used.items())
+                if (std::find(std::begin(kAlwaysUsed), std::end(kAlwaysUsed), k) == std::end(kAlwaysUsed))
+                    staging_keys.insert(k);
+            stagings[st.name] = std::move(st);
+        }
+    for (const YamlNode* o : outputs) {
+        if (o->find("staging")) continue;
+        if (!o->find("package")) return fail(r.at(*o), "an output must have either a 'staging' or a 'package' key");
+        SF_TRY(ev, eval_package(env, variant, *o, stagings));
+        out.push_back(std::move(ev));
+    }
+    return out;
+}
+
+}  // namespace sf::render::v1

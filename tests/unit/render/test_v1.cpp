@@ -1,0 +1,224 @@
+// recipe.yaml (v1): rattler-build's hash rules and used variables.
+#include <catch2/catch.hpp>
+
+#include "recipe/v1_recipe.hpp"
+#include "render/format.hpp"
+#include "render/v1_render.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+using namespace sf;
+using namespace sf::render;
+
+TEST_CASE("v1 hash: rattler-build's reference vector (stage1/hash.rs)") {
+    nlohmann::json d = {
+        {"rust_compiler", "rust"},
+        {"build_platform", "osx-64"},
+        {"c_compiler", "clang"},
+        {"target_platform", "osx-arm64"},
+        {"openssl", "3"},
+        {"CONDA_BUILD_SYSROOT",
+         "/Applications/Xcode_13.2.1.app/Contents/Developer/Platforms/MacOSX.platform/Developer/SDKs/MacOSX11.0.sdk"},
+        {"channel_targets", "conda-forge main"},
+        {"python", "3.11.* *_cpython"},
+        {"c_compiler_version", "14"}};
+    CHECK(hash::sha1(v1_hash_input(d)).substr(0, 7) == "507f6e9");
+    CHECK(v1_hash_prefix(d, false) == "py311");
+}
+
+TEST_CASE("v1 hash input: normalized keys sort as one, typed values stay typed, non-ASCII stays raw") {
+    nlohmann::json d = {{"pybind11-abi", 4}, {"is_freethreading", false}, {"k", "caf\xc3\xa9"}, {"a.b", "x"}};
+    CHECK(v1_hash_input(d) == "{\"a_b\": \"x\", \"is_freethreading\": false, \"k\": \"caf\xc3\xa9\", \"pybind11_abi\": 4}");
+}
+
+TEST_CASE("v1 hash prefix: np before py, perl keeps three parts, noarch python is py") {
+    CHECK(v1_hash_prefix({{"python", "3.12.* *_cpython"}, {"numpy", "2.0"}}, false) == "np20py312");
+    CHECK(v1_hash_prefix({{"perl", "5.32.1"}}, false) == "pl5321");
+    CHECK(v1_hash_prefix({{"python", "3.12"}}, true) == "py");
+    CHECK(v1_hash_prefix({{"openssl", "3"}}, false).empty());
+}
+
+namespace {
+
+RenderedRecipe render_text(const std::string& text, std::vector<std::pair<std::string, std::string>> overrides = {}) {
+    auto r = recipe::parse_v1_recipe(text, "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    sel->overrides = std::move(overrides);
+    auto rr = render_v1(*r, *sel);
+    INFO((rr ? std::string() : rr.error().str()));
+    REQUIRE(rr);
+    return *rr;
+}
+
+}  // namespace
+
+TEST_CASE("v1 used variables: a branch not taken does not count, a free spec does") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  host:
+    - if: mpi != "nompi"
+      then: libpnetcdf ${{ libpnetcdf }}
+    - zlib
+)",
+                          {{"mpi", "nompi"}, {"libpnetcdf", "1.12"}, {"zlib", "1.3"}, {"unused", "1"}});
+    REQUIRE(rr.outputs.size() == 1);
+    const auto& used = rr.outputs[0].used;
+    CHECK(used.count("mpi") == 1);
+    CHECK(used.count("zlib") == 1);
+    CHECK(used.count("libpnetcdf") == 0);
+    CHECK(used.count("unused") == 0);
+    CHECK(used.count("target_platform") == 1);
+}
+
+TEST_CASE("v1 build string: string: reads the final build number and the hash") {
+    auto rr = render_text(R"(context:
+  build_number: 1
+package:
+  name: foo
+  version: 1.0
+build:
+  number: ${{ build_number | int + 100 }}
+  string: x_h${{ hash }}_${{ build_number | int + 100 }}
+)");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].build_number == 101);
+    CHECK(rr.outputs[0].build_string.substr(0, 3) == "x_h");
+    CHECK(rr.outputs[0].build_string.substr(10) == "_201");
+}
+
+TEST_CASE("v1 exact pin_subpackage: the pinned output's version and build enter the hash") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - package:
+      name: liba
+  - package:
+      name: b
+    requirements:
+      run:
+        - ${{ pin_subpackage('liba', exact=True) }}
+)");
+    REQUIRE(rr.outputs.size() == 2);
+    const auto& a = rr.outputs[0].name == "liba" ? rr.outputs[0] : rr.outputs[1];
+    const auto& b = rr.outputs[0].name == "liba" ? rr.outputs[1] : rr.outputs[0];
+    CHECK(b.used.at("liba") == "2.0 " + a.build_string);
+    CHECK(b.requirements.run.at(0).str() == "liba ==2.0 " + a.build_string);
+}
+
+TEST_CASE("v1 staging: an output inheriting a staging output uses its keys") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - staging:
+      name: cache
+    requirements:
+      host:
+        - libffi
+  - package:
+      name: liba
+    inherit: cache
+  - package:
+      name: other
+)",
+                          {{"libffi", "3.4"}});
+    REQUIRE(rr.outputs.size() == 2);
+    for (const auto& o : rr.outputs) CHECK(o.used.count("libffi") == (o.name == "liba" ? 1u : 0u));
+}
+
+TEST_CASE("v1 noarch python: python leaves the hash, target_platform is noarch") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+build:
+  noarch: python
+requirements:
+  host:
+    - python
+)",
+                          {{"python", "3.12"}});
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.count("python") == 0);
+    CHECK(rr.outputs[0].used.at("target_platform") == "noarch");
+    CHECK(rr.outputs[0].build_string.substr(0, 3) == "pyh");
+}
+
+TEST_CASE("v1 variants: the report names where each key is first read and how staging splits") {
+    auto dir = test::data_dir() / "render" / "good" / "v1-staging-split";
+    auto r = recipe::load_v1_recipe(dir);
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {dir / "linux_64_.yaml"}, {});
+    REQUIRE(sel);
+    auto rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    rr->key_uses = v1_key_uses(*r, *rr);
+    std::string report = str::replace_all(variants_report(*rr), test::data_dir().string() + "/", "");
+    CHECK(report.find("staging builds split by: mpi\n") != std::string::npos);
+    CHECK(report.find("render/good/v1-staging-split/recipe.yaml:26:15  [staging]") != std::string::npos);  // mpi, in the staging's if:
+    auto file = test::data_dir() / "render" / "variants-v1-staging-split.txt";
+    if (test::update_snapshots()) {
+        REQUIRE(fs::write_file_atomic(file, report));
+        return;
+    }
+    CHECK(test::slurp(file) == report);
+}
+
+TEST_CASE("v1 used variables: a virtual package in run enters the hash as its spec") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  run:
+    - __glibc >=2.28
+)");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.at("__glibc") == "__glibc >=2.28");
+}
+
+TEST_CASE("v1 env: env.get and env.exists see the selection's environment over the process's") {
+    auto r = recipe::parse_v1_recipe(R"(package:
+  name: foo
+  version: ${{ env.get("SF_TEST_V1_VERSION", default="0.1") }}
+build:
+  skip: env.exists("SF_TEST_V1_SKIP")
+)",
+                                     "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    REQUIRE(rr->outputs.size() == 1);
+    CHECK(rr->outputs[0].version == "0.1");
+    sel->extra_environ = {{"SF_TEST_V1_VERSION", "2.0"}};
+    rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    CHECK(rr->outputs.at(0).version == "2.0");
+    sel->extra_environ.emplace_back("SF_TEST_V1_SKIP", "1");
+    rr = render_v1(*r, *sel);
+    REQUIRE(rr);
+    CHECK(rr->outputs.empty());
+}
+
+TEST_CASE("v1 used variables: only build and host hold free specs") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+requirements:
+  host:
+    - zlib
+  run:
+    - libpng
+)",
+                          {{"zlib", "1.3"}, {"libpng", "1.6"}});
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].used.count("zlib") == 1);
+    CHECK(rr.outputs[0].used.count("libpng") == 0);
+}
