@@ -93,23 +93,35 @@ std::vector<std::string> kept_rpath(const stdfs::path& root, const ElfFile& f) {
     return out;
 }
 
-Result<void> run_patchelf(const BundleOptions& o, const ElfFile& f, const std::string& rpath) {
+Result<void> patchelf_call(const BundleOptions& o, const std::string& rel, std::vector<std::string> args) {
     process::Command cmd;
     cmd.argv = {o.patchelf.string()};
-    if (f.info.kind == package::RpathKind::rpath) cmd.argv.push_back("--force-rpath");  // keep a DT_RPATH one
-    if (rpath.empty())
-        cmd.argv.push_back("--remove-rpath");
-    else
-        cmd.argv.insert(cmd.argv.end(), {"--set-rpath", rpath});
-    for (const auto& [from, to] : f.replace) cmd.argv.insert(cmd.argv.end(), {"--replace-needed", from, to});
-    if (!f.soname.empty()) cmd.argv.insert(cmd.argv.end(), {"--set-soname", f.soname});
-    cmd.argv.push_back((o.root / f.rel).string());
+    cmd.argv.insert(cmd.argv.end(), args.begin(), args.end());
+    cmd.argv.push_back((o.root / rel).string());
     cmd.env = o.env;
     auto out = process::capture(cmd);
     if (!out) return unexpected(out.error());
     if (out->exit_code != 0)
-        return fail_runtime(SourceLoc{f.rel}, "patchelf failed: " + std::string(str::trim(out->err)));
+        return fail_runtime(SourceLoc{rel}, "patchelf " + args.front() + " failed: " + std::string(str::trim(out->err)));
     return {};
+}
+
+// One patchelf run per kind of change, as auditwheel runs them: patchelf
+// 0.14-0.17 can corrupt the string table when one run both renames NEEDED
+// entries and sets the RPATH.
+Result<void> run_patchelf(const BundleOptions& o, const ElfFile& f, const std::string& rpath, bool set_rpath) {
+    if (!f.replace.empty()) {
+        std::vector<std::string> args;
+        for (const auto& [from, to] : f.replace) args.insert(args.end(), {"--replace-needed", from, to});
+        if (auto r = patchelf_call(o, f.rel, args); !r) return r;
+    }
+    if (!f.soname.empty())
+        if (auto r = patchelf_call(o, f.rel, {"--set-soname", f.soname}); !r) return r;
+    if (!set_rpath) return {};
+    if (rpath.empty()) return patchelf_call(o, f.rel, {"--remove-rpath"});
+    if (f.info.kind == package::RpathKind::rpath)  // keep a DT_RPATH one
+        return patchelf_call(o, f.rel, {"--force-rpath", "--set-rpath", rpath});
+    return patchelf_call(o, f.rel, {"--set-rpath", rpath});
 }
 
 // Copies a provided library into the libs dir under its hashed name.
@@ -198,7 +210,7 @@ Result<BundleResult> bundle_libraries(const BundleOptions& o) {
         const std::string rpath = str::join(rp, ":");
         const bool rpath_changes = rpath != f.info.rpath || (rpath.empty() && f.info.kind != package::RpathKind::none);
         if (rpath_changes || !f.replace.empty() || !f.soname.empty()) {
-            if (auto r = run_patchelf(o, f, rpath); !r) return unexpected(r.error());
+            if (auto r = run_patchelf(o, f, rpath, rpath_changes); !r) return unexpected(r.error());
             ++out.patched;
         }
         if (auto r = add_requirements(req, f.symbols, f.rel); !r) return unexpected(r.error());
