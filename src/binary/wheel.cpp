@@ -165,6 +165,19 @@ Result<std::map<std::string, ProvidedLib>> provided_libs(const std::vector<const
     return out;
 }
 
+// Libraries of the given directories, by name, for what the packages do not
+// provide; the member is the real file's absolute path.
+void add_dir_libs(const std::vector<stdfs::path>& dirs, std::map<std::string, ProvidedLib>& out) {
+    std::error_code ec;
+    for (const auto& dir : dirs)
+        for (const auto& e : stdfs::directory_iterator(dir, ec)) {
+            const std::string name = e.path().filename().string();
+            if (name.find(".so") == std::string::npos || out.count(name)) continue;
+            const stdfs::path real = stdfs::canonical(e.path(), ec);
+            if (!ec && stdfs::is_regular_file(real, ec)) out.emplace(name, ProvidedLib{dir.string(), real.string()});
+        }
+}
+
 struct DistInfo {
     std::string dir, metadata, wheel, top_level;
 };
@@ -265,7 +278,7 @@ Result<stdfs::path> find_patchelf(const WheelOptions& o) {
 
 // One wheel from package `p`.
 Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageFile>& all, const PackageFile& p,
-                               const stdfs::path& patchelf) {
+                               const stdfs::path& patchelf, BundleCache& cache) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::string pkg = p.file.filename().string();
     WheelReport rep;
@@ -298,12 +311,14 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
     if (auto r = point_build_config_at_lib(stage); !r) return unexpected(r.error());
     auto provided = provided_libs(providers);
     if (!provided) return unexpected(provided.error());
+    add_dir_libs(o.library_dirs, *provided);
 
     BundleOptions b;
     b.root = stage.root;
     b.libs_dir = o.distribution + ".libs";
     b.provided = std::move(*provided);
     b.fetch = [&](const ProvidedLib& lib, const stdfs::path& to) -> Result<void> {
+        if (stdfs::path(lib.member).is_absolute()) return fs::copy_file(lib.member, to, fs::Overwrite::no);
         for (const PackageFile* d : providers)
             if (d->file.filename().string() == lib.package) {
                 auto tree = extracted.get(d->file);
@@ -314,6 +329,7 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
     };
     b.patchelf = patchelf;
     b.env = o.env;
+    b.cache = &cache;
     auto bundle = bundle_libraries(b);
     if (!bundle) {
         Error e = bundle.error();
@@ -360,8 +376,10 @@ Result<std::vector<WheelReport>> make_wheels(const WheelOptions& o) {
     if (!patchelf) return unexpected(patchelf.error());
     Reporter& r = reporter_or_default(o.reporter);
     std::vector<WheelReport> out;
+    fs::TempDir cache_dir("sf-wheel-cache");
+    BundleCache cache{cache_dir.path(), {}, {}};
     for (const PackageFile* p : roots) {
-        auto w = make_wheel(o, *all, *p, *patchelf);
+        auto w = make_wheel(o, *all, *p, *patchelf, cache);
         if (!w) return unexpected(w.error());
         r.note("wheel " + w->wheel.filename().string() + " from " + w->from);
         out.push_back(std::move(*w));

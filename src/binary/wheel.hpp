@@ -26,6 +26,10 @@ struct WheelOptions {
     // Dependencies whose files join the wheel; other dependencies only
     // provide libraries to bundle.
     std::vector<std::string> content = {"libtorch", "libtorch-cuda-linalg"};
+    // Directories searched, in order, for a needed library no dependency's
+    // package provides (auditwheel's --ldpaths); empty by default, so a
+    // wheel bundles only what the channel built.
+    std::vector<std::filesystem::path> library_dirs;
     std::string patchelf = "patchelf";    // a name looked up on env's PATH, or a path
     process::Env env = process::minimal_env();  // the environment patchelf runs in
     Reporter* reporter = nullptr;         // one note per wheel written

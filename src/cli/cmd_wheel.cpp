@@ -1,4 +1,4 @@
-// splitforge wheel FOLDER --output-folder DIR [--package NAME] [--json]
+// splitforge wheel FOLDER --output-folder DIR [--package NAME] [--ldpath DIR]... [--json]
 #include <iostream>
 #include <memory>
 
@@ -30,6 +30,9 @@ void register_wheel(CLI::App& app, Cli& cli) {
     sub->add_option("FOLDER", *input, "A channel, or any folder of .conda/.tar.bz2 files")->required();
     add_output_folder(sub, *out, "Where the wheels go (made if missing)", ShortO::yes)->required();
     sub->add_option("--package", opts->package, "Make one wheel per package of this name")->default_val("pytorch");
+    sub->add_option("--ldpath", opts->library_dirs,
+                    "Also bundle needed libraries found in this directory when no dependency provides them "
+                    "(repeatable; none by default)");
     add_json_flag(sub, cli);
     sub->callback([&cli, opts, input, out] {
         cli.action = [&cli, opts, input, out] {
