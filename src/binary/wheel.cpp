@@ -372,6 +372,17 @@ Result<std::vector<WheelReport>> make_wheels(const WheelOptions& o) {
     if (roots.empty())
         return fail(SourceLoc{o.input.string()}, "no '" + o.package + "' package in the folder",
                     "build the recipe first (./build-locally.sh --demo), or name the folder it wrote");
+    // Two packages that would make the same wheel (two build numbers of one
+    // variant): refused before anything is written, not overwritten.
+    std::map<std::string, std::string> seen;
+    for (const PackageFile* p : roots) {
+        const std::string key = local_version(p->record.build) + " " + p->record.version.str() + " " +
+                                python_minor(p->record.depends);
+        if (auto [it, fresh] = seen.emplace(key, p->file.filename().string()); !fresh)
+            return fail(SourceLoc{p->file.filename().string()},
+                        "makes the same wheel as " + it->second + " (same version, variant and Python)",
+                        "keep one build of each variant in the folder");
+    }
     auto patchelf = find_patchelf(o);
     if (!patchelf) return unexpected(patchelf.error());
     Reporter& r = reporter_or_default(o.reporter);
