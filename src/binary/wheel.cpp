@@ -32,18 +32,6 @@ namespace {
 
 constexpr std::string_view kGenerator = "splitforge 0.1.0";
 
-// Where a file of a conda package goes in the wheel (PyTorch's layout);
-// empty: nowhere (a wheel has no place for it).
-std::string wheel_path(const std::string& rel, const std::string& site, const std::string& dist) {
-    if (str::starts_with(rel, site)) return rel.substr(site.size());
-    const auto under = [&](std::string_view top) { return str::starts_with(rel, top); };
-    if (under("lib/cmake/")) return dist + "/share/cmake/" + rel.substr(10);
-    if (under("lib/") && rel.find('/', 4) == std::string::npos && rel.find(".so") != std::string::npos)
-        return dist + "/lib/" + rel.substr(4);
-    if (under("include/") || under("share/") || under("bin/")) return dist + "/" + rel;
-    return {};
-}
-
 // Extracted packages, once each, below one temp dir.
 class Extracted {
 public:
@@ -106,7 +94,7 @@ Result<void> stage_package(Stage& s, const PackageFile& p, const stdfs::path& tr
     std::sort(rels.begin(), rels.end());
     for (const auto& rel : rels) {
         if (str::starts_with(rel, "info/")) continue;
-        const std::string dest = wheel_path(rel, s.site, s.dist);
+        const std::string dest = wheel_member_path(rel, s.site, s.dist);
         if (dest.empty()) {
             s.skipped.push_back(p.file.filename().string() + ": " + rel);
             continue;

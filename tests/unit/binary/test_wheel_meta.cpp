@@ -89,3 +89,26 @@ TEST_CASE("wheel_meta: bundled libraries get auditwheel's hashed names") {
     CHECK(hashed_library_name("libfoo-1a2b3c4d.so.1", h) == "libfoo-1a2b3c4d.so.1");
     CHECK(hashed_library_name("weird", h) == "weird-1a2b3c4d");
 }
+
+TEST_CASE("wheel_meta: where a conda package's files go in the wheel") {
+    const std::string site = "lib/python3.12/site-packages/";
+    auto at = [&](std::string_view p) { return wheel_member_path(p, site, "torch"); };
+    CHECK(at("lib/python3.12/site-packages/torch/__init__.py") == "torch/__init__.py");
+    CHECK(at("lib/python3.12/site-packages/torch/_C.cpython-312-x86_64-linux-gnu.so") ==
+          "torch/_C.cpython-312-x86_64-linux-gnu.so");
+    CHECK(at("lib/libtorch_cpu.so") == "torch/lib/libtorch_cpu.so");
+    CHECK(at("lib/libc10.so.2.5") == "torch/lib/libc10.so.2.5");
+    CHECK(at("lib/cmake/Caffe2/Caffe2Config.cmake") == "torch/share/cmake/Caffe2/Caffe2Config.cmake");
+    CHECK(at("share/cmake/Torch/TorchConfig.cmake") == "torch/share/cmake/Torch/TorchConfig.cmake");
+    CHECK(at("include/torch/torch.h") == "torch/include/torch/torch.h");
+    CHECK(at("bin/torch_shm_manager") == "torch/bin/torch_shm_manager");
+    SECTION("no place in a wheel") {
+        CHECK(at("lib/python3.12/site-packages/torch-2.5.1.dist-info/RECORD").empty());
+        CHECK(at("lib/python3.12/site-packages/torch.egg-info/PKG-INFO").empty());
+        CHECK(at("lib/python3.12/site-packages/torch/__pycache__/__init__.cpython-312.pyc").empty());
+        CHECK(at("lib/python3.13/site-packages/torch/__init__.py").empty());
+        CHECK(at("lib/pkgconfig/torch.pc").empty());
+        CHECK(at("lib/libtorch.a").empty());
+        CHECK(at("etc/conda/activate.d/x.sh").empty());
+    }
+}
