@@ -167,6 +167,23 @@ TEST_CASE("wheel: pip installs it into a fresh venv and it imports with the buil
     CHECK(w["bundled"][0].get<std::string>().rfind("torch.libs/libfoo-", 0) == 0);
     CHECK(w["bundled"][1].get<std::string>().rfind("torch.libs/libbar-", 0) == 0);
 
+    // RECORD lists every member with pip's hash and size, and itself last.
+    auto rec = run({py->exe.string(), "-c",
+                    "import zipfile, hashlib, base64, csv, io, sys\n"
+                    "z = zipfile.ZipFile(sys.argv[1]); names = set(z.namelist())\n"
+                    "rec = [n for n in names if n.endswith('.dist-info/RECORD')][0]\n"
+                    "rows = list(csv.reader(io.StringIO(z.read(rec).decode())))\n"
+                    "assert rows[-1] == [rec, '', ''], rows[-1]\n"
+                    "for p, h, n in rows[:-1]:\n"
+                    "    d = z.read(p)\n"
+                    "    assert h == 'sha256=' + base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode(), p\n"
+                    "    assert int(n) == len(d), p\n"
+                    "assert {r[0] for r in rows} == names, names ^ {r[0] for r in rows}\n"
+                    "print(len(rows))\n",
+                    wheel.string()});
+    INFO(rec.out << rec.err);
+    CHECK(rec.exit_code == 0);
+
     // Nothing of the build stays where it was: channel and build trees move away.
     const stdfs::path hidden = tmp.path() / "moved-away";
     stdfs::create_directories(hidden);
