@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
@@ -51,9 +52,12 @@ bool have(const std::string& tool) {
 // The newest Python here with headers and a working venv + pip; nullopt: none.
 std::optional<env::Interpreter> python_for_wheels() {
     auto found = env::discover_pythons(process::current_env());
-    for (auto it = found.rbegin(); it != found.rend(); ++it) {
-        const auto& py = it->second;
-        if (!py.headers || py.minor < "3.8") continue;
+    std::vector<env::Interpreter> pys;
+    for (const auto& [_, py] : found) pys.push_back(py);
+    auto minor_of = [](const env::Interpreter& p) { return std::stoi(p.minor.substr(p.minor.find('.') + 1)); };
+    std::sort(pys.begin(), pys.end(), [&](const auto& a, const auto& b) { return minor_of(a) > minor_of(b); });
+    for (const auto& py : pys) {
+        if (!py.headers || !str::starts_with(py.minor, "3.") || minor_of(py) < 8) continue;
         auto r = run({py.exe.string(), "-c", "import venv, ensurepip, sysconfig"});
         if (r.exit_code == 0) return py;
     }
