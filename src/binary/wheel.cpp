@@ -374,10 +374,8 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
         return unexpected(e);
     }
     for (const PackageFile* d : providers)
-        for (const auto& line : bundle->bundled)
-            if (line.find(d->file.filename().string()) != std::string::npos &&
-                std::find(rep.packages.begin(), rep.packages.end(), d->file.filename().string()) == rep.packages.end())
-                rep.packages.push_back(d->file.filename().string());
+        if (std::find(bundle->from.begin(), bundle->from.end(), d->file.filename().string()) != bundle->from.end())
+            rep.packages.push_back(d->file.filename().string());
 
     const std::vector<std::string> platforms = bundle->policy.tags(bundle->arch);
     std::vector<std::string> tags;

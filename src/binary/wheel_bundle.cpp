@@ -224,6 +224,8 @@ Result<BundleResult> bundle_libraries(const BundleOptions& o) {
             bundled[n] = hashed;
             in_tree[hashed] = lib->rel;
             out.bundled.push_back(lib->rel + " (" + n + " from " + p->second.package + ")");
+            if (std::find(out.from.begin(), out.from.end(), p->second.package) == out.from.end())
+                out.from.push_back(p->second.package);
             f.replace.emplace_back(n, hashed);
             f.dirs.push_back(o.libs_dir);
             todo.push_back(std::move(*lib));

@@ -51,6 +51,7 @@ struct BundleResult {
     std::string arch;                   // "x86_64"
     ManylinuxPolicy policy;             // the oldest that admits the tree
     std::vector<std::string> bundled;   // "<libs_dir>/libfoo-1a2b3c4d.so.1 (from foo-1.0-h0_0.conda)"
+    std::vector<std::string> from;      // the ProvidedLib::package of each bundled library, once each
     std::vector<std::string> system;    // what the tree leaves to the system, sorted
     int patched = 0;                    // ELF files patchelf changed
 };
