@@ -313,6 +313,34 @@ Result<stdfs::path> find_patchelf(const WheelOptions& o) {
     return *p;
 }
 
+// The staged tree made self-contained from the providers' libraries (and
+// --ldpath's), and its manylinux policy.
+Result<BundleResult> bundle_tree(const WheelOptions& o, const Stage& stage,
+                                 const std::vector<const PackageFile*>& providers, Extracted& extracted,
+                                 const stdfs::path& patchelf, BundleCache& cache) {
+    auto provided = provided_libs(providers);
+    if (!provided) return unexpected(provided.error());
+    add_dir_libs(o.library_dirs, *provided);
+    BundleOptions b;
+    b.root = stage.root;
+    b.libs_dir = o.distribution + ".libs";
+    b.provided = std::move(*provided);
+    b.fetch = [&](const ProvidedLib& lib, const stdfs::path& to) -> Result<void> {
+        if (stdfs::path(lib.member).is_absolute()) return fs::copy_file(lib.member, to, fs::Overwrite::no);
+        for (const PackageFile* d : providers)
+            if (d->file.filename().string() == lib.package) {
+                auto tree = extracted.get(d->file);
+                if (!tree) return unexpected(tree.error());
+                return fs::copy_file(*tree / lib.member, to, fs::Overwrite::no);
+            }
+        return fail(SourceLoc{lib.package}, "not among the dependencies");
+    };
+    b.patchelf = patchelf;
+    b.env = o.env;
+    b.cache = &cache;
+    return bundle_libraries(b);
+}
+
 // One wheel from package `p`.
 Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageFile>& all, const PackageFile& p,
                                const stdfs::path& patchelf, BundleCache& cache, DeflatedCache& deflated) {
@@ -346,28 +374,7 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
         if (auto r = stage_package(stage, *d, *tree); !r) return unexpected(r.error());
     }
     if (auto r = point_build_config_at_lib(stage); !r) return unexpected(r.error());
-    auto provided = provided_libs(providers);
-    if (!provided) return unexpected(provided.error());
-    add_dir_libs(o.library_dirs, *provided);
-
-    BundleOptions b;
-    b.root = stage.root;
-    b.libs_dir = o.distribution + ".libs";
-    b.provided = std::move(*provided);
-    b.fetch = [&](const ProvidedLib& lib, const stdfs::path& to) -> Result<void> {
-        if (stdfs::path(lib.member).is_absolute()) return fs::copy_file(lib.member, to, fs::Overwrite::no);
-        for (const PackageFile* d : providers)
-            if (d->file.filename().string() == lib.package) {
-                auto tree = extracted.get(d->file);
-                if (!tree) return unexpected(tree.error());
-                return fs::copy_file(*tree / lib.member, to, fs::Overwrite::no);
-            }
-        return fail(SourceLoc{lib.package}, "not among the dependencies");
-    };
-    b.patchelf = patchelf;
-    b.env = o.env;
-    b.cache = &cache;
-    auto bundle = bundle_libraries(b);
+    auto bundle = bundle_tree(o, stage, providers, extracted, patchelf, cache);
     if (!bundle) {
         Error e = bundle.error();
         e.loc.file = pkg + ": " + o.distribution + " wheel: " + e.loc.file;
