@@ -179,20 +179,16 @@ Result<void> patch_cached(const BundleOptions& o, const ElfFile& f, const std::s
 
 }  // namespace
 
-Result<BundleResult> bundle_libraries(const BundleOptions& o) {
-    auto files = elf_files(o.root);
-    if (!files) return unexpected(files.error());
-    if (files->empty()) return fail(SourceLoc{o.root.string()}, "no ELF file in the wheel: nothing to tag");
-    BundleResult out;
-    out.arch = package::machine_arch(files->front().symbols.machine, files->front().symbols.little_endian);
-    const auto policies = manylinux_policies(out.arch);
-    if (policies.empty())
-        return fail(SourceLoc{files->front().rel}, "no manylinux policy for architecture '" + out.arch + "'");
-    const ManylinuxPolicy& newest = policies.back();
+namespace {
 
-    std::deque<ElfFile> todo(files->begin(), files->end());
-    std::map<std::string, std::string> in_tree;   // file name -> rel
-    std::map<std::string, std::string> bundled;   // NEEDED name -> hashed name
+// Follows every NEEDED of the tree's files (and of what gets bundled) to
+// the tree, the system, or a provided library it bundles; the files with the
+// changes each one needs.
+Result<std::vector<ElfFile>> resolve(const BundleOptions& o, std::vector<ElfFile> files,
+                                     const ManylinuxPolicy& newest, BundleResult& out) {
+    std::deque<ElfFile> todo(std::make_move_iterator(files.begin()), std::make_move_iterator(files.end()));
+    std::map<std::string, std::string> in_tree;  // file name -> rel
+    std::map<std::string, std::string> bundled;  // NEEDED name -> hashed name
     for (const auto& f : todo) in_tree.emplace(stdfs::path(f.rel).filename().string(), f.rel);
     std::set<std::string> system;
     std::vector<ElfFile> done;
@@ -233,36 +229,61 @@ Result<BundleResult> bundle_libraries(const BundleOptions& o) {
         done.push_back(std::move(f));
     }
     out.system.assign(system.begin(), system.end());
+    return done;
+}
 
+// The file's RPATH in the tree: its own entries that stay inside, then the
+// directories of what it needs, each once.
+std::string rpath_for(const stdfs::path& root, const ElfFile& f) {
+    std::vector<std::string> rp = kept_rpath(root, f);
+    for (const auto& d : f.dirs) {
+        std::string p = origin_path(parent_of(f.rel), d);
+        if (std::find(rp.begin(), rp.end(), p) == rp.end()) rp.push_back(p);
+    }
+    return str::join(rp, ":");
+}
+
+// The oldest policy admitting every file; none: an error naming the first
+// file whose own needs the newest policy refuses.
+Result<ManylinuxPolicy> tag(const std::vector<ElfFile>& done, const std::vector<std::string>& system,
+                            const ManylinuxPolicy& newest) {
     ManylinuxRequirements req;
-    req.system_libs = system;
-    for (auto& f : done) {
-        std::vector<std::string> rp = kept_rpath(o.root, f);
-        for (const auto& d : f.dirs) {
-            std::string p = origin_path(parent_of(f.rel), d);
-            if (std::find(rp.begin(), rp.end(), p) == rp.end()) rp.push_back(p);
-        }
-        const std::string rpath = str::join(rp, ":");
-        const bool rpath_changes = rpath != f.info.rpath || (rpath.empty() && f.info.kind != package::RpathKind::none);
-        if (rpath_changes || !f.replace.empty() || !f.soname.empty()) {
-            if (auto r = patch_cached(o, f, rpath, rpath_changes); !r) return unexpected(r.error());
-            ++out.patched;
-        }
+    req.system_libs.insert(system.begin(), system.end());
+    for (const auto& f : done)
         if (auto r = add_requirements(req, f.symbols, f.rel); !r) return unexpected(r.error());
-    }
     auto policy = oldest_policy(req);
-    if (!policy) {
-        // Name the file: the first whose own needs the newest policy refuses.
-        for (const auto& f : done) {
-            ManylinuxRequirements one;
-            one.system_libs = system;
-            if (!add_requirements(one, f.symbols, f.rel)) continue;
-            one.system_libs.clear();
-            if (auto why = refusals(newest, one); !why.empty())
-                return fail(SourceLoc{f.rel}, "no manylinux policy admits its " + why.front(), policy.error().hint);
-        }
-        return unexpected(policy.error());
+    if (policy) return policy;
+    for (const auto& f : done) {
+        ManylinuxRequirements one;
+        if (!add_requirements(one, f.symbols, f.rel)) continue;
+        if (auto why = refusals(newest, one); !why.empty())
+            return fail(SourceLoc{f.rel}, "no manylinux policy admits its " + why.front(), policy.error().hint);
     }
+    return unexpected(policy.error());
+}
+
+}  // namespace
+
+Result<BundleResult> bundle_libraries(const BundleOptions& o) {
+    auto files = elf_files(o.root);
+    if (!files) return unexpected(files.error());
+    if (files->empty()) return fail(SourceLoc{o.root.string()}, "no ELF file in the wheel: nothing to tag");
+    BundleResult out;
+    out.arch = package::machine_arch(files->front().symbols.machine, files->front().symbols.little_endian);
+    const auto policies = manylinux_policies(out.arch);
+    if (policies.empty())
+        return fail(SourceLoc{files->front().rel}, "no manylinux policy for architecture '" + out.arch + "'");
+    auto done = resolve(o, std::move(*files), policies.back(), out);
+    if (!done) return unexpected(done.error());
+    for (const auto& f : *done) {
+        const std::string rpath = rpath_for(o.root, f);
+        const bool rpath_changes = rpath != f.info.rpath || (rpath.empty() && f.info.kind != package::RpathKind::none);
+        if (!rpath_changes && f.replace.empty() && f.soname.empty()) continue;
+        if (auto r = patch_cached(o, f, rpath, rpath_changes); !r) return unexpected(r.error());
+        ++out.patched;
+    }
+    auto policy = tag(*done, out.system, policies.back());
+    if (!policy) return unexpected(policy.error());
     out.policy = *policy;
     return out;
 }
