@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <regex>
 
 #include "binary/artifact.hpp"
@@ -73,7 +74,12 @@ struct Fixture {
 // libtorch_python.so <- torch/_C (a CPython extension), packaged as conda
 // packages libbar, libfoo, libtorch and pytorch (which depends on a
 // `withbar` list of them) into one channel.
-Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool with_foo = true) {
+// libfoo in C++ (std::string: GLIBCXX and, with a recent libstdc++, a new
+// GLIBC) or in C (nothing versioned beyond glibc's oldest): two tags.
+enum class FooLang { cxx, c };
+
+Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool with_foo = true,
+                     FooLang lang = FooLang::cxx) {
     Fixture f{root / "build", root / "channel", py.minor};
     const stdfs::path b = f.build;
     auto cfg = run({py.exe.string(), "-c",
@@ -107,7 +113,9 @@ Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool w
     ok({"gcc", "-shared", "-fPIC", "-o", (b / "bar/lib/libbar.so.1.0").string(), "-Wl,-soname,libbar.so.1", s + "bar.c"});
     stdfs::create_symlink("libbar.so.1.0", b / "bar/lib/libbar.so.1");
     stdfs::create_symlink("libbar.so.1", b / "bar/lib/libbar.so");
-    ok({"g++", "-shared", "-fPIC", "-o", (b / "foo/lib/libfoo.so.1").string(), "-Wl,-soname,libfoo.so.1", s + "foo.cpp",
+    test::put(b / "src/foo.c", "int bar_twice(int);\nint foo_value(int x) { return bar_twice(x) + 1; }\n");
+    ok({lang == FooLang::cxx ? "g++" : "gcc", "-shared", "-fPIC", "-o", (b / "foo/lib/libfoo.so.1").string(),
+        "-Wl,-soname,libfoo.so.1", s + (lang == FooLang::cxx ? "foo.cpp" : "foo.c"),
         (b / "bar/lib/libbar.so.1").string(), "-Wl,-rpath,$ORIGIN"});
     ok({"g++", "-shared", "-fPIC", "-o", (b / "lt/lib/libtorch.so").string(), "-Wl,-soname,libtorch.so",
         s + "torch.cpp", (b / "foo/lib/libfoo.so.1").string(), "-Wl,-rpath,$ORIGIN",
@@ -251,8 +259,10 @@ TEST_CASE("wheel: auditwheel show gives our platform tag") {
                    "/tmp/auditwheel; SF_AUDITWHEEL names another place)");
     NEEDS_TOOLS();
     fs::TempDir tmp("sf-it-wheel");
-    const Fixture f = make_fixture(tmp.path(), *py);
-    const json j = wheel_json(f, tmp.path() / "wheels");
+    const FooLang lang = GENERATE(FooLang::cxx, FooLang::c);
+    const stdfs::path dir = tmp.path() / (lang == FooLang::cxx ? "cxx" : "c");
+    const Fixture f = make_fixture(dir, *py, true, lang);
+    const json j = wheel_json(f, dir / "wheels");
     for (const auto& w : j["wheels"]) {
         const std::string wheel = w["wheel"];
         auto r = run({aw.string(), "show", wheel});
@@ -266,5 +276,6 @@ TEST_CASE("wheel: auditwheel show gives our platform tag") {
         // Ours carries the legacy alias after a dot where one exists.
         const std::string ours = str::split(w["platform_tag"].get<std::string>(), '.').front();
         CHECK(m[1].str() == ours);
+        std::cout << "auditwheel show: " << stdfs::path(wheel).filename().string() << ": " << m[1].str() << "\n";
     }
 }
