@@ -9,7 +9,9 @@
 #include "binary/libtorch.hpp"
 #include "env/install.hpp"
 #include "env/provider_map.hpp"
+#include "binary/manylinux.hpp"
 #include "package/elf.hpp"
+#include "package/elf_symbols.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -37,13 +39,40 @@ bool cxx_runtime(std::string_view soname) {
     return soname_matches(soname, "libstdc++.so") || soname_matches(soname, "libgcc_s.so");
 }
 
-void check_abi(const ElfTree& t, const CheckOptions& o, CheckResult& res) {
-    if (!o.exported_symbols) return;
+// A wheel's allow-list: the manylinux policy its platform tag names (each
+// tag of a compressed set must agree); a plain linux_* tag allows glibc and
+// the C++ runtime only.
+bool wheel_allowed(const std::string& platform_tags, std::string_view soname) {
+    bool any = false, all = true;
+    for (const auto& tag : str::split(platform_tags, '.')) {
+        for (std::string_view arch : {"x86_64", "aarch64"}) {
+            if (!str::ends_with(tag, std::string("_") + std::string(arch))) continue;
+            for (const auto& p : manylinux_policies(arch))
+                for (const auto& t : p.tags(arch))
+                    if (t == tag) {
+                        any = true;
+                        all = all && allowed(p, soname);
+                    }
+        }
+    }
+    return any ? all : is_glibc_library(soname) || cxx_runtime(soname);
+}
+
+Result<std::vector<std::string>> exported_symbols(const stdfs::path& file) {
+    auto syms = package::read_elf_symbols(file);
+    if (!syms) return Unexpected<Error>{syms.error()};
+    std::vector<std::string> out;
+    for (const auto& s : syms->symbols)
+        if (s.exported()) out.push_back(s.name);
+    return out;
+}
+
+void check_abi(const ElfTree& t, CheckResult& res) {
     res.checks.push_back("abi");
     for (const auto& member : t.files) {
         auto elf = package::read_elf(t.root / member);
         if (!elf || !elf->is_elf || !elf->is_dynamic) continue;
-        auto syms = o.exported_symbols(t.root / member);
+        auto syms = exported_symbols(t.root / member);
         if (!syms) {
             res.findings.push_back({t.artifact, member, "cannot read its symbols: " + syms.error().message});
             continue;
@@ -56,7 +85,7 @@ void check_abi(const ElfTree& t, const CheckOptions& o, CheckResult& res) {
     }
 }
 
-Result<void> run_links(const ElfTree& t, const CheckOptions& o, CheckResult& res) {
+Result<void> run_links(const ElfTree& t, CheckResult& res) {
     res.checks.push_back("links");
     for (const auto& f : t.files) {
         auto elf = package::read_elf(t.root / f);
@@ -65,7 +94,7 @@ Result<void> run_links(const ElfTree& t, const CheckOptions& o, CheckResult& res
     auto found = check_links(t);
     if (!found) return Unexpected<Error>{found.error()};
     res.findings.insert(res.findings.end(), found->begin(), found->end());
-    check_abi(t, o, res);
+    check_abi(t, res);
     return {};
 }
 
@@ -107,7 +136,7 @@ Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const s
             if (soname_matches(so, stem)) return true;
         return false;
     };
-    return run_links(t, o, res);
+    return run_links(t, res);
 }
 
 Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
@@ -122,19 +151,17 @@ Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, cons
         if (!name) return Unexpected<Error>{name.error()};
         std::string tag = name->platform_tag;
         t.not_found_hint = " or its bundled libraries";
-        t.allowed = [&o, tag](std::string_view so) {
-            return o.wheel_allowed ? o.wheel_allowed(tag, so) : is_glibc_library(so) || cxx_runtime(so);
-        };
+        t.allowed = [tag](std::string_view so) { return wheel_allowed(tag, so); };
         res.checks.push_back("record");
         auto rec = check_record(t.artifact, t.root, t.files);
         res.findings.insert(res.findings.end(), rec.begin(), rec.end());
-        return run_links(t, o, res);
+        return run_links(t, res);
     }
     t.allowed = [](std::string_view so) { return libtorch_platform_library(so); };
     for (const char* need : {"libtorch/lib/libtorch.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
                              "libtorch/build-version", "libtorch/build-hash"})
         if (!t.available.count(need)) res.findings.push_back({t.artifact, need, "missing from the libtorch archive"});
-    if (auto ok = run_links(t, o, res); !ok) return ok;
+    if (auto ok = run_links(t, res); !ok) return ok;
     if (o.consumer == CheckOptions::Consumer::skip || !res.findings.empty()) return {};
     res.checks.push_back("consumer");
     auto c = check_consumer(t.artifact, t.root / "libtorch", reporter_or_default(o.reporter));

@@ -15,7 +15,6 @@
 // cannot be read at all.
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,11 +30,6 @@ struct CheckOptions {
     std::vector<std::filesystem::path> channels;  // conda dependencies; empty: the channel next to the file
     std::set<std::string> host_provided;           // names the host provides (the system map's ignore entries)
     std::set<std::string> system_libraries;        // library stems the system map maps packages to (libopenblas.so)
-    // A wheel's platform allow-list for its platform tag (manylinux policy);
-    // null: glibc and the C++ runtime only.
-    std::function<bool(const std::string& platform_tag, std::string_view soname)> wheel_allowed;
-    // Mangled exported symbols of an ELF file; null: the ABI check is skipped.
-    std::function<Result<std::vector<std::string>>(const std::filesystem::path&)> exported_symbols;
     enum class Consumer { build_and_run, skip } consumer = Consumer::build_and_run;
     Reporter* reporter = nullptr;
 };

@@ -10,98 +10,21 @@
 #include <optional>
 #include <vector>
 
-#include "util/fs.hpp"
+#include "package/elf_file.hpp"
 #include "util/hash.hpp"
 
 namespace sf::package {
+
+using elf_detail::File;
+using elf_detail::Decoder;
+using elf_detail::Headers;
+using elf_detail::Section;
+using elf_detail::read_headers;
 
 namespace {
 
 constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kNtGnuBuildId = 3, kSttFile = 4;
 constexpr std::int64_t kDtNull = 0, kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
-
-class File {
-public:
-    // Only a regular file, opened without waiting on a FIFO.
-    explicit File(const std::filesystem::path& p) {
-        if (auto f = fs::InputFile::open(p)) size_ = f->size(), fd_ = f->release();
-    }
-    ~File() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    bool ok() const { return fd_ >= 0; }
-    std::uint64_t size() const { return size_; }
-    bool read(std::uint64_t off, void* buf, std::size_t n) const {
-        if (off > size_ || n > size_ - off) return false;
-        return ::pread(fd_, buf, n, static_cast<off_t>(off)) == static_cast<ssize_t>(n);
-    }
-
-private:
-    int fd_ = -1;
-    std::uint64_t size_ = 0;
-};
-
-struct Decoder {
-    bool is64, little;
-    std::uint64_t get(const unsigned char* p, int n) const {
-        std::uint64_t v = 0;
-        for (int i = 0; i < n; ++i) {
-            int idx = little ? n - 1 - i : i;
-            v = (v << 8) | p[idx];
-        }
-        return v;
-    }
-};
-
-struct Section {
-    std::uint32_t type;
-    std::uint64_t offset, size, link, entsize, align;
-};
-
-// The ELF header and section headers of an ELF file.
-struct Headers {
-    Decoder d{};
-    std::size_t shentsize = 0, shnum = 0;
-    std::vector<unsigned char> sh;
-    Section section(std::size_t i) const {
-        const unsigned char* s = sh.data() + i * shentsize;
-        Section r{};
-        r.type = static_cast<std::uint32_t>(d.get(s + 4, 4));
-        r.offset = d.is64 ? d.get(s + 24, 8) : d.get(s + 16, 4);
-        r.size = d.is64 ? d.get(s + 32, 8) : d.get(s + 20, 4);
-        r.link = d.get(s + (d.is64 ? 40 : 24), 4);
-        r.align = d.is64 ? d.get(s + 48, 8) : d.get(s + 32, 4);
-        r.entsize = d.is64 ? d.get(s + 56, 8) : d.get(s + 36, 4);
-        return r;
-    }
-};
-
-// nullopt: not an ELF file. An empty `sh` (shnum 0): no section headers.
-Result<std::optional<Headers>> read_headers(const File& f, const std::filesystem::path& p) {
-    unsigned char id[64] = {};
-    if (f.size() < 16 || !f.read(0, id, 16) || std::memcmp(id, "\x7f" "ELF", 4) != 0)
-        return std::optional<Headers>();
-    auto bad = [&](const char* what) {
-        return fail(SourceLoc{p.string()}, std::string("malformed ELF file: ") + what);
-    };
-    if ((id[4] != 1 && id[4] != 2) || (id[5] != 1 && id[5] != 2)) return bad("unknown class or byte order");
-    Headers h;
-    h.d = Decoder{id[4] == 2, id[5] == 1};
-    const Decoder& d = h.d;
-    const std::size_t ehsize = d.is64 ? 64 : 52;
-    if (!f.read(0, id, ehsize)) return bad("truncated header");
-    const std::uint64_t shoff = d.is64 ? d.get(id + 40, 8) : d.get(id + 32, 4);
-    h.shentsize = d.get(id + (d.is64 ? 58 : 46), 2);
-    h.shnum = d.get(id + (d.is64 ? 60 : 48), 2);
-    if (shoff == 0 || h.shnum == 0) {  // no section headers (stripped oddly): leave it alone
-        h.shnum = 0;
-        return std::optional<Headers>(std::move(h));
-    }
-    if (h.shentsize < (d.is64 ? 64u : 40u)) return bad("bad section header size");
-    h.sh.resize(h.shentsize * h.shnum);
-    if (!f.read(shoff, h.sh.data(), h.sh.size())) return bad("truncated section headers");
-    return std::optional<Headers>(std::move(h));
-}
 
 }  // namespace
 

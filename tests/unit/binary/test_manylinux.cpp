@@ -1,0 +1,225 @@
+// binary/manylinux: the policy table, version admission, the allow-list and
+// the oldest policy a set of requirements allows.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "binary/manylinux.hpp"
+#include "package/elf_symbols.hpp"
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "unit/package/fixture.hpp"
+
+using namespace sf;
+using namespace sf::binary;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+ManylinuxPolicy policy(std::string_view arch, int minor) {
+    for (const auto& p : manylinux_policies(arch))
+        if (p.glibc_minor == minor) return p;
+    FAIL("no manylinux_2_" << minor << " for " << arch);
+    return {};
+}
+
+ManylinuxRequirements req(std::set<std::string> versions, std::set<std::string> libs = {}) {
+    ManylinuxRequirements r;
+    r.arch = "x86_64";
+    r.versions = std::move(versions);
+    r.system_libs = std::move(libs);
+    return r;
+}
+
+std::string oldest(const ManylinuxRequirements& r) {
+    auto p = oldest_policy(r);
+    return p ? p->name() : "error: " + p.error().message;
+}
+
+// auditwheel's own table, where ../shared/peer/auditwheel-setup.sh put it.
+std::optional<stdfs::path> auditwheel_policy_json() {
+    const char* aw = std::getenv("SF_AUDITWHEEL");
+    const stdfs::path root = aw ? aw : "/tmp/auditwheel";
+    std::error_code ec;
+    if (!stdfs::is_directory(root / "lib", ec)) return std::nullopt;
+    for (const auto& d : stdfs::directory_iterator(root / "lib", ec)) {
+        auto p = d.path() / "site-packages/auditwheel/policy/manylinux-policy.json";
+        if (stdfs::exists(p, ec)) return p;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("manylinux: the policies of an architecture, oldest first, with their legacy aliases") {
+    auto x86 = manylinux_policies("x86_64");
+    REQUIRE(x86.size() == 16);
+    CHECK(x86.front().name() == "manylinux_2_5");
+    CHECK(x86.front().tags("x86_64") == std::vector<std::string>{"manylinux_2_5_x86_64", "manylinux1_x86_64"});
+    CHECK(x86[1].tags("x86_64") == std::vector<std::string>{"manylinux_2_12_x86_64", "manylinux2010_x86_64"});
+    CHECK(x86[2].tags("x86_64") == std::vector<std::string>{"manylinux_2_17_x86_64", "manylinux2014_x86_64"});
+    CHECK(x86[3].tags("x86_64") == std::vector<std::string>{"manylinux_2_24_x86_64"});
+    CHECK(x86.back().name() == "manylinux_2_41");
+    CHECK(std::is_sorted(x86.begin(), x86.end(),
+                         [](const auto& a, const auto& b) { return a.glibc_minor < b.glibc_minor; }));
+    auto arm = manylinux_policies("aarch64");
+    REQUIRE_FALSE(arm.empty());
+    CHECK(arm.front().tag("aarch64") == "manylinux_2_17_aarch64");
+    CHECK(manylinux_policies("sparc").empty());
+}
+
+TEST_CASE("manylinux: admits_version") {
+    SECTION("a glibc version from the policy named after it on") {
+        CHECK_FALSE(admits_version(policy("x86_64", 12), "x86_64", "GLIBC_2.17"));
+        CHECK(admits_version(policy("x86_64", 17), "x86_64", "GLIBC_2.17"));
+        CHECK(admits_version(policy("x86_64", 41), "x86_64", "GLIBC_2.2.5"));
+        CHECK(admits_version(policy("x86_64", 34), "x86_64", "GLIBC_2.34"));
+        CHECK_FALSE(admits_version(policy("x86_64", 34), "x86_64", "GLIBC_2.35"));
+    }
+    SECTION("versions glibc never defined, and private ones, no policy admits") {
+        for (const auto& p : manylinux_policies("x86_64")) {
+            CHECK_FALSE(admits_version(p, "x86_64", "GLIBC_2.19"));
+            CHECK_FALSE(admits_version(p, "x86_64", "GLIBC_PRIVATE"));
+            CHECK_FALSE(admits_version(p, "x86_64", "GLIBCXX_3.4.99"));
+        }
+    }
+    SECTION("libstdc++, its ABI and libgcc") {
+        CHECK_FALSE(admits_version(policy("x86_64", 17), "x86_64", "GLIBCXX_3.4.21"));
+        CHECK(admits_version(policy("x86_64", 24), "x86_64", "GLIBCXX_3.4.21"));
+        CHECK(admits_version(policy("x86_64", 17), "x86_64", "CXXABI_TM_1"));
+        CHECK_FALSE(admits_version(policy("x86_64", 12), "x86_64", "CXXABI_TM_1"));
+        CHECK(admits_version(policy("x86_64", 24), "x86_64", "CXXABI_FLOAT128"));
+        CHECK_FALSE(admits_version(policy("aarch64", 41), "aarch64", "CXXABI_FLOAT128"));
+        CHECK(admits_version(policy("x86_64", 5), "x86_64", "GCC_4.2.0"));
+        CHECK_FALSE(admits_version(policy("x86_64", 24), "x86_64", "GCC_7.0.0"));
+    }
+    SECTION("families no policy names are not its business") {
+        CHECK(admits_version(policy("x86_64", 5), "x86_64", "OPENSSL_3.0.0"));
+        CHECK(admits_version(policy("x86_64", 5), "x86_64", "SFDEMO_1.0"));
+    }
+}
+
+TEST_CASE("manylinux: the allow-list grows with the policies") {
+    CHECK(allowed(policy("x86_64", 5), "libc.so.6"));
+    CHECK(allowed(policy("x86_64", 5), "libstdc++.so.6"));
+    CHECK_FALSE(allowed(policy("x86_64", 5), "libexpat.so.1"));
+    CHECK(allowed(policy("x86_64", 12), "libexpat.so.1"));
+    CHECK_FALSE(allowed(policy("x86_64", 17), "libmvec.so.1"));
+    CHECK(allowed(policy("x86_64", 24), "libmvec.so.1"));
+    CHECK_FALSE(allowed(policy("x86_64", 41), "libopenblas.so.0"));
+    CHECK_FALSE(allowed(policy("x86_64", 41), "libcudart.so.13"));
+}
+
+TEST_CASE("manylinux: oldest_policy") {
+    SECTION("nothing required: the oldest") { CHECK(oldest(req({})) == "manylinux_2_5"); }
+    SECTION("the newest version of each family decides") {
+        CHECK(oldest(req({"GLIBC_2.2.5", "GLIBC_2.14", "GLIBCXX_3.4.9"})) == "manylinux_2_17");
+        CHECK(oldest(req({"GLIBC_2.14", "GLIBCXX_3.4.21", "CXXABI_1.3.9"})) == "manylinux_2_24");
+        CHECK(oldest(req({"GLIBC_2.34", "GLIBCXX_3.4.30", "GCC_3.0"})) == "manylinux_2_35");
+    }
+    SECTION("an allowed system library newer than the versions asks for a newer policy") {
+        CHECK(oldest(req({"GLIBC_2.3"}, {"libm.so.6", "libmvec.so.1"})) == "manylinux_2_24");
+    }
+    SECTION("a library no policy allows is an error naming it") {
+        CHECK(oldest(req({"GLIBC_2.17"}, {"libopenblas.so.0"})).find("libopenblas.so.0") != std::string::npos);
+    }
+    SECTION("a version no policy knows is an error naming it") {
+        CHECK(oldest(req({"GLIBC_2.17", "GLIBC_PRIVATE"})).find("GLIBC_PRIVATE") != std::string::npos);
+    }
+    SECTION("a blacklisted libc symbol rules out the policies that forbid it") {
+        auto r = req({"GLIBC_2.3"});
+        r.blacklisted.emplace("libc.so.6", "__cxa_thread_atexit_impl");
+        CHECK(oldest(r) == "manylinux_2_24");
+        CHECK(refusals(policy("x86_64", 17), r) ==
+              std::vector<std::string>{"symbol __cxa_thread_atexit_impl of libc.so.6"});
+    }
+    SECTION("an architecture without policies") {
+        auto r = req({});
+        r.arch = "sparc";
+        CHECK(oldest(r).find("sparc") != std::string::npos);
+    }
+}
+
+TEST_CASE("manylinux: add_requirements from a library compiled here") {
+    process::Command c;
+    c.env = process::current_env();
+    INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("g++", c.env["PATH"]).has_value());
+    fs::TempDir tmp("sf-manylinux");
+    test::put(tmp.path() / "a.cpp",
+              "#include <string>\n#include <cstdio>\n"
+              "std::string f(const std::string& s) { std::printf(\"%s\", s.c_str()); return s + s; }\n");
+    const auto so = tmp.path() / "liba.so";
+    c.argv = {"g++", "-shared", "-fPIC", "-o", so.string(), (tmp.path() / "a.cpp").string()};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    REQUIRE(r->exit_code == 0);
+    auto elf = package::read_elf_symbols(so);
+    REQUIRE(elf);
+    ManylinuxRequirements req;
+    REQUIRE(add_requirements(req, *elf, so.string()));
+    CHECK(req.arch == package::machine_arch(elf->machine, elf->little_endian));
+    CHECK(std::any_of(req.versions.begin(), req.versions.end(),
+                      [](const std::string& v) { return v.rfind("GLIBC_2.", 0) == 0; }));
+    CHECK(std::any_of(req.versions.begin(), req.versions.end(),
+                      [](const std::string& v) { return v.rfind("GLIBCXX_3.4", 0) == 0; }));
+    // This machine's toolchain is one some policy admits.
+    auto p = oldest_policy(req);
+    INFO((p ? "" : p.error().str()));
+    CHECK(p);
+    SECTION("an ELF file of another architecture is refused, naming it") {
+        package::ElfSymbols other = *elf;
+        other.machine = elf->machine == 62 ? 183 : 62;
+        auto bad = add_requirements(req, other, "other.so");
+        REQUIRE_FALSE(bad);
+        CHECK(bad.error().loc.file == "other.so");
+    }
+}
+
+TEST_CASE("manylinux: the table is auditwheel's, policy by policy") {
+    auto json_path = auditwheel_policy_json();
+    if (!json_path)
+        test::skip("auditwheel is not installed (bash ../shared/peer/auditwheel-setup.sh installs it into "
+                   "/tmp/auditwheel; SF_AUDITWHEEL names another place)");
+    auto doc = nlohmann::json::parse(test::slurp(*json_path));
+    int compared = 0;
+    for (const auto& p : doc) {
+        const std::string name = p["name"];
+        if (name == "linux") continue;
+        const int minor = std::stoi(name.substr(std::string("manylinux_2_").size()));
+        for (std::string arch : {"x86_64", "aarch64"}) {
+            if (!p["symbol_versions"].contains(arch)) {
+                auto ps = manylinux_policies(arch);
+                CHECK(std::none_of(ps.begin(), ps.end(), [&](const auto& q) { return q.glibc_minor == minor; }));
+                continue;
+            }
+            INFO(name << " " << arch);
+            const ManylinuxPolicy ours = policy(arch, minor);
+            const auto aliases = p["aliases"].get<std::vector<std::string>>();
+            CHECK(std::string(ours.alias) == (aliases.empty() ? "" : aliases.front()));
+            // Every version auditwheel lists we admit, and every version any
+            // policy lists that this one does not, we refuse.
+            std::set<std::string> all;
+            for (const auto& q : doc)
+                if (q["symbol_versions"].contains(arch))
+                    for (const auto& [fam, vs] : q["symbol_versions"][arch].items())
+                        for (const auto& v : vs) all.insert(fam + "_" + v.get<std::string>());
+            std::set<std::string> listed;
+            for (const auto& [fam, vs] : p["symbol_versions"][arch].items())
+                for (const auto& v : vs) listed.insert(fam + "_" + v.get<std::string>());
+            for (const auto& v : all) CHECK(admits_version(ours, arch, v) == (listed.count(v) > 0));
+            for (const auto& lib : p["lib_whitelist"]) CHECK(allowed(ours, lib.get<std::string>()));
+            CHECK_FALSE(allowed(ours, "libnot-on-any-list.so.1"));
+            for (const auto& [lib, syms] : p["blacklist"].items())
+                for (const auto& s : syms) {
+                    ManylinuxRequirements r;
+                    r.arch = arch;
+                    r.blacklisted.emplace(lib, s.get<std::string>());
+                    CHECK_FALSE(refusals(ours, r).empty());
+                }
+            ++compared;
+        }
+    }
+    CHECK(compared == 16 + 14);
+}
