@@ -60,6 +60,7 @@ void register_check(CLI::App& app, Cli& cli) {
                               << r.elf_files << " ELF files; " << str::join(r.checks, ", ") << ")\n";
             }
             if (cli.console.json) cli.console.print_json({{"ok", failed == 0}, {"artifacts", all}});
+            std::cout.flush();
             std::cerr << a->files.size() - failed << " passed, " << failed << " failed\n";
             return failed ? static_cast<int>(Exit::failed) : 0;
         };
