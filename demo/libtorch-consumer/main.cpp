@@ -1,6 +1,7 @@
 // Uses the archive's C++ API: version, a CPU matmul through CBLAS, the linalg
 // backend and, when the build has CUDA and a device, the CUDA matmul.
-// Exit 0 and one "ok" line on success.
+// Exit 0 and one "ok" line on success. `--expect-gpu`: fail unless CUDA is
+// available (scripts/gpu-check.sh).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -25,7 +26,8 @@ bool close(const torch::Matrix& a, const torch::Matrix& b) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  bool expect_gpu = argc > 1 && std::string(argv[1]) == "--expect-gpu";
   try {
     torch::Matrix a(2, 2), b(2, 2);
     a.data = {1, 2, 3, 4};
@@ -38,6 +40,10 @@ int main() {
     std::string cuda = "not built";
     if (torch::cuda::is_built())
       cuda = torch::cuda::is_available() ? "available" : "unavailable: " + torch::cuda::unavailable_reason();
+    if (expect_gpu && !torch::cuda::is_available()) {
+      std::fprintf(stderr, "libtorch_consumer: a GPU is expected but CUDA is %s\n", cuda.c_str());
+      return 1;
+    }
     if (torch::cuda::is_available()) {
       torch::Matrix x = filled(64, 48, 1.3), y = filled(48, 32, 2.1);
       if (!close(torch::cuda::matmul(x, y), torch::matmul(x, y))) {

@@ -3,8 +3,9 @@ section (pytorch), the wheel test and scripts/gpu-check.sh all run this file.
 
   python smoke_test.py [--expect-gpu yes|no|auto] [--linalg magma|fallback|cpu|auto]
 
---expect-gpu auto (the default) expects a GPU when this machine shows one
-(/dev/nvidia0 or /proc/driver/nvidia/gpus/*); --linalg auto expects the
+--expect-gpu auto (the default) expects a usable GPU when this minitorch has
+CUDA built in and the machine shows one (/dev/nvidia0 or
+/proc/driver/nvidia/gpus/*); yes fails unless CUDA works; --linalg auto expects the
 linalg flavour the install holds (libminimagma next to libtorch_cuda_linalg,
 in lib/ or torch.libs/). Exit 0 and one "smoke test passed" line, or an
 AssertionError saying what differs.
@@ -100,7 +101,10 @@ def main():
     p.add_argument("--expect-gpu", choices=["yes", "no", "auto"], default="auto")
     p.add_argument("--linalg", choices=["magma", "fallback", "cpu", "auto"], default="auto")
     args = p.parse_args()
-    expect_gpu = gpu_present() if args.expect_gpu == "auto" else args.expect_gpu == "yes"
+    if args.expect_gpu == "auto":
+        expect_gpu = torch.cuda.is_built() and gpu_present()
+    else:
+        expect_gpu = args.expect_gpu == "yes"
     flavour = installed_flavour() if args.linalg == "auto" else args.linalg
     check_basics()
     cuda = check_cuda(expect_gpu)
