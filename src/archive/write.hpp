@@ -111,11 +111,13 @@ std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size);
 class ZipWriter {
 public:
     ZipWriter(OutputFile& out, std::int64_t mtime);
-    Result<void> add(const std::string& name, std::string_view data);
+    // `mode`: the permission bits unzip and pip restore (e.g. 0755 for an
+    // executable), kept in the central directory's external attributes.
+    Result<void> add(const std::string& name, std::string_view data, unsigned mode = 0644);
     // A member whose bytes are produced by `produce` writing into the given
     // sink; `max_size` bounds the size (it decides zip64 up front).
     Result<void> add_streamed(const std::string& name, std::uint64_t max_size,
-                              const std::function<Result<void>(ByteSink&)>& produce);
+                              const std::function<Result<void>(ByteSink&)>& produce, unsigned mode = 0644);
     Result<void> finish();  // central directory; does not commit `out`
 
 private:
@@ -123,6 +125,7 @@ private:
         std::string name;
         std::uint32_t crc = 0;
         std::uint64_t size = 0, offset = 0;
+        unsigned mode = 0644;
     };
     Result<void> write_local_header(const Member& m, bool zip64);
     OutputFile& out_;

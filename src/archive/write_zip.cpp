@@ -121,9 +121,10 @@ Result<void> ZipWriter::write_local_header(const Member& m, bool zip64) {
     return out_.write(h.b.data(), h.b.size());
 }
 
-Result<void> ZipWriter::add(const std::string& name, std::string_view data) {
+Result<void> ZipWriter::add(const std::string& name, std::string_view data, unsigned mode) {
     Member m;
     m.name = name;
+    m.mode = mode & 07777;
     m.offset = out_.position();
     m.size = data.size();
     m.crc = crc32(0, data.data(), data.size());
@@ -135,9 +136,10 @@ Result<void> ZipWriter::add(const std::string& name, std::string_view data) {
 }
 
 Result<void> ZipWriter::add_streamed(const std::string& name, std::uint64_t max_size,
-                                     const std::function<Result<void>(ByteSink&)>& produce) {
+                                     const std::function<Result<void>(ByteSink&)>& produce, unsigned mode) {
     Member m;
     m.name = name;
+    m.mode = mode & 07777;
     m.offset = out_.position();
     const bool zip64 = max_size >= kMax32;
     if (auto r = write_local_header(m, zip64); !r) return r;  // crc/sizes patched below
@@ -198,7 +200,7 @@ Result<void> ZipWriter::finish() {
         cd.u16(0);                     // comment
         cd.u16(0);                     // disk
         cd.u16(0);                     // internal attributes
-        cd.u32(0100644u << 16);        // external: regular file, rw-r--r--
+        cd.u32((0100000u | m.mode) << 16);  // external: a regular file and its permission bits
         cd.u32(big_off ? kMax32 : static_cast<std::uint32_t>(m.offset));
         cd.str(m.name);
         cd.str(extra.b);

@@ -1,0 +1,372 @@
+#include "binary/wheel.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "archive/read.hpp"
+#include "archive/write.hpp"
+#include "binary/artifact.hpp"
+#include "binary/wheel_bundle.hpp"
+#include "binary/wheel_inputs.hpp"
+#include "binary/wheel_meta.hpp"
+#include "package/elf.hpp"
+#include "util/dir_handle.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+#include "util/timestamp.hpp"
+
+namespace sf::binary {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kGenerator = "splitforge 0.1.0";
+
+// Where a file of a conda package goes in the wheel (PyTorch's layout);
+// empty: nowhere (a wheel has no place for it).
+std::string wheel_path(const std::string& rel, const std::string& site, const std::string& dist) {
+    if (str::starts_with(rel, site)) return rel.substr(site.size());
+    const auto under = [&](std::string_view top) { return str::starts_with(rel, top); };
+    if (under("lib/cmake/")) return dist + "/share/cmake/" + rel.substr(10);
+    if (under("lib/") && rel.find('/', 4) == std::string::npos && rel.find(".so") != std::string::npos)
+        return dist + "/lib/" + rel.substr(4);
+    if (under("include/") || under("share/") || under("bin/")) return dist + "/" + rel;
+    return {};
+}
+
+// Extracted packages, once each, below one temp dir.
+class Extracted {
+public:
+    explicit Extracted(const stdfs::path& dir) : dir_(dir) {}
+    Result<stdfs::path> get(const stdfs::path& pkg) {
+        const std::string stem = archive::package_stem(pkg);
+        if (auto it = done_.find(stem); it != done_.end()) return it->second;
+        const stdfs::path dest = dir_ / stem;
+        if (auto r = archive::extract_package(pkg, dest); !r) return unexpected(r.error());
+        done_[stem] = dest;
+        return dest;
+    }
+
+private:
+    stdfs::path dir_;
+    std::map<std::string, stdfs::path> done_;
+};
+
+// The files of a package that hold the conda prefix placeholder: a wheel
+// cannot replace it at install time.
+Result<std::set<std::string>> placeholder_files(const PackageFile& p) {
+    auto meta = archive::read_package_metadata(p.file);
+    if (!meta) return unexpected(meta.error());
+    std::set<std::string> out;
+    if (meta->paths)
+        for (const auto& e : meta->paths->paths)
+            if (!e.prefix_placeholder.empty()) out.insert(e.path);
+    return out;
+}
+
+struct Stage {
+    stdfs::path root;
+    std::string site, dist;
+    std::map<std::string, std::string> owner;  // wheel path -> package file name
+    std::vector<std::string> skipped;
+};
+
+Result<void> put_file(Stage& s, const PackageFile& p, const stdfs::path& from, const std::string& rel,
+                      const std::string& dest) {
+    const std::string pkg = p.file.filename().string();
+    if (auto [it, fresh] = s.owner.emplace(dest, pkg); !fresh)
+        return fail(SourceLoc{pkg + ": " + rel}, "goes to " + dest + " in the wheel, as a file of " + it->second + " does");
+    std::error_code ec;
+    stdfs::create_directories((s.root / dest).parent_path(), ec);
+    if (ec) return fail_runtime(SourceLoc{(s.root / dest).parent_path().string()}, "cannot create: " + ec.message());
+    return fs::copy_file(from, s.root / dest, fs::Overwrite::no);
+}
+
+// Copies a package's files to their wheel paths. A symlink is kept (as a
+// copy of its target) only where the loader needs it: named as the
+// library's SONAME; development links go.
+Result<void> stage_package(Stage& s, const PackageFile& p, const stdfs::path& tree) {
+    auto placeholders = placeholder_files(p);
+    if (!placeholders) return unexpected(placeholders.error());
+    std::vector<std::string> rels;
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(tree, ec); !ec && it != stdfs::recursive_directory_iterator();
+         it.increment(ec))
+        if (!it->is_directory(ec) || it->is_symlink(ec)) rels.push_back(it->path().lexically_relative(tree).generic_string());
+    std::sort(rels.begin(), rels.end());
+    for (const auto& rel : rels) {
+        if (str::starts_with(rel, "info/")) continue;
+        const std::string dest = wheel_path(rel, s.site, s.dist);
+        if (dest.empty()) {
+            s.skipped.push_back(p.file.filename().string() + ": " + rel);
+            continue;
+        }
+        if (placeholders->count(rel))
+            return fail(SourceLoc{p.file.filename().string() + ": " + rel},
+                        "holds the conda prefix placeholder, which a wheel cannot replace at install time",
+                        "make the file relocatable (relative paths) in the recipe");
+        const stdfs::path from = tree / rel;
+        if (stdfs::is_symlink(from, ec)) {
+            auto elf = package::read_elf(from);  // follows the link, inside the package
+            if (!elf || !elf->is_elf || elf->soname != stdfs::path(rel).filename().string()) continue;
+        }
+        if (auto r = put_file(s, p, from, rel, dest); !r) return r;
+    }
+    return {};
+}
+
+// torch/_build_config.py says where the package finds its C++ libraries,
+// relative to itself: in a conda prefix "../../../" (<prefix>/lib), in the
+// wheel "lib" (torch/lib), as PyTorch's wheels keep them.
+Result<void> point_build_config_at_lib(const Stage& s) {
+    const stdfs::path cfg = s.root / s.dist / "_build_config.py";
+    std::error_code ec;
+    if (!stdfs::exists(cfg, ec)) return {};
+    auto text = fs::read_file(cfg);
+    if (!text) return unexpected(text.error());
+    std::string out;
+    for (const auto& line : str::split_lines(*text))
+        out += (str::starts_with(line, "lib_dir = ") ? std::string("lib_dir = \"lib\"") : line) + "\n";
+    return fs::write_file_atomic(cfg, out);
+}
+
+// The libraries (directly in lib/) each provider package holds, by name:
+// regular files, and symlinks by the regular file they lead to.
+Result<std::map<std::string, ProvidedLib>> provided_libs(const std::vector<const PackageFile*>& providers) {
+    std::map<std::string, ProvidedLib> out;
+    for (const PackageFile* p : providers) {
+        auto entries = archive::list_package(p->file, archive::Part::payload);
+        if (!entries) return unexpected(entries.error());
+        std::map<std::string, const archive::Entry*> lib;
+        for (const auto& e : *entries)
+            if (str::starts_with(e.path, "lib/") && e.path.find('/', 4) == std::string::npos &&
+                e.path.find(".so") != std::string::npos)
+                lib[e.path.substr(4)] = &e;
+        for (const auto& [name, e] : lib) {
+            const archive::Entry* real = e;
+            for (int hops = 0; real && real->type == archive::EntryType::symlink && hops < 8; ++hops) {
+                auto it = lib.find(stdfs::path(real->link_target).filename().string());
+                real = it == lib.end() ? nullptr : it->second;
+            }
+            if (real && real->type == archive::EntryType::file)
+                out.emplace(name, ProvidedLib{p->file.filename().string(), real->path});
+        }
+    }
+    return out;
+}
+
+struct DistInfo {
+    std::string dir, metadata, wheel, top_level;
+};
+
+Result<DistInfo> dist_info(const PackageFile& p, const std::string& dist, const std::string& version,
+                           const std::string& minor, const std::vector<std::string>& tags) {
+    WheelMetadata m;
+    m.name = dist;
+    m.version = version;
+    m.requires_python = requires_python_for(minor);
+    m.license = p.record.license;
+    if (auto about = archive::read_package_member(p.file, "info/about.json")) {
+        auto j = nlohmann::json::parse(*about, nullptr, false);
+        if (j.is_object()) {
+            if (j.contains("summary") && j["summary"].is_string()) m.summary = j["summary"];
+            if (j.contains("home") && j["home"].is_string()) m.home_page = j["home"];
+        }
+    }
+    DistInfo d;
+    d.dir = wheel_escape(dist) + "-" + version + ".dist-info";
+    d.metadata = metadata_text(m);
+    d.wheel = wheel_text(kGenerator, tags);
+    d.top_level = dist + "\n";
+    return d;
+}
+
+// The wheel's members: the staged tree sorted by path, then .dist-info
+// (PEP 427 asks for it last), RECORD at the very end.
+Result<std::uint64_t> write_wheel(const stdfs::path& out_dir, const std::string& name, const stdfs::path& root,
+                                  const DistInfo& d, std::int64_t mtime) {
+    std::vector<std::string> rels;
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
+         it.increment(ec))
+        if (it->is_regular_file(ec)) rels.push_back(it->path().lexically_relative(root).generic_string());
+    if (ec) return fail_runtime(SourceLoc{root.string()}, "cannot list: " + ec.message());
+    std::sort(rels.begin(), rels.end());
+    auto dir = fs::Dir::open(out_dir, fs::Create::yes);
+    if (!dir) return unexpected(dir.error());
+    dir->sweep_stale_temps();
+    auto file = archive::OutputFile::create(dir->path() / name);
+    if (!file) return unexpected(file.error());
+    archive::ZipWriter zip(**file, mtime);
+    std::vector<RecordEntry> record;
+    for (const auto& rel : rels) {
+        const stdfs::path p = root / rel;
+        const auto st = stdfs::status(p, ec);
+        const unsigned mode = (static_cast<unsigned>(st.permissions()) & 0100) ? 0755 : 0644;
+        hash::Hasher sha(hash::Algo::sha256);
+        std::uint64_t size = 0;
+        auto produce = [&](archive::ByteSink& sink) -> Result<void> {
+            auto in = fs::InputFile::open(p);
+            if (!in) return unexpected(in.error());
+            std::vector<char> buf(1 << 20);
+            for (;;) {
+                const ssize_t n = ::read(in->fd(), buf.data(), buf.size());
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0) return fail_runtime(SourceLoc{p.string()}, std::string("read error: ") + std::strerror(errno));
+                if (n == 0) return {};
+                const auto k = static_cast<std::size_t>(n);
+                sha.update(std::string_view(buf.data(), k));
+                size += k;
+                if (auto w = sink.write(buf.data(), k); !w) return w;
+            }
+        };
+        if (auto r = zip.add_streamed(rel, stdfs::file_size(p, ec), produce, mode); !r) return unexpected(r.error());
+        auto h = record_hash_from_hex(sha.hex());
+        if (!h) return unexpected(h.error());
+        record.push_back({rel, *h, size});
+    }
+    for (const auto& [n, text] : {std::pair<std::string, const std::string&>{"METADATA", d.metadata},
+                                  {"WHEEL", d.wheel}, {"top_level.txt", d.top_level}}) {
+        const std::string rel = d.dir + "/" + n;
+        if (auto r = zip.add(rel, text); !r) return unexpected(r.error());
+        auto h = record_hash_from_hex(hash::sha256(text));
+        if (!h) return unexpected(h.error());
+        record.push_back({rel, *h, text.size()});
+    }
+    const std::string record_path = d.dir + "/RECORD";
+    if (auto r = zip.add(record_path, record_text(record, record_path)); !r) return unexpected(r.error());
+    if (auto r = zip.finish(); !r) return unexpected(r.error());
+    const std::uint64_t size = (*file)->position();
+    if (auto r = (*file)->commit(); !r) return unexpected(r.error());
+    return size;
+}
+
+}  // namespace
+
+namespace {
+
+Result<stdfs::path> find_patchelf(const WheelOptions& o) {
+    if (o.patchelf.find('/') != std::string::npos) return stdfs::path(o.patchelf);
+    auto it = o.env.find("PATH");
+    auto p = process::find_executable(o.patchelf, it == o.env.end() ? "" : it->second);
+    if (!p) return fail(o.patchelf + " not found on PATH", "apt-get install patchelf");
+    return *p;
+}
+
+// One wheel from package `p`.
+Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageFile>& all, const PackageFile& p,
+                               const stdfs::path& patchelf) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string pkg = p.file.filename().string();
+    WheelReport rep;
+    rep.from = pkg;
+    const std::string minor = python_minor(p.record.depends);
+    if (minor.empty()) return fail(SourceLoc{pkg}, "depends on no python version: no wheel tag for it");
+    auto version = wheel_version(p.record.version.str(), local_version(p.record.build));
+    if (!version) return fail(SourceLoc{pkg}, version.error().message, version.error().hint);
+    auto closure = dependency_closure(all, p, {"python"});
+    if (!closure) return unexpected(closure.error());
+
+    fs::TempDir tmp("sf-wheel");
+    Extracted extracted(tmp.path() / "pkgs");
+    Stage stage{tmp.path() / "wheel", "lib/python" + minor + "/site-packages/", o.distribution, {}, {}};
+    std::vector<const PackageFile*> providers;
+    std::vector<stdfs::path> inputs;
+    for (const PackageFile* d : *closure) {
+        inputs.push_back(d->file);
+        const bool content = d == &p || std::find(o.content.begin(), o.content.end(), d->record.name) != o.content.end();
+        if (!content) {
+            providers.push_back(d);
+            continue;
+        }
+        rep.packages.push_back(d->file.filename().string());
+        rep.conda_size += d->size;
+        auto tree = extracted.get(d->file);
+        if (!tree) return unexpected(tree.error());
+        if (auto r = stage_package(stage, *d, *tree); !r) return unexpected(r.error());
+    }
+    if (auto r = point_build_config_at_lib(stage); !r) return unexpected(r.error());
+    auto provided = provided_libs(providers);
+    if (!provided) return unexpected(provided.error());
+
+    BundleOptions b;
+    b.root = stage.root;
+    b.libs_dir = o.distribution + ".libs";
+    b.provided = std::move(*provided);
+    b.fetch = [&](const ProvidedLib& lib, const stdfs::path& to) -> Result<void> {
+        for (const PackageFile* d : providers)
+            if (d->file.filename().string() == lib.package) {
+                auto tree = extracted.get(d->file);
+                if (!tree) return unexpected(tree.error());
+                return fs::copy_file(*tree / lib.member, to, fs::Overwrite::no);
+            }
+        return fail(SourceLoc{lib.package}, "not among the dependencies");
+    };
+    b.patchelf = patchelf;
+    b.env = o.env;
+    auto bundle = bundle_libraries(b);
+    if (!bundle) {
+        Error e = bundle.error();
+        e.loc.file = pkg + ": " + o.distribution + " wheel: " + e.loc.file;
+        return unexpected(e);
+    }
+    for (const PackageFile* d : providers)
+        for (const auto& line : bundle->bundled)
+            if (line.find(d->file.filename().string()) != std::string::npos &&
+                std::find(rep.packages.begin(), rep.packages.end(), d->file.filename().string()) == rep.packages.end())
+                rep.packages.push_back(d->file.filename().string());
+
+    const std::vector<std::string> platforms = bundle->policy.tags(bundle->arch);
+    std::vector<std::string> tags;
+    for (const auto& t : platforms) tags.push_back(cpython_tag(minor) + "-" + cpython_tag(minor) + "-" + t);
+    auto info = dist_info(p, o.distribution, *version, minor, tags);
+    if (!info) return unexpected(info.error());
+    WheelName name{wheel_escape(o.distribution), *version, "", cpython_tag(minor), cpython_tag(minor),
+                   str::join(platforms, ".")};
+    auto size = write_wheel(o.output_folder, name.str(), stage.root, *info, timestamp::reproducible(inputs));
+    if (!size) return unexpected(size.error());
+    rep.wheel = o.output_folder / name.str();
+    rep.wheel_size = *size;
+    rep.platform_tag = name.platform_tag;
+    rep.bundled = bundle->bundled;
+    rep.system_libs = bundle->system;
+    rep.skipped = stage.skipped;
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return rep;
+}
+
+}  // namespace
+
+Result<std::vector<WheelReport>> make_wheels(const WheelOptions& o) {
+    auto all = scan_packages(o.input);
+    if (!all) return unexpected(all.error());
+    std::vector<const PackageFile*> roots;
+    for (const auto& p : *all)
+        if (p.record.name == o.package) roots.push_back(&p);
+    if (roots.empty())
+        return fail(SourceLoc{o.input.string()}, "no '" + o.package + "' package in the folder",
+                    "build the recipe first (./build-locally.sh --demo), or name the folder it wrote");
+    auto patchelf = find_patchelf(o);
+    if (!patchelf) return unexpected(patchelf.error());
+    Reporter& r = reporter_or_default(o.reporter);
+    std::vector<WheelReport> out;
+    for (const PackageFile* p : roots) {
+        auto w = make_wheel(o, *all, *p, *patchelf);
+        if (!w) return unexpected(w.error());
+        r.note("wheel " + w->wheel.filename().string() + " from " + w->from);
+        out.push_back(std::move(*w));
+    }
+    return out;
+}
+
+}  // namespace sf::binary
