@@ -194,6 +194,17 @@ Result<CheckResult> check_artifact(const stdfs::path& file, const CheckOptions& 
 
 namespace sf::binary {
 
+std::vector<KindSummary> summarize(const std::vector<CheckResult>& results) {
+    std::vector<KindSummary> out;
+    for (auto k : {ArtifactKind::conda, ArtifactKind::tar_bz2, ArtifactKind::wheel, ArtifactKind::libtorch_zip}) {
+        KindSummary s{k};
+        for (const auto& r : results)
+            if (r.kind == k) ++s.count, s.passed += r.ok() ? 1 : 0, s.size += r.size;
+        if (s.count) out.push_back(s);
+    }
+    return out;
+}
+
 void use_system_map(CheckOptions& o, const env::SystemMap& map) {
     for (const auto& [name, e] : map.entries) {
         if (e.kind == env::MapKind::ignore) o.host_provided.insert(name);

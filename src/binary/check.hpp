@@ -46,6 +46,15 @@ struct CheckResult {
 
 Result<CheckResult> check_artifact(const std::filesystem::path& file, const CheckOptions& opts);
 
+// Per kind, in ArtifactKind order, only kinds present: how many, how many
+// passed, their total size.
+struct KindSummary {
+    ArtifactKind kind = ArtifactKind::conda;
+    std::size_t count = 0, passed = 0;
+    std::uint64_t size = 0;
+};
+std::vector<KindSummary> summarize(const std::vector<CheckResult>& results);
+
 // Builds the consumer program against `libtorch_dir` (an unpacked archive's
 // libtorch/) in a temp dir and runs it, LD_LIBRARY_PATH unset; findings name
 // the step that failed and its last output lines.

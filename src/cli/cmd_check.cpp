@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "binary/check.hpp"
 #include "cli/commands.hpp"
 #include "env/provider_map.hpp"
@@ -46,10 +48,12 @@ void register_check(CLI::App& app, Cli& cli) {
             o.consumer = a->no_consumer ? binary::CheckOptions::Consumer::skip : binary::CheckOptions::Consumer::build_and_run;
             o.reporter = &reporter;
             nlohmann::json all = nlohmann::json::array();
+            std::vector<binary::CheckResult> results;
             std::size_t failed = 0;
             for (const auto& f : a->files) {
                 auto r = value_or_throw(binary::check_artifact(f, o));
                 if (!r.ok()) ++failed;
+                results.push_back(r);
                 if (cli.console.json) {
                     all.push_back(result_json(r));
                     continue;
@@ -59,7 +63,15 @@ void register_check(CLI::App& app, Cli& cli) {
                     std::cout << "ok   " << r.file.filename().string() << " (" << binary::kind_name(r.kind) << ", "
                               << r.elf_files << " ELF files; " << str::join(r.checks, ", ") << ")\n";
             }
-            if (cli.console.json) cli.console.print_json({{"ok", failed == 0}, {"artifacts", all}});
+            nlohmann::json summary = nlohmann::json::array();
+            for (const auto& k : binary::summarize(results)) {
+                std::string kind(binary::kind_name(k.kind));
+                summary.push_back({{"kind", kind}, {"count", k.count}, {"passed", k.passed}, {"size", k.size}});
+                if (!cli.console.json)
+                    std::cout << fmt::format("{:<9} {:>3} checked, {:>3} passed, {:>9.1f} KiB\n", kind + ":", k.count,
+                                             k.passed, k.size / 1024.0);
+            }
+            if (cli.console.json) cli.console.print_json({{"ok", failed == 0}, {"artifacts", all}, {"summary", summary}});
             std::cout.flush();
             std::cerr << a->files.size() - failed << " passed, " << failed << " failed\n";
             return failed ? static_cast<int>(Exit::failed) : 0;

@@ -25,7 +25,7 @@ void register_libtorch_archive(CLI::App& app, Cli& cli) {
     sub->add_option("-c,--channel", a->channels,
                     "Where the run dependencies come from (default: the channel the package sits in)")
         ->allow_extra_args(false);
-    add_output_folder(sub, a->output, "Where the archives go (default: build_artifacts/libtorch)");
+    add_output_folder(sub, a->output, "Where the archives go (default: build_artifacts/libtorch)", ShortO::yes);
     add_json_flag(sub, cli);
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
