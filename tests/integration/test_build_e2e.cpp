@@ -292,3 +292,54 @@ TEST_CASE("e2e: a libtorch archive from a cpu demo build: the consumer builds an
     CHECK(chk.out.find("ok   " + zip.filename().string() + " (libtorch, ") != std::string::npos);
     CHECK(chk.out.find("links, abi, consumer)") != std::string::npos);
 }
+
+TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact passes splitforge check", "[e2e][slow]") {
+    auto found = env::discover_pythons(process::minimal_env());
+    if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
+    INFO("node not on PATH (bash scripts/deps.sh installs nodejs and npm)");
+    REQUIRE(process::find_executable("node", process::minimal_env()["PATH"]));
+    fs::TempDir tmp("sf-e2e-demo");
+    stdfs::path art = tmp.path() / "build_artifacts";
+    auto env = process::current_env();
+    env["SPLITFORGE"] = test::binary().string();
+    env["SF_BUILD_DIR"] = test::binary().parent_path().parent_path().filename().string();
+    auto r = run_in({"bash", (test::source_dir() / "scripts/demo.sh").string(), (art / "demo-channel").string(),
+                     "--variant", "python=3.12"},
+                    test::source_dir(), env);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    bool cuda = false;
+    for (const auto& e : stdfs::directory_iterator(art / "demo-channel/linux-64"))
+        cuda = cuda || str::starts_with(e.path().filename().string(), "pytorch-gpu-");
+    std::vector<std::string> wheels, zips;
+    for (const auto& e : stdfs::directory_iterator(art / "demo-wheels")) wheels.push_back(e.path().filename().string());
+    for (const auto& e : stdfs::directory_iterator(art / "demo-libtorch")) zips.push_back(e.path().filename().string());
+    std::size_t variants = cuda ? 2 : 1;
+    CHECK(wheels.size() == variants);
+    for (const auto& w : wheels) CHECK(w.find("-cp312-cp312-manylinux_") != std::string::npos);
+    CHECK(zips.size() == variants);
+    CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu_generic.zip") == 1);
+    // One summary line per kind, every artifact passed.
+    CHECK(r.out.find("FAIL ") == std::string::npos);
+    auto line = [&](const std::string& kind) {
+        auto at = r.out.find(kind + ":");
+        return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+    };
+    std::string n = std::to_string(variants);
+    CHECK(line("wheel").find(n + " checked,   " + n + " passed") != std::string::npos);
+    CHECK(line("libtorch").find(n + " checked,   " + n + " passed") != std::string::npos);
+    CHECK(!line("conda").empty());
+    CHECK(r.err.find(" 0 failed") != std::string::npos);
+
+    // gpu-check.sh's steps on these artifacts, expecting no GPU (its rehearsal).
+    if (cuda) {
+        auto genv = env;
+        genv["GPU_CHECK_EXPECT_GPU"] = "no";
+        auto g = run_in({"bash", (test::source_dir() / "scripts/gpu-check.sh").string(), art.string()}, tmp.path(), genv);
+        INFO(g.out << g.err);
+        CHECK(g.exit_code == 0);
+        CHECK(g.out.find("PASS conda pytorch-gpu + libtorch-cuda-linalg (nomagma)") != std::string::npos);
+        CHECK(g.out.find("PASS libtorch consumer against libtorch-cxx11-abi-shared-with-deps-0.3.0+cuda") != std::string::npos);
+        CHECK(g.out.find(", 0 failed") != std::string::npos);
+    }
+}
