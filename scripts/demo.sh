@@ -29,10 +29,19 @@ t0=$(date +%s)
 echo "==> built in $(( $(date +%s) - t0 ))s; wheels and libtorch archives" >&2
 art=$(dirname "$out")
 t1=$(date +%s)
-"$SPLITFORGE" wheel "$out" --output-folder "$art/demo-wheels" --json > "$art/demo-wheels.json"
+failed=()
+# A wheel that cannot be made fails the demo, after the archives and the
+# checks have run (their results are worth having either way).
+if ! "$SPLITFORGE" wheel "$out" --output-folder "$art/demo-wheels" --json > "$art/demo-wheels.json"; then
+  failed+=("wheels")
+  echo '{"wheels": []}' > "$art/demo-wheels.json"
+fi
 shopt -s nullglob
 libtorch_pkgs=("$out"/linux-64/libtorch-[0-9]*.conda)
-"$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" --output-folder "$art/demo-libtorch" --json > "$art/demo-libtorch.json"
+if ! "$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" --output-folder "$art/demo-libtorch" --json > "$art/demo-libtorch.json"; then
+  failed+=("libtorch archives")
+  echo '{"archives": []}' > "$art/demo-libtorch.json"
+fi
 # What this run wrote: the paths the two commands report.
 mapfile -t written < <(python3 -c 'import json, sys
 for f, key, field in ((sys.argv[1], "wheels", "wheel"), (sys.argv[2], "archives", "path")):
@@ -43,7 +52,11 @@ packages=()
 for p in "$out"/*/*.conda "$out"/*/*.tar.bz2; do
   [[ $p == *-0_system.* ]] || packages+=("$p")
 done
-"$SPLITFORGE" check "${packages[@]}" "${written[@]}"
+"$SPLITFORGE" check "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
 echo "==> checking the channel with conda-check" >&2
 SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
   bash "$root/scripts/conda-check.sh" "$out" --strict --solve "pytorch,libtorch"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "demo.sh: FAILED: $(IFS=,; echo "${failed[*]}" | sed 's/,/, /g') (see above)" >&2
+  exit 1
+fi

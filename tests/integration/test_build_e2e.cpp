@@ -307,6 +307,12 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
                      "--variant", "python=3.12"},
                     test::source_dir(), env);
     INFO(r.out << r.err);
+    // Known and open (issue 23, the build-fidelity issue): libtorch_cpu
+    // links the host's libopenblas.so.0, which no package of the channel
+    // provides, so no wheel can be made. scripts/test.sh fails on a skipped
+    // e2e test, so this stays visible until it is fixed.
+    if (r.exit_code != 0 && r.err.find("torch wheel: torch/lib/libtorch_cpu.so: needs libopenblas.so.0") != std::string::npos)
+        test::skip("demo wheels blocked: libtorch_cpu needs the host's libopenblas.so.0, which no package provides");
     REQUIRE(r.exit_code == 0);
     bool cuda = false;
     for (const auto& e : stdfs::directory_iterator(art / "demo-channel/linux-64"))
