@@ -185,3 +185,32 @@ TEST_CASE("check: a file of no known kind is an input error") {
     REQUIRE(!r);
     CHECK(r.error().message == "not a binary splitforge checks");
 }
+
+TEST_CASE("check: a libtorch archive whose find_package(Torch) fails names TorchConfig.cmake") {
+    INFO("cmake not on PATH (scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("cmake", process::current_env()["PATH"]));
+    fs::TempDir tmp;
+    stdfs::path t = tmp.path() / "t";
+    stdfs::create_directories(t / "libtorch/lib");
+    stdfs::create_directories(t / "libtorch/share/cmake/Torch");
+    compile_so(t / "libtorch/lib/libtorch.so", kGoodLib);
+    REQUIRE(fs::write_file_atomic(t / "libtorch/share/cmake/Torch/TorchConfig.cmake",
+                                  "message(FATAL_ERROR \"this TorchConfig is broken\")\n"));
+    REQUIRE(fs::write_file_atomic(t / "libtorch/build-version", "0.3.0+cpu\n"));
+    REQUIRE(fs::write_file_atomic(t / "libtorch/build-hash", "0\n"));
+    stdfs::path zip = tmp.path() / "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip";
+    auto out = archive::OutputFile::create(zip);
+    REQUIRE(out);
+    archive::ZipWriter w(**out, 315532800);
+    for (const auto& rel : list_tree(t)) REQUIRE(w.add(rel, *fs::read_file(t / rel)));
+    REQUIRE(w.finish());
+    REQUIRE((*out)->commit());
+    auto r = check_artifact(zip, {});
+    REQUIRE(r);
+    INFO(lines(*r));
+    REQUIRE(r->findings.size() == 1);
+    CHECK(r->findings[0].member == "libtorch/share/cmake/Torch/TorchConfig.cmake");
+    CHECK(r->findings[0].problem.rfind("find_package(Torch) failed: ", 0) == 0);
+    CHECK(r->findings[0].problem.find("this TorchConfig is broken") != std::string::npos);
+    CHECK(r->checks == std::vector<std::string>{"links", "abi", "consumer"});
+}
