@@ -46,10 +46,10 @@ fi
 shopt -s nullglob
 conda_pkgs=("$art"/demo-channel/linux-64/pytorch-gpu-*.conda)
 wheels=("$art"/demo-wheels/*.whl)
-archives=("$art"/demo-libtorch/*+cuda*.zip)
+archives=("$art"/demo-libtorch/*+cu[0-9]*.zip)
 [[ ${#conda_pkgs[@]} -gt 0 ]] || problems+=("no CUDA conda packages: $art/demo-channel/linux-64/pytorch-gpu-*.conda")
 [[ ${#wheels[@]} -gt 0 ]] || problems+=("no wheels: $art/demo-wheels/*.whl")
-[[ ${#archives[@]} -gt 0 ]] || problems+=("no CUDA libtorch archives: $art/demo-libtorch/*+cuda*.zip")
+[[ ${#archives[@]} -gt 0 ]] || problems+=("no CUDA libtorch archives: $art/demo-libtorch/*+cu[0-9]*.zip")
 if [[ ${#problems[@]} -gt 0 ]]; then
   for p in "${problems[@]}"; do echo "gpu-check: $p" >&2; done
   die "${#problems[@]} precondition(s) not met; nothing was checked"

@@ -9,6 +9,7 @@
 #include "archive/read.hpp"
 #include "archive/write.hpp"
 #include "binary/check_elf.hpp"
+#include "binary/wheel_meta.hpp"
 #include "env/install.hpp"
 #include "package/elf.hpp"
 #include "process/process.hpp"
@@ -128,6 +129,7 @@ Result<std::uint64_t> write_zip(const stdfs::path& stage, const stdfs::path& out
 }  // namespace
 
 std::string libtorch_variant(const std::string& build) {
+    if (auto local = local_version(build); !local.empty()) return local;
     auto parts = str::split(build, '_');
     std::vector<std::string> keep;
     for (const auto& p : parts) {

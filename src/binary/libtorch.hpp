@@ -1,7 +1,8 @@
 #pragma once
 // libtorch archives, as PyTorch ships them for C++ users: one zip per
 // (cpu|cuda) x blas variant, named as PyTorch names its "with-deps" archives
-// (libtorch-cxx11-abi-shared-with-deps-<version>+<variant>.zip), holding
+// (libtorch-cxx11-abi-shared-with-deps-<version>+<variant>.zip, the variant
+// labelled as the wheels label it: cpu, cu130, cpu.mkl), holding
 //   libtorch/lib/               the libraries, and every shared library they
 //                               need that is neither glibc nor the C++ runtime
 //   libtorch/include/           headers
@@ -44,8 +45,9 @@ struct LibtorchArchive {
 
 Result<LibtorchArchive> make_libtorch_archive(const LibtorchOptions& opts);
 
-// "cpu_generic" from the build string "cpu_generic_h4f3769d_0" (the part
-// before _h<hash>); the whole string when it has no hash part.
+// The variant as PyTorch labels it, the wheels' local version ("cpu",
+// "cu130", "cpu.mkl": wheel_meta.hpp's local_version); for a build string
+// naming no cpu/cuda variant, its part before _h<hash>.
 std::string libtorch_variant(const std::string& build_string);
 std::string libtorch_archive_name(const std::string& version, const std::string& variant);
 

@@ -257,13 +257,13 @@ TEST_CASE("e2e: a libtorch archive from a cpu demo build: the consumer builds an
     REQUIRE(made.rc == 0);
     auto j = nlohmann::json::parse(made.out);
     stdfs::path zip = j["archives"][0]["path"].get<std::string>();
-    CHECK(zip.filename() == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu_generic.zip");
+    CHECK(zip.filename() == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip");
 
     // The build, its channel and the package cache are gone: only the zip is left.
     stdfs::remove_all(build_dir);
     stdfs::path unzipped = tmp.path() / "unzipped";
     REQUIRE(archive::extract_zip(zip, unzipped));
-    CHECK(test::slurp(unzipped / "libtorch/build-version") == "0.3.0+cpu_generic\n");
+    CHECK(test::slurp(unzipped / "libtorch/build-version") == "0.3.0+cpu\n");
     for (const auto& e : stdfs::directory_iterator(unzipped / "libtorch/lib")) {
         auto elf = package::read_elf(e.path());
         REQUIRE(elf);
@@ -324,7 +324,7 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     CHECK(wheels.size() == variants);
     for (const auto& w : wheels) CHECK(w.find("-cp312-cp312-manylinux_") != std::string::npos);
     CHECK(zips.size() == variants);
-    CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu_generic.zip") == 1);
+    CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip") == 1);
     // One summary line per kind, every artifact passed.
     CHECK(r.out.find("FAIL ") == std::string::npos);
     auto line = [&](const std::string& kind) {
@@ -345,7 +345,7 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
         INFO(g.out << g.err);
         CHECK(g.exit_code == 0);
         CHECK(g.out.find("PASS conda pytorch-gpu + libtorch-cuda-linalg (nomagma)") != std::string::npos);
-        CHECK(g.out.find("PASS libtorch consumer against libtorch-cxx11-abi-shared-with-deps-0.3.0+cuda") != std::string::npos);
+        CHECK(g.out.find("PASS libtorch consumer against libtorch-cxx11-abi-shared-with-deps-0.3.0+cu") != std::string::npos);
         CHECK(g.out.find(", 0 failed") != std::string::npos);
     }
 }

@@ -104,8 +104,9 @@ TEST_CASE("soname rules: glibc, the libtorch platform, stems with version suffix
 }
 
 TEST_CASE("libtorch archive names: PyTorch's with-deps name, the variant from the build string") {
-    CHECK(libtorch_variant("cpu_generic_h4f3769d_0") == "cpu_generic");
-    CHECK(libtorch_variant("cuda130_mkl_h0a59c3d_300") == "cuda130_mkl");
+    CHECK(libtorch_variant("cpu_generic_h4f3769d_0") == "cpu");
+    CHECK(libtorch_variant("cuda130_mkl_h0a59c3d_300") == "cu130.mkl");
+    CHECK(libtorch_variant("rocm6_generic_h0a59c3d_0") == "rocm6_generic");
     CHECK(libtorch_variant("custom") == "custom");
-    CHECK(libtorch_archive_name("0.3.0", "cpu_generic") == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu_generic.zip");
+    CHECK(libtorch_archive_name("0.3.0", "cpu") == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip");
 }
