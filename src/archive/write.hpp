@@ -1,7 +1,8 @@
 #pragma once
 // Archive writing primitives: byte sinks, streaming zstd (multi-threaded) and
-// bzip2 compressors, a reproducible tar writer (libarchive) and a STORED zip
-// writer. Generic: nothing here knows about conda packages or recipes.
+// bzip2 compressors, a reproducible tar writer (libarchive) and a zip writer
+// (STORED, or raw deflate through zlib). Generic: nothing here knows about
+// conda packages or recipes.
 //
 // Everything streams: file payloads are read in chunks, compressed and
 // written out as they go, so memory use does not grow with the payload.
@@ -102,33 +103,56 @@ Result<std::vector<TarEntry>> tree_entries(const stdfs::path& root,
 // Sorts entries by name (byte order).
 void sort_entries(std::vector<TarEntry>& entries);
 
-// ---- zip (STORED only) --------------------------------------------------
+// ---- zip (STORED, or deflate on request) -------------------------------
 
 std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size);
 
-// Writes an uncompressed zip. Members use zip64 only when their size or
-// offset needs it. DOS times come from one fixed mtime.
+enum class ZipMethod { stored, deflate };
+
+// What a member's local header and central directory entry say of its data.
+struct ZipMemberInfo {
+    ZipMethod method = ZipMethod::stored;
+    std::uint32_t crc = 0;     // of the uncompressed bytes
+    std::uint64_t size = 0;    // uncompressed
+    std::uint64_t csize = 0;   // as stored in the zip
+};
+
+// Writes a zip: STORED members unless a member asks for deflate (raw
+// deflate at `deflate_level`, zlib's 1..9). Members use zip64 only when
+// their size or offset needs it. DOS times come from one fixed mtime.
 class ZipWriter {
 public:
-    ZipWriter(OutputFile& out, std::int64_t mtime);
+    ZipWriter(OutputFile& out, std::int64_t mtime, int deflate_level = 6);
     // `mode`: the permission bits unzip and pip restore (e.g. 0755 for an
     // executable), kept in the central directory's external attributes.
     Result<void> add(const std::string& name, std::string_view data, unsigned mode = 0644);
     // A member whose bytes are produced by `produce` writing into the given
-    // sink; `max_size` bounds the size (it decides zip64 up front).
+    // sink; `max_size` bounds the size (it decides zip64 up front). With
+    // deflate, `compressed_copy` (optional) also gets the member's data as
+    // stored, for add_raw() to write again into another zip.
     Result<void> add_streamed(const std::string& name, std::uint64_t max_size,
-                              const std::function<Result<void>(ByteSink&)>& produce, unsigned mode = 0644);
+                              const std::function<Result<void>(ByteSink&)>& produce, unsigned mode = 0644,
+                              ZipMethod method = ZipMethod::stored, ByteSink* compressed_copy = nullptr);
+    // A member whose data is already in its stored form (what
+    // `compressed_copy` kept): `produce` writes exactly info.csize bytes.
+    Result<void> add_raw(const std::string& name, const ZipMemberInfo& info,
+                         const std::function<Result<void>(ByteSink&)>& produce, unsigned mode = 0644);
+    // The member added last.
+    ZipMemberInfo last() const;
     Result<void> finish();  // central directory; does not commit `out`
 
 private:
     struct Member {
         std::string name;
         std::uint32_t crc = 0;
-        std::uint64_t size = 0, offset = 0;
+        std::uint64_t size = 0, csize = 0, offset = 0;
         unsigned mode = 0644;
+        ZipMethod method = ZipMethod::stored;
     };
     Result<void> write_local_header(const Member& m, bool zip64);
+    Result<void> patch_local_header(const Member& m, bool zip64);
     OutputFile& out_;
+    int level_ = 6;
     std::uint16_t dos_time_ = 0, dos_date_ = 0;
     std::vector<Member> members_;
 };

@@ -1,9 +1,13 @@
-// A hand-written STORED zip writer (APPNOTE 6.3): libarchive's zip writer
-// cannot promise STORED members with sizes in the local header when streaming,
-// which strict readers of .conda files expect. zip64 is used only when needed.
+// A hand-written zip writer (APPNOTE 6.3): libarchive's zip writer cannot
+// promise STORED members with sizes in the local header when streaming,
+// which strict readers of .conda files expect. Deflate (for wheels) is zlib's
+// raw deflate; sizes and CRC are patched into the local header afterwards,
+// as for STORED. zip64 is used only when needed.
 #include <algorithm>
 #include <array>
 #include <ctime>
+
+#include <zlib.h>
 
 #include "archive/write.hpp"
 
@@ -71,6 +75,49 @@ private:
     OutputFile& out_;
 };
 
+// Raw deflate (no zlib header, as zip wants) of what is written into it,
+// CRC-32 and size taken of the input, compressed bytes into the output file
+// (and into `copy`, when given).
+class DeflateSink : public ByteSink {
+public:
+    DeflateSink(OutputFile& out, ByteSink* copy, int level) : out_(out), copy_(copy) {
+        ok_ = deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    }
+    ~DeflateSink() override { deflateEnd(&z_); }
+    Result<void> write(const void* d, std::size_t n) override {
+        crc = crc32(crc, d, n);
+        size += n;
+        return pump(d, n, Z_NO_FLUSH);
+    }
+    Result<void> finish() override { return pump(nullptr, 0, Z_FINISH); }
+    std::uint32_t crc = 0;
+    std::uint64_t size = 0, csize = 0;
+
+private:
+    Result<void> pump(const void* d, std::size_t n, int flush) {
+        if (!ok_) return fail_runtime(SourceLoc{out_.final_path().string()}, "zlib: cannot start deflate");
+        z_.next_in = static_cast<Bytef*>(const_cast<void*>(d));
+        z_.avail_in = static_cast<uInt>(n);  // callers write in chunks far below 4 GiB
+        unsigned char buf[1 << 16];
+        for (;;) {
+            z_.next_out = buf;
+            z_.avail_out = sizeof buf;
+            const int rc = deflate(&z_, flush);
+            if (rc == Z_STREAM_ERROR) return fail_runtime(SourceLoc{out_.final_path().string()}, "zlib: deflate failed");
+            const std::size_t got = sizeof buf - z_.avail_out;
+            csize += got;
+            if (auto r = out_.write(buf, got); !r) return r;
+            if (copy_)
+                if (auto r = copy_->write(buf, got); !r) return r;
+            if (flush == Z_FINISH ? rc == Z_STREAM_END : (z_.avail_in == 0 && z_.avail_out != 0)) return {};
+        }
+    }
+    OutputFile& out_;
+    ByteSink* copy_;
+    z_stream z_{};
+    bool ok_ = false;
+};
+
 }  // namespace
 
 std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size) {
@@ -89,7 +136,8 @@ std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size) {
     return ~crc;
 }
 
-ZipWriter::ZipWriter(OutputFile& out, std::int64_t mtime) : out_(out) {
+ZipWriter::ZipWriter(OutputFile& out, std::int64_t mtime, int deflate_level)
+    : out_(out), level_(std::clamp(deflate_level, 1, 9)) {
     // DOS date/time in UTC; DOS dates start in 1980.
     std::time_t t = static_cast<std::time_t>(std::max<std::int64_t>(mtime, 315532800));
     std::tm tm{};
@@ -103,11 +151,11 @@ Result<void> ZipWriter::write_local_header(const Member& m, bool zip64) {
     h.u32(0x04034b50);
     h.u16(zip64 ? 45 : 20);                       // version needed
     h.u16(is_ascii(m.name) ? 0 : (1u << 11));     // flags: UTF-8 names
-    h.u16(0);                                     // method: stored
+    h.u16(m.method == ZipMethod::deflate ? 8 : 0);  // method
     h.u16(dos_time_);
     h.u16(dos_date_);
     h.u32(m.crc);
-    h.u32(zip64 ? kMax32 : static_cast<std::uint32_t>(m.size));
+    h.u32(zip64 ? kMax32 : static_cast<std::uint32_t>(m.csize));
     h.u32(zip64 ? kMax32 : static_cast<std::uint32_t>(m.size));
     h.u16(static_cast<std::uint16_t>(m.name.size()));
     h.u16(zip64 ? 20 : 0);
@@ -116,9 +164,31 @@ Result<void> ZipWriter::write_local_header(const Member& m, bool zip64) {
         h.u16(0x0001);
         h.u16(16);
         h.u64(m.size);
-        h.u64(m.size);
+        h.u64(m.csize);
     }
     return out_.write(h.b.data(), h.b.size());
+}
+
+// The CRC and sizes, known once the data is written.
+Result<void> ZipWriter::patch_local_header(const Member& m, bool zip64) {
+    Bytes p;
+    p.u32(m.crc);
+    if (auto r = out_.patch(m.offset + 14, p.b.data(), p.b.size()); !r) return r;
+    Bytes s;
+    if (zip64) {
+        s.u64(m.size);
+        s.u64(m.csize);
+        return out_.patch(m.offset + 30 + m.name.size() + 4, s.b.data(), s.b.size());
+    }
+    s.u32(static_cast<std::uint32_t>(m.csize));
+    s.u32(static_cast<std::uint32_t>(m.size));
+    return out_.patch(m.offset + 18, s.b.data(), s.b.size());
+}
+
+ZipMemberInfo ZipWriter::last() const {
+    if (members_.empty()) return {};
+    const Member& m = members_.back();
+    return ZipMemberInfo{m.method, m.crc, m.size, m.csize};
 }
 
 Result<void> ZipWriter::add(const std::string& name, std::string_view data, unsigned mode) {
@@ -126,7 +196,7 @@ Result<void> ZipWriter::add(const std::string& name, std::string_view data, unsi
     m.name = name;
     m.mode = mode & 07777;
     m.offset = out_.position();
-    m.size = data.size();
+    m.size = m.csize = data.size();
     m.crc = crc32(0, data.data(), data.size());
     bool zip64 = m.size >= kMax32;
     if (auto r = write_local_header(m, zip64); !r) return r;
@@ -136,33 +206,49 @@ Result<void> ZipWriter::add(const std::string& name, std::string_view data, unsi
 }
 
 Result<void> ZipWriter::add_streamed(const std::string& name, std::uint64_t max_size,
-                                     const std::function<Result<void>(ByteSink&)>& produce, unsigned mode) {
+                                     const std::function<Result<void>(ByteSink&)>& produce, unsigned mode,
+                                     ZipMethod method, ByteSink* compressed_copy) {
     Member m;
     m.name = name;
     m.mode = mode & 07777;
+    m.method = method;
     m.offset = out_.position();
-    const bool zip64 = max_size >= kMax32;
+    // Deflate may grow incompressible data a little: zip64 from its bound.
+    const bool zip64 = (method == ZipMethod::deflate ? compressBound(max_size) : max_size) >= kMax32;
     if (auto r = write_local_header(m, zip64); !r) return r;  // crc/sizes patched below
-    CrcSink sink(out_);
-    if (auto r = produce(sink); !r) return r;
-    if (!zip64 && sink.size >= kMax32)
-        return fail("zip member " + name + " is larger than its declared bound", "this is a bug in splitforge");
-    m.crc = sink.crc;
-    m.size = sink.size;
-    Bytes p;
-    p.u32(m.crc);
-    if (auto r = out_.patch(m.offset + 14, p.b.data(), p.b.size()); !r) return r;
-    if (zip64) {
-        Bytes s;
-        s.u64(m.size);
-        s.u64(m.size);
-        if (auto r = out_.patch(m.offset + 30 + m.name.size() + 4, s.b.data(), s.b.size()); !r) return r;
+    if (method == ZipMethod::deflate) {
+        DeflateSink sink(out_, compressed_copy, level_);
+        if (auto r = produce(sink); !r) return r;
+        if (auto r = sink.finish(); !r) return r;
+        m.crc = sink.crc, m.size = sink.size, m.csize = sink.csize;
     } else {
-        Bytes s;
-        s.u32(static_cast<std::uint32_t>(m.size));
-        s.u32(static_cast<std::uint32_t>(m.size));
-        if (auto r = out_.patch(m.offset + 18, s.b.data(), s.b.size()); !r) return r;
+        CrcSink sink(out_);
+        if (auto r = produce(sink); !r) return r;
+        m.crc = sink.crc, m.size = m.csize = sink.size;
     }
+    if (!zip64 && (m.size >= kMax32 || m.csize >= kMax32))
+        return fail("zip member " + name + " is larger than its declared bound", "this is a bug in splitforge");
+    if (auto r = patch_local_header(m, zip64); !r) return r;
+    members_.push_back(std::move(m));
+    return {};
+}
+
+Result<void> ZipWriter::add_raw(const std::string& name, const ZipMemberInfo& info,
+                                const std::function<Result<void>(ByteSink&)>& produce, unsigned mode) {
+    Member m;
+    m.name = name;
+    m.mode = mode & 07777;
+    m.method = info.method;
+    m.crc = info.crc, m.size = info.size, m.csize = info.csize;
+    m.offset = out_.position();
+    const bool zip64 = m.size >= kMax32 || m.csize >= kMax32;
+    if (auto r = write_local_header(m, zip64); !r) return r;
+    const std::uint64_t start = out_.position();
+    if (auto r = produce(out_); !r) return r;
+    if (out_.position() - start != m.csize)
+        return fail("zip member " + name + ": " + std::to_string(out_.position() - start) + " bytes written, " +
+                        std::to_string(m.csize) + " declared",
+                    "this is a bug in splitforge");
     members_.push_back(std::move(m));
     return {};
 }
@@ -172,7 +258,7 @@ Result<void> ZipWriter::finish() {
     Bytes cd;
     bool any64 = false;
     for (const auto& m : members_) {
-        const bool big_size = m.size >= kMax32, big_off = m.offset >= kMax32;
+        const bool big_size = m.size >= kMax32 || m.csize >= kMax32, big_off = m.offset >= kMax32;
         const bool z64 = big_size || big_off;
         any64 = any64 || z64;
         Bytes extra;
@@ -181,7 +267,7 @@ Result<void> ZipWriter::finish() {
             extra.u16(static_cast<std::uint16_t>((big_size ? 16 : 0) + (big_off ? 8 : 0)));
             if (big_size) {
                 extra.u64(m.size);
-                extra.u64(m.size);
+                extra.u64(m.csize);
             }
             if (big_off) extra.u64(m.offset);
         }
@@ -189,11 +275,11 @@ Result<void> ZipWriter::finish() {
         cd.u16(static_cast<std::uint16_t>((3 << 8) | (z64 ? 45 : 20)));  // made by: Unix
         cd.u16(z64 ? 45 : 20);
         cd.u16(is_ascii(m.name) ? 0 : (1u << 11));
-        cd.u16(0);
+        cd.u16(m.method == ZipMethod::deflate ? 8 : 0);
         cd.u16(dos_time_);
         cd.u16(dos_date_);
         cd.u32(m.crc);
-        cd.u32(big_size ? kMax32 : static_cast<std::uint32_t>(m.size));
+        cd.u32(big_size ? kMax32 : static_cast<std::uint32_t>(m.csize));
         cd.u32(big_size ? kMax32 : static_cast<std::uint32_t>(m.size));
         cd.u16(static_cast<std::uint16_t>(m.name.size()));
         cd.u16(static_cast<std::uint16_t>(extra.b.size()));

@@ -32,7 +32,9 @@ struct ManylinuxPolicy {
 // the table does not hold.
 std::vector<ManylinuxPolicy> manylinux_policies(std::string_view arch);
 
-// Whether `policy` lets a wheel use `soname` from the system.
+// Whether `policy` lets a wheel use `soname` from the system: its allow-list,
+// and the dynamic loader (ld-linux*.so.*, ld64.so.1/2), which auditwheel
+// never counts as an external library.
 bool allowed(const ManylinuxPolicy& policy, std::string_view soname);
 
 // Whether `policy` admits a required symbol version ("GLIBC_2.17") on

@@ -32,18 +32,6 @@ namespace {
 
 constexpr std::string_view kGenerator = "splitforge 0.1.0";
 
-// Where a file of a conda package goes in the wheel (PyTorch's layout);
-// empty: nowhere (a wheel has no place for it).
-std::string wheel_path(const std::string& rel, const std::string& site, const std::string& dist) {
-    if (str::starts_with(rel, site)) return rel.substr(site.size());
-    const auto under = [&](std::string_view top) { return str::starts_with(rel, top); };
-    if (under("lib/cmake/")) return dist + "/share/cmake/" + rel.substr(10);
-    if (under("lib/") && rel.find('/', 4) == std::string::npos && rel.find(".so") != std::string::npos)
-        return dist + "/lib/" + rel.substr(4);
-    if (under("include/") || under("share/") || under("bin/")) return dist + "/" + rel;
-    return {};
-}
-
 // Extracted packages, once each, below one temp dir.
 class Extracted {
 public:
@@ -106,7 +94,7 @@ Result<void> stage_package(Stage& s, const PackageFile& p, const stdfs::path& tr
     std::sort(rels.begin(), rels.end());
     for (const auto& rel : rels) {
         if (str::starts_with(rel, "info/")) continue;
-        const std::string dest = wheel_path(rel, s.site, s.dist);
+        const std::string dest = wheel_member_path(rel, s.site, s.dist);
         if (dest.empty()) {
             s.skipped.push_back(p.file.filename().string() + ": " + rel);
             continue;
@@ -165,6 +153,19 @@ Result<std::map<std::string, ProvidedLib>> provided_libs(const std::vector<const
     return out;
 }
 
+// Libraries of the given directories, by name, for what the packages do not
+// provide; the member is the real file's absolute path.
+void add_dir_libs(const std::vector<stdfs::path>& dirs, std::map<std::string, ProvidedLib>& out) {
+    std::error_code ec;
+    for (const auto& dir : dirs)
+        for (const auto& e : stdfs::directory_iterator(dir, ec)) {
+            const std::string name = e.path().filename().string();
+            if (name.find(".so") == std::string::npos || out.count(name)) continue;
+            const stdfs::path real = stdfs::canonical(e.path(), ec);
+            if (!ec && stdfs::is_regular_file(real, ec)) out.emplace(name, ProvidedLib{dir.string(), real.string()});
+        }
+}
+
 struct DistInfo {
     std::string dir, metadata, wheel, top_level;
 };
@@ -191,10 +192,76 @@ Result<DistInfo> dist_info(const PackageFile& p, const std::string& dist, const 
     return d;
 }
 
+// Copies a file into `sink`, hashing what it copies when `sha` is given.
+Result<void> copy_stream(const stdfs::path& p, archive::ByteSink& sink, hash::Hasher* sha) {
+    auto in = fs::InputFile::open(p);
+    if (!in) return unexpected(in.error());
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+        const ssize_t n = ::read(in->fd(), buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail_runtime(SourceLoc{p.string()}, std::string("read error: ") + std::strerror(errno));
+        if (n == 0) return {};
+        const auto k = static_cast<std::size_t>(n);
+        if (sha) sha->update(std::string_view(buf.data(), k));
+        if (auto w = sink.write(buf.data(), k); !w) return w;
+    }
+}
+
+// Members big enough to be worth it are deflated once per run: the same
+// bundled BLAS goes into every wheel of a variant and of every Python.
+struct DeflatedCache {
+    stdfs::path dir;
+    std::map<std::string, std::pair<archive::ZipMemberInfo, stdfs::path>> by_sha;  // content sha256 ->
+};
+constexpr std::uint64_t kCacheFrom = 1 << 20;
+// zlib's fastest level: on the demo's bundled OpenBLAS 2.7 times faster than
+// level 6 for 16% more bytes, which keeps wheels within the megabuild's
+// cost bar (issue 23: wheels and archives add at most 15%).
+constexpr int kDeflateLevel = 1;
+
+// One file of the tree into the zip; returns its RECORD entry.
+Result<RecordEntry> add_member(archive::ZipWriter& zip, const stdfs::path& root, const std::string& rel,
+                               archive::ZipMethod method, DeflatedCache& cache) {
+    const stdfs::path p = root / rel;
+    std::error_code ec;
+    const auto st = stdfs::status(p, ec);
+    const unsigned mode = (static_cast<unsigned>(st.permissions()) & 0100) ? 0755 : 0644;
+    const std::uint64_t size = stdfs::file_size(p, ec);
+    if (ec) return fail_runtime(SourceLoc{p.string()}, "cannot stat: " + ec.message());
+    if (method == archive::ZipMethod::stored || size < kCacheFrom) {
+        hash::Hasher sha(hash::Algo::sha256);
+        auto produce = [&](archive::ByteSink& sink) { return copy_stream(p, sink, &sha); };
+        if (auto r = zip.add_streamed(rel, size, produce, mode, method); !r) return unexpected(r.error());
+        auto h = record_hash_from_hex(sha.hex());
+        if (!h) return unexpected(h.error());
+        return RecordEntry{rel, *h, zip.last().size};
+    }
+    auto sha = hash::file_sha256(p);
+    if (!sha) return unexpected(sha.error());
+    auto h = record_hash_from_hex(*sha);
+    if (!h) return unexpected(h.error());
+    if (auto hit = cache.by_sha.find(*sha); hit != cache.by_sha.end()) {
+        auto produce = [&](archive::ByteSink& sink) { return copy_stream(hit->second.second, sink, nullptr); };
+        if (auto r = zip.add_raw(rel, hit->second.first, produce, mode); !r) return unexpected(r.error());
+        return RecordEntry{rel, *h, size};
+    }
+    auto keep = archive::OutputFile::create(cache.dir / ("deflated-" + std::to_string(cache.by_sha.size())));
+    if (!keep) return unexpected(keep.error());
+    auto produce = [&](archive::ByteSink& sink) { return copy_stream(p, sink, nullptr); };
+    if (auto r = zip.add_streamed(rel, size, produce, mode, method, keep->get()); !r) return unexpected(r.error());
+    if (auto r = (*keep)->commit(); !r) return unexpected(r.error());
+    if (zip.last().size != size)
+        return fail_runtime(SourceLoc{p.string()}, "changed while it was being written");
+    cache.by_sha[*sha] = {zip.last(), (*keep)->final_path()};
+    return RecordEntry{rel, *h, size};
+}
+
 // The wheel's members: the staged tree sorted by path, then .dist-info
 // (PEP 427 asks for it last), RECORD at the very end.
 Result<std::uint64_t> write_wheel(const stdfs::path& out_dir, const std::string& name, const stdfs::path& root,
-                                  const DistInfo& d, std::int64_t mtime) {
+                                  const DistInfo& d, std::int64_t mtime, archive::ZipMethod method,
+                                  DeflatedCache& cache) {
     std::vector<std::string> rels;
     std::error_code ec;
     for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
@@ -207,44 +274,27 @@ Result<std::uint64_t> write_wheel(const stdfs::path& out_dir, const std::string&
     dir->sweep_stale_temps();
     auto file = archive::OutputFile::create(dir->path() / name);
     if (!file) return unexpected(file.error());
-    archive::ZipWriter zip(**file, mtime);
+    archive::ZipWriter zip(**file, mtime, kDeflateLevel);
     std::vector<RecordEntry> record;
     for (const auto& rel : rels) {
-        const stdfs::path p = root / rel;
-        const auto st = stdfs::status(p, ec);
-        const unsigned mode = (static_cast<unsigned>(st.permissions()) & 0100) ? 0755 : 0644;
-        hash::Hasher sha(hash::Algo::sha256);
-        std::uint64_t size = 0;
-        auto produce = [&](archive::ByteSink& sink) -> Result<void> {
-            auto in = fs::InputFile::open(p);
-            if (!in) return unexpected(in.error());
-            std::vector<char> buf(1 << 20);
-            for (;;) {
-                const ssize_t n = ::read(in->fd(), buf.data(), buf.size());
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0) return fail_runtime(SourceLoc{p.string()}, std::string("read error: ") + std::strerror(errno));
-                if (n == 0) return {};
-                const auto k = static_cast<std::size_t>(n);
-                sha.update(std::string_view(buf.data(), k));
-                size += k;
-                if (auto w = sink.write(buf.data(), k); !w) return w;
-            }
-        };
-        if (auto r = zip.add_streamed(rel, stdfs::file_size(p, ec), produce, mode); !r) return unexpected(r.error());
-        auto h = record_hash_from_hex(sha.hex());
-        if (!h) return unexpected(h.error());
-        record.push_back({rel, *h, size});
+        auto e = add_member(zip, root, rel, method, cache);
+        if (!e) return unexpected(e.error());
+        record.push_back(std::move(*e));
     }
+    auto add_text = [&](const std::string& rel, const std::string& text) -> Result<void> {
+        auto produce = [&](archive::ByteSink& sink) { return sink.write(text.data(), text.size()); };
+        return zip.add_streamed(rel, text.size(), produce, 0644, method);
+    };
     for (const auto& [n, text] : {std::pair<std::string, const std::string&>{"METADATA", d.metadata},
                                   {"WHEEL", d.wheel}, {"top_level.txt", d.top_level}}) {
         const std::string rel = d.dir + "/" + n;
-        if (auto r = zip.add(rel, text); !r) return unexpected(r.error());
+        if (auto r = add_text(rel, text); !r) return unexpected(r.error());
         auto h = record_hash_from_hex(hash::sha256(text));
         if (!h) return unexpected(h.error());
         record.push_back({rel, *h, text.size()});
     }
     const std::string record_path = d.dir + "/RECORD";
-    if (auto r = zip.add(record_path, record_text(record, record_path)); !r) return unexpected(r.error());
+    if (auto r = add_text(record_path, record_text(record, record_path)); !r) return unexpected(r.error());
     if (auto r = zip.finish(); !r) return unexpected(r.error());
     const std::uint64_t size = (*file)->position();
     if (auto r = (*file)->commit(); !r) return unexpected(r.error());
@@ -265,7 +315,7 @@ Result<stdfs::path> find_patchelf(const WheelOptions& o) {
 
 // One wheel from package `p`.
 Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageFile>& all, const PackageFile& p,
-                               const stdfs::path& patchelf) {
+                               const stdfs::path& patchelf, BundleCache& cache, DeflatedCache& deflated) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::string pkg = p.file.filename().string();
     WheelReport rep;
@@ -298,12 +348,14 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
     if (auto r = point_build_config_at_lib(stage); !r) return unexpected(r.error());
     auto provided = provided_libs(providers);
     if (!provided) return unexpected(provided.error());
+    add_dir_libs(o.library_dirs, *provided);
 
     BundleOptions b;
     b.root = stage.root;
     b.libs_dir = o.distribution + ".libs";
     b.provided = std::move(*provided);
     b.fetch = [&](const ProvidedLib& lib, const stdfs::path& to) -> Result<void> {
+        if (stdfs::path(lib.member).is_absolute()) return fs::copy_file(lib.member, to, fs::Overwrite::no);
         for (const PackageFile* d : providers)
             if (d->file.filename().string() == lib.package) {
                 auto tree = extracted.get(d->file);
@@ -314,6 +366,7 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
     };
     b.patchelf = patchelf;
     b.env = o.env;
+    b.cache = &cache;
     auto bundle = bundle_libraries(b);
     if (!bundle) {
         Error e = bundle.error();
@@ -333,7 +386,10 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
     if (!info) return unexpected(info.error());
     WheelName name{wheel_escape(o.distribution), *version, "", cpython_tag(minor), cpython_tag(minor),
                    str::join(platforms, ".")};
-    auto size = write_wheel(o.output_folder, name.str(), stage.root, *info, timestamp::reproducible(inputs));
+    const auto method = o.compression == WheelCompression::deflate ? archive::ZipMethod::deflate
+                                                                   : archive::ZipMethod::stored;
+    auto size = write_wheel(o.output_folder, name.str(), stage.root, *info, timestamp::reproducible(inputs), method,
+                            deflated);
     if (!size) return unexpected(size.error());
     rep.wheel = o.output_folder / name.str();
     rep.wheel_size = *size;
@@ -356,12 +412,26 @@ Result<std::vector<WheelReport>> make_wheels(const WheelOptions& o) {
     if (roots.empty())
         return fail(SourceLoc{o.input.string()}, "no '" + o.package + "' package in the folder",
                     "build the recipe first (./build-locally.sh --demo), or name the folder it wrote");
+    // Two packages that would make the same wheel (two build numbers of one
+    // variant): refused before anything is written, not overwritten.
+    std::map<std::string, std::string> seen;
+    for (const PackageFile* p : roots) {
+        const std::string key = local_version(p->record.build) + " " + p->record.version.str() + " " +
+                                python_minor(p->record.depends);
+        if (auto [it, fresh] = seen.emplace(key, p->file.filename().string()); !fresh)
+            return fail(SourceLoc{p->file.filename().string()},
+                        "makes the same wheel as " + it->second + " (same version, variant and Python)",
+                        "keep one build of each variant in the folder");
+    }
     auto patchelf = find_patchelf(o);
     if (!patchelf) return unexpected(patchelf.error());
     Reporter& r = reporter_or_default(o.reporter);
     std::vector<WheelReport> out;
+    fs::TempDir cache_dir("sf-wheel-cache");
+    BundleCache cache{cache_dir.path(), {}, {}};
+    DeflatedCache deflated{cache_dir.path(), {}};
     for (const PackageFile* p : roots) {
-        auto w = make_wheel(o, *all, *p, *patchelf);
+        auto w = make_wheel(o, *all, *p, *patchelf, cache, deflated);
         if (!w) return unexpected(w.error());
         r.note("wheel " + w->wheel.filename().string() + " from " + w->from);
         out.push_back(std::move(*w));

@@ -18,6 +18,10 @@
 
 namespace sf::binary {
 
+// How members are stored: deflate, as pip's wheels are (each big file
+// deflated once per run), or STORED (faster to write, bigger).
+enum class WheelCompression { deflate, stored };
+
 struct WheelOptions {
     std::filesystem::path input;          // a channel, or any folder of package files
     std::filesystem::path output_folder;  // where the wheels go (made if missing)
@@ -26,6 +30,11 @@ struct WheelOptions {
     // Dependencies whose files join the wheel; other dependencies only
     // provide libraries to bundle.
     std::vector<std::string> content = {"libtorch", "libtorch-cuda-linalg"};
+    // Directories searched, in order, for a needed library no dependency's
+    // package provides (auditwheel's --ldpaths); empty by default, so a
+    // wheel bundles only what the channel built.
+    std::vector<std::filesystem::path> library_dirs;
+    WheelCompression compression = WheelCompression::deflate;
     std::string patchelf = "patchelf";    // a name looked up on env's PATH, or a path
     process::Env env = process::minimal_env();  // the environment patchelf runs in
     Reporter* reporter = nullptr;         // one note per wheel written

@@ -24,6 +24,7 @@ struct ElfFile {
     std::vector<std::pair<std::string, std::string>> replace;  // NEEDED old -> new
     std::vector<std::string> dirs;  // root-relative dirs of what it needs in the tree, in order
     std::string soname;             // a new DT_SONAME; empty: keep
+    std::string source_sha;         // a bundled library's SHA-256 before patching
 };
 
 std::string parent_of(const std::string& rel) { return stdfs::path(rel).parent_path().generic_string(); }
@@ -93,43 +94,87 @@ std::vector<std::string> kept_rpath(const stdfs::path& root, const ElfFile& f) {
     return out;
 }
 
-Result<void> run_patchelf(const BundleOptions& o, const ElfFile& f, const std::string& rpath) {
+Result<void> patchelf_call(const BundleOptions& o, const std::string& rel, std::vector<std::string> args) {
     process::Command cmd;
     cmd.argv = {o.patchelf.string()};
-    if (f.info.kind == package::RpathKind::rpath) cmd.argv.push_back("--force-rpath");  // keep a DT_RPATH one
-    if (rpath.empty())
-        cmd.argv.push_back("--remove-rpath");
-    else
-        cmd.argv.insert(cmd.argv.end(), {"--set-rpath", rpath});
-    for (const auto& [from, to] : f.replace) cmd.argv.insert(cmd.argv.end(), {"--replace-needed", from, to});
-    if (!f.soname.empty()) cmd.argv.insert(cmd.argv.end(), {"--set-soname", f.soname});
-    cmd.argv.push_back((o.root / f.rel).string());
+    cmd.argv.insert(cmd.argv.end(), args.begin(), args.end());
+    cmd.argv.push_back((o.root / rel).string());
     cmd.env = o.env;
     auto out = process::capture(cmd);
     if (!out) return unexpected(out.error());
     if (out->exit_code != 0)
-        return fail_runtime(SourceLoc{f.rel}, "patchelf failed: " + std::string(str::trim(out->err)));
+        return fail_runtime(SourceLoc{rel}, "patchelf " + args.front() + " failed: " + std::string(str::trim(out->err)));
     return {};
+}
+
+// One patchelf run per kind of change, as auditwheel runs them: patchelf
+// 0.14-0.17 can corrupt the string table when one run both renames NEEDED
+// entries and sets the RPATH.
+Result<void> run_patchelf(const BundleOptions& o, const ElfFile& f, const std::string& rpath, bool set_rpath) {
+    if (!f.replace.empty()) {
+        std::vector<std::string> args;
+        for (const auto& [from, to] : f.replace) args.insert(args.end(), {"--replace-needed", from, to});
+        if (auto r = patchelf_call(o, f.rel, args); !r) return r;
+    }
+    if (!f.soname.empty())
+        if (auto r = patchelf_call(o, f.rel, {"--set-soname", f.soname}); !r) return r;
+    if (!set_rpath) return {};
+    if (rpath.empty()) return patchelf_call(o, f.rel, {"--remove-rpath"});
+    if (f.info.kind == package::RpathKind::rpath)  // keep a DT_RPATH one
+        return patchelf_call(o, f.rel, {"--force-rpath", "--set-rpath", rpath});
+    return patchelf_call(o, f.rel, {"--set-rpath", rpath});
+}
+
+// A provided library's bytes and SHA-256: fetched once per run with a cache.
+Result<std::pair<std::string, stdfs::path>> fetch_hashed(const BundleOptions& o, const ProvidedLib& lib,
+                                                         const stdfs::path& scratch) {
+    const std::string key = lib.package + "|" + lib.member;
+    if (o.cache)
+        if (auto it = o.cache->fetched.find(key); it != o.cache->fetched.end()) return it->second;
+    const stdfs::path dir = o.cache ? o.cache->dir : scratch;
+    const stdfs::path to = dir / (std::to_string(o.cache ? o.cache->fetched.size() : 0) + "-" +
+                                  stdfs::path(lib.member).filename().string());
+    if (auto r = o.fetch(lib, to); !r) return unexpected(r.error());
+    auto sha = hash::file_sha256(to);
+    if (!sha) return unexpected(sha.error());
+    std::pair<std::string, stdfs::path> got{*sha, to};
+    if (o.cache) o.cache->fetched[key] = got;
+    return got;
 }
 
 // Copies a provided library into the libs dir under its hashed name.
 Result<ElfFile> bundle_one(const BundleOptions& o, const ProvidedLib& lib, std::string& name_out) {
     fs::TempDir tmp("sf-wheel-lib");
-    const stdfs::path fetched = tmp.path() / stdfs::path(lib.member).filename();
-    if (auto r = o.fetch(lib, fetched); !r) return unexpected(r.error());
-    auto sha = hash::file_sha256(fetched);
-    if (!sha) return unexpected(sha.error());
-    name_out = hashed_library_name(fetched.filename().string(), *sha);
+    auto got = fetch_hashed(o, lib, tmp.path());
+    if (!got) return unexpected(got.error());
+    name_out = hashed_library_name(stdfs::path(lib.member).filename().string(), got->first);
     const std::string rel = o.libs_dir + "/" + name_out;
     std::error_code ec;
     stdfs::create_directories(o.root / o.libs_dir, ec);
-    if (auto r = fs::copy_file(fetched, o.root / rel, fs::Overwrite::no); !r) return unexpected(r.error());
+    if (auto r = fs::copy_file(got->second, o.root / rel, fs::Overwrite::no); !r) return unexpected(r.error());
     auto f = read_elf_file(o.root, rel);
     if (!f) return unexpected(f.error());
     if (!f->info.is_elf || !f->info.is_dynamic)
         return fail(SourceLoc{lib.package + ": " + lib.member}, "not a shared library");
     f->soname = name_out;
+    f->source_sha = got->first;
     return f;
+}
+
+// run_patchelf through the cache: a bundled library with the same bytes and
+// the same changes gets the file patchelf made the first time.
+Result<void> patch_cached(const BundleOptions& o, const ElfFile& f, const std::string& rpath, bool set_rpath) {
+    if (!o.cache || f.source_sha.empty()) return run_patchelf(o, f, rpath, set_rpath);
+    std::string key = f.source_sha + "|" + f.soname + "|" + (set_rpath ? "rpath=" + rpath : "");
+    for (const auto& [from, to] : f.replace) key += "|" + from + ">" + to;
+    const stdfs::path at = o.root / f.rel;
+    if (auto it = o.cache->patched.find(key); it != o.cache->patched.end())
+        return fs::copy_file(it->second, at, fs::Overwrite::yes);
+    if (auto r = run_patchelf(o, f, rpath, set_rpath); !r) return r;
+    const stdfs::path keep = o.cache->dir / ("patched-" + std::to_string(o.cache->patched.size()));
+    if (auto r = fs::copy_file(at, keep, fs::Overwrite::no); !r) return r;
+    o.cache->patched[key] = keep;
+    return {};
 }
 
 }  // namespace
@@ -198,7 +243,7 @@ Result<BundleResult> bundle_libraries(const BundleOptions& o) {
         const std::string rpath = str::join(rp, ":");
         const bool rpath_changes = rpath != f.info.rpath || (rpath.empty() && f.info.kind != package::RpathKind::none);
         if (rpath_changes || !f.replace.empty() || !f.soname.empty()) {
-            if (auto r = run_patchelf(o, f, rpath); !r) return unexpected(r.error());
+            if (auto r = patch_cached(o, f, rpath, rpath_changes); !r) return unexpected(r.error());
             ++out.patched;
         }
         if (auto r = add_requirements(req, f.symbols, f.rel); !r) return unexpected(r.error());

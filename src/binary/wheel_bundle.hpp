@@ -24,6 +24,16 @@ struct ProvidedLib {
     std::string member;   // its path in the package (a regular file)
 };
 
+// What bundling one library into several wheels of a run shares, so a big
+// library (a BLAS) is fetched, hashed and patched once: each fetched file
+// with its SHA-256, and the file patchelf made of it for one set of changes
+// (patchelf is deterministic). Files live in `dir`, which the caller owns.
+struct BundleCache {
+    std::filesystem::path dir;
+    std::map<std::string, std::pair<std::string, std::filesystem::path>> fetched;  // package|member -> sha, file
+    std::map<std::string, std::filesystem::path> patched;                         // sha|changes -> file
+};
+
 struct BundleOptions {
     std::filesystem::path root;   // the staged tree; changed in place
     std::string libs_dir;         // "torch.libs"
@@ -34,6 +44,7 @@ struct BundleOptions {
     std::function<Result<void>(const ProvidedLib&, const std::filesystem::path&)> fetch;
     std::filesystem::path patchelf;  // an executable
     process::Env env;                // patchelf's environment
+    BundleCache* cache = nullptr;    // optional
 };
 
 struct BundleResult {

@@ -168,3 +168,26 @@ std::string hashed_library_name(std::string_view file_name, std::string_view sha
 }
 
 }  // namespace sf::binary
+
+namespace sf::binary {
+
+std::string wheel_member_path(std::string_view rel, std::string_view site, std::string_view dist) {
+    const std::string d(dist);
+    const auto parts = str::split(rel, '/');
+    if (std::find(parts.begin(), parts.end(), "__pycache__") != parts.end()) return {};
+    if (str::starts_with(rel, site)) {
+        const std::string_view in = rel.substr(site.size());
+        const std::string_view top = in.substr(0, in.find('/'));
+        if (in.find('/') != std::string_view::npos && (str::ends_with(top, ".dist-info") || str::ends_with(top, ".egg-info")))
+            return {};
+        return std::string(in);
+    }
+    const auto under = [&](std::string_view top) { return str::starts_with(rel, top); };
+    if (under("lib/cmake/")) return d + "/share/cmake/" + std::string(rel.substr(10));
+    if (under("lib/") && rel.find('/', 4) == std::string_view::npos && rel.find(".so") != std::string_view::npos)
+        return d + "/lib/" + std::string(rel.substr(4));
+    if (under("include/") || under("share/") || under("bin/")) return d + "/" + std::string(rel);
+    return {};
+}
+
+}  // namespace sf::binary

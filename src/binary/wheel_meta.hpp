@@ -65,6 +65,14 @@ std::string cpython_tag(std::string_view minor);
 // "3.12" -> ">=3.12,<3.13".
 std::string requires_python_for(std::string_view minor);
 
+// Where a file of a conda package goes in the wheel, PyTorch's layout:
+// `site` ("lib/python3.12/site-packages/") files to the wheel's root,
+// lib/*.so* to <dist>/lib/, lib/cmake/ to <dist>/share/cmake/, include/,
+// share/ and bin/ under <dist>/. Empty: no place in a wheel (other files
+// of the prefix; the conda package's own .dist-info or .egg-info, which
+// the wheel's replaces; __pycache__, which pip compiles again).
+std::string wheel_member_path(std::string_view conda_path, std::string_view site, std::string_view dist);
+
 // auditwheel's name for a bundled library: the file's name with the first
 // 8 hex digits of its SHA-256 after the first dot-free part
 // ("libminimagma.so.2.8.0" -> "libminimagma-1a2b3c4d.so.2.8.0"); a name

@@ -1,4 +1,4 @@
-// splitforge wheel FOLDER --output-folder DIR [--package NAME] [--json]
+// splitforge wheel FOLDER --output-folder DIR [--package NAME] [--ldpath DIR]... [--compression deflate|stored] [--json]
 #include <iostream>
 #include <memory>
 
@@ -30,9 +30,18 @@ void register_wheel(CLI::App& app, Cli& cli) {
     sub->add_option("FOLDER", *input, "A channel, or any folder of .conda/.tar.bz2 files")->required();
     add_output_folder(sub, *out, "Where the wheels go (made if missing)", ShortO::yes)->required();
     sub->add_option("--package", opts->package, "Make one wheel per package of this name")->default_val("pytorch");
+    sub->add_option("--ldpath", opts->library_dirs,
+                    "Also bundle needed libraries found in this directory when no dependency provides them "
+                    "(repeatable; none by default)");
+    auto compression = std::make_shared<std::string>("deflate");
+    sub->add_option("--compression", *compression, "How members are stored: deflate (as pip's wheels) or stored")
+        ->check(CLI::IsMember({"deflate", "stored"}))
+        ->default_val("deflate");
     add_json_flag(sub, cli);
-    sub->callback([&cli, opts, input, out] {
-        cli.action = [&cli, opts, input, out] {
+    sub->callback([&cli, opts, input, out, compression] {
+        cli.action = [&cli, opts, input, out, compression] {
+            opts->compression =
+                *compression == "stored" ? binary::WheelCompression::stored : binary::WheelCompression::deflate;
             ConsoleReporter reporter(cli.console);
             opts->input = *input;
             opts->output_folder = *out;

@@ -287,3 +287,82 @@ TEST_CASE("ZipWriter writes STORED members libarchive can read") {
         CHECK_FALSE(stdfs::exists(tmp.path() / "never.zip"));
     }
 }
+
+TEST_CASE("ZipWriter deflates members on request, and add_raw writes a kept deflate stream again") {
+    fs::TempDir tmp("sf-zip");
+    const std::string text = pseudo_random(1000, 3) + std::string(300000, 'a') + pseudo_random(5000, 4);
+    auto read_back = [](const stdfs::path& p, bool seekable) {
+        struct archive* a = archive_read_new();
+        if (seekable)
+            archive_read_support_format_zip_seekable(a);
+        else
+            archive_read_support_format_zip_streamable(a);
+        REQUIRE(archive_read_open_filename(a, p.c_str(), 10240) == ARCHIVE_OK);
+        archive_entry* e = nullptr;
+        std::vector<std::tuple<std::string, std::string, unsigned>> got;
+        while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+            std::string data;
+            char buf[8192];
+            la_ssize_t n;
+            while ((n = archive_read_data(a, buf, sizeof buf)) > 0) data.append(buf, static_cast<std::size_t>(n));
+            REQUIRE(n == 0);
+            got.emplace_back(archive_entry_pathname(e), data, archive_entry_perm(e));
+        }
+        archive_read_free(a);
+        return got;
+    };
+    const stdfs::path kept = tmp.path() / "kept.deflate";
+    ZipMemberInfo info;
+    for (std::uint64_t bound : {std::uint64_t{1} << 20, std::uint64_t{1} << 33}) {
+        INFO("bound " << bound);
+        const stdfs::path first = tmp.path() / "first.zip", second = tmp.path() / "second.zip";
+        {
+            auto f = OutputFile::create(first);
+            auto copy = OutputFile::create(kept);
+            REQUIRE(f);
+            REQUIRE(copy);
+            ZipWriter z(**f, 1700000000, 1);
+            REQUIRE(z.add_streamed("bin/tool", bound, [&](ByteSink& s) { return s.write(text.data(), text.size()); },
+                                   0755, ZipMethod::deflate, copy->get()));
+            info = z.last();
+            REQUIRE(z.add("plain.txt", "stored\n"));
+            REQUIRE(z.finish());
+            REQUIRE((*f)->commit());
+            REQUIRE((*copy)->commit());
+        }
+        CHECK(info.method == ZipMethod::deflate);
+        CHECK(info.size == text.size());
+        CHECK(info.csize < text.size() / 4);
+        CHECK(info.crc == crc32(0, text.data(), text.size()));
+        {
+            auto f = OutputFile::create(second);
+            REQUIRE(f);
+            ZipWriter z(**f, 1700000000);
+            auto stream = [&](ByteSink& s) -> Result<void> {
+                auto bytes = fs::read_file(kept);
+                if (!bytes) return unexpected(bytes.error());
+                return s.write(bytes->data(), bytes->size());
+            };
+            REQUIRE(z.add_raw("again/tool", info, stream, 0755));
+            ZipMemberInfo wrong = info;
+            wrong.csize += 1;
+            CHECK_FALSE(z.add_raw("wrong", wrong, stream));
+            REQUIRE(z.finish());
+            REQUIRE((*f)->commit());
+        }
+        for (bool seekable : {true, false}) {
+            auto got = read_back(first, seekable);
+            REQUIRE(got.size() == 2);
+            CHECK(std::get<0>(got[0]) == "bin/tool");
+            CHECK(std::get<1>(got[0]) == text);
+            CHECK(std::get<1>(got[1]) == "stored\n");
+            if (!seekable) continue;  // modes live in the central directory, which a stream reader never sees
+            CHECK(std::get<2>(got[0]) == 0755);
+            CHECK(std::get<2>(got[1]) == 0644);
+        }
+        auto again = read_back(second, true);
+        REQUIRE(again.size() >= 1);
+        CHECK(std::get<0>(again[0]) == "again/tool");
+        CHECK(std::get<1>(again[0]) == text);
+    }
+}

@@ -109,6 +109,10 @@ TEST_CASE("manylinux: the allow-list grows with the policies") {
     CHECK(allowed(policy("x86_64", 24), "libmvec.so.1"));
     CHECK_FALSE(allowed(policy("x86_64", 41), "libopenblas.so.0"));
     CHECK_FALSE(allowed(policy("x86_64", 41), "libcudart.so.13"));
+    // The dynamic loader: always the system's.
+    CHECK(allowed(policy("x86_64", 5), "ld-linux-x86-64.so.2"));
+    CHECK(allowed(policy("aarch64", 17), "ld-linux-aarch64.so.1"));
+    CHECK(allowed(policy("x86_64", 17), "ld64.so.2"));
 }
 
 TEST_CASE("manylinux: oldest_policy") {
