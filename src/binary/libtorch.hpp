@@ -14,8 +14,8 @@
 // temp prefix and their libraries copied; nothing is recompiled. Libraries
 // the host provides (a system BLAS) are copied in too, as PyTorch bundles
 // libgomp, and get RUNPATH $ORIGIN (patchelf), so the archive needs no conda
-// env and no LD_LIBRARY_PATH. Reproducible (sorted members, one mtime) and
-// written atomically.
+// env and no LD_LIBRARY_PATH. Deflated, reproducible (sorted members, one
+// mtime) and written atomically.
 #include <cstdint>
 #include <filesystem>
 #include <set>
