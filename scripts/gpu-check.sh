@@ -8,7 +8,8 @@
 #      (demo/libtorch-consumer) built against it with cmake and run with
 #      LD_LIBRARY_PATH unset.
 # Self-contained: no network, no patchelf; needs nvcc's driver (a GPU),
-# cmake, ninja or make, g++ and python3 (3.12, the wheels' Python).
+# cmake, ninja or make, g++ and python3.12 (the wheels' Python; PYTHON=...
+# picks another).
 #
 # Usage: scripts/gpu-check.sh ARTIFACTS_DIR
 #   ARTIFACTS_DIR: what `./build-locally.sh --demo` wrote (build_artifacts/),
@@ -25,7 +26,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "gpu-check: FAILED: $*" >&2; exit 1; }
 [[ $# -eq 1 ]] || die "usage: scripts/gpu-check.sh ARTIFACTS_DIR (build_artifacts/ of ./build-locally.sh --demo)"
 art=$(cd "$1" 2>/dev/null && pwd) || die "$1: no such directory"
+# The wheels' Python: $PYTHON, else python3.12 (what the demo's wheels are
+# built for first), else python3.
 python=${PYTHON:-python3}
+[[ -z ${PYTHON:-} ]] && python3.12 -c '' 2>/dev/null && python=python3.12
 expect=${GPU_CHECK_EXPECT_GPU:-yes}
 [[ $expect == yes || $expect == no ]] || die "GPU_CHECK_EXPECT_GPU must be yes or no, not '$expect'"
 

@@ -341,10 +341,12 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     if (cuda) {
         auto genv = env;
         genv["GPU_CHECK_EXPECT_GPU"] = "no";
+        genv["PYTHON"] = found.at("3.12").exe.string();  // the wheels' Python
         auto g = run_in({"bash", (test::source_dir() / "scripts/gpu-check.sh").string(), art.string()}, tmp.path(), genv);
         INFO(g.out << g.err);
         CHECK(g.exit_code == 0);
         CHECK(g.out.find("PASS conda pytorch-gpu + libtorch-cuda-linalg (nomagma)") != std::string::npos);
+        CHECK(g.out.find("PASS wheel torch-0.3.0+cu130-cp312-cp312-manylinux_") != std::string::npos);
         CHECK(g.out.find("PASS libtorch consumer against libtorch-cxx11-abi-shared-with-deps-0.3.0+cu") != std::string::npos);
         CHECK(g.out.find(", 0 failed") != std::string::npos);
     }
