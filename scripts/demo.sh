@@ -3,7 +3,14 @@
 #   1. minimagma into the local channel output/;
 #   2. minitorch for every available variant (cpu always; cuda when nvcc is
 #      found; mkl when MKL is found) and every Python found (PATH + pyenv);
-#   3. the independent oracle: conda-check --strict --solve "pytorch,libtorch".
+#   3. the other two kinds of binaries from the same build, nothing
+#      recompiled: wheels (`splitforge wheel`) into demo-wheels/ and libtorch
+#      archives (`splitforge libtorch-archive`) into demo-libtorch/, both
+#      beside OUTPUT_DIR;
+#   4. `splitforge check` on every package, wheel and archive (the host's
+#      exported runtimes, *-0_system, are the host's, not the demo's), one
+#      summary line per kind;
+#   5. the independent oracle: conda-check --strict --solve "pytorch,libtorch".
 # Usage: scripts/demo.sh [OUTPUT_DIR] [extra `splitforge build` args...]
 #   e.g. scripts/demo.sh output --variant python=3.12,3.13 --variant cuda_compiler_version=None
 # SPLITFORGE=/path/to/splitforge picks the binary (default: the newest build*/src/splitforge).
@@ -19,6 +26,37 @@ echo "==> using $SPLITFORGE, channel $out" >&2
 t0=$(date +%s)
 "$SPLITFORGE" build "$root/demo/minimagma/recipe" --output-folder "$out" -q
 "$SPLITFORGE" build "$root/demo/minitorch/recipe" --output-folder "$out" --skip-unavailable -q "$@"
-echo "==> built in $(( $(date +%s) - t0 ))s; checking the channel" >&2
+echo "==> built in $(( $(date +%s) - t0 ))s; wheels and libtorch archives" >&2
+art=$(dirname "$out")
+t1=$(date +%s)
+failed=()
+# A wheel that cannot be made fails the demo, after the archives and the
+# checks have run (their results are worth having either way).
+if ! "$SPLITFORGE" wheel "$out" --output-folder "$art/demo-wheels" --json > "$art/demo-wheels.json"; then
+  failed+=("wheels")
+  echo '{"wheels": []}' > "$art/demo-wheels.json"
+fi
+shopt -s nullglob
+libtorch_pkgs=("$out"/linux-64/libtorch-[0-9]*.conda)
+if ! "$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" --output-folder "$art/demo-libtorch" --json > "$art/demo-libtorch.json"; then
+  failed+=("libtorch archives")
+  echo '{"archives": []}' > "$art/demo-libtorch.json"
+fi
+# What this run wrote: the paths the two commands report.
+mapfile -t written < <(python3 -c 'import json, sys
+for f, key, field in ((sys.argv[1], "wheels", "wheel"), (sys.argv[2], "archives", "path")):
+    for item in json.load(open(f))[key]:
+        print(item[field])' "$art/demo-wheels.json" "$art/demo-libtorch.json")
+echo "==> ${#written[@]} wheel(s) and archive(s) in $(( $(date +%s) - t1 ))s; splitforge check" >&2
+packages=()
+for p in "$out"/*/*.conda "$out"/*/*.tar.bz2; do
+  [[ $p == *-0_system.* ]] || packages+=("$p")
+done
+"$SPLITFORGE" check "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
+echo "==> checking the channel with conda-check" >&2
 SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
   bash "$root/scripts/conda-check.sh" "$out" --strict --solve "pytorch,libtorch"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "demo.sh: FAILED: $(IFS=,; echo "${failed[*]}" | sed 's/,/, /g') (see above)" >&2
+  exit 1
+fi

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
         {"test", register_test},         {"package", register_package},     {"index", register_index},
         {"install", register_install},   {"inspect", register_inspect},     {"cmake-cache", register_cmake_cache},
         {"rerender", register_rerender}, {"ci-matrix", register_ci_matrix}, {"submodules", register_submodules},
-        {"lint", register_lint},
+        {"lint", register_lint},         {"check", register_check},         {"libtorch-archive", register_libtorch_archive},
         {"wheel", register_wheel}};
     std::string named;
     for (int i = 1; i < argc; ++i) {

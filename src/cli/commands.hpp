@@ -25,6 +25,8 @@ void register_rerender(CLI::App& app, Cli& cli);
 void register_ci_matrix(CLI::App& app, Cli& cli);
 void register_submodules(CLI::App& app, Cli& cli);
 void register_lint(CLI::App& app, Cli& cli);
+void register_check(CLI::App& app, Cli& cli);
+void register_libtorch_archive(CLI::App& app, Cli& cli);
 void register_wheel(CLI::App& app, Cli& cli);
 
 // `render --output FORMAT`, the old spelling of `--format FORMAT`, rewritten

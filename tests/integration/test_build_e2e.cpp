@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "archive/zip_read.hpp"
 #include "env/python_env.hpp"
+#include "package/elf.hpp"
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -223,4 +225,129 @@ TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects and a r
         if (test::slurp(out / "linux-64" / name) != bytes) differ.push_back(name);
     CHECK(first.size() >= 5);
     CHECK(differ == std::vector<std::string>{});
+}
+
+namespace {
+
+// Runs `argv` with exactly `env`, from `cwd`.
+process::Outcome run_in(const std::vector<std::string>& argv, const stdfs::path& cwd, const process::Env& env) {
+    auto r = process::capture({argv, cwd, env, {}, {}, {}});
+    REQUIRE(r);
+    return *r;
+}
+
+}  // namespace
+
+TEST_CASE("e2e: a libtorch archive from a cpu demo build: the consumer builds and runs with LD_LIBRARY_PATH unset",
+          "[e2e][slow]") {
+    auto found = env::discover_pythons(process::minimal_env());
+    if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
+    fs::TempDir tmp("sf-e2e-libtorch");
+    stdfs::path demo = test::source_dir() / "demo";
+    stdfs::path build_dir = tmp.path() / "build-here", out = build_dir / "channel";
+    build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
+                "--no-test", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                "--variant", "python=3.12"});
+    stdfs::path libtorch_pkg;
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+        if (str::starts_with(e.path().filename().string(), "libtorch-0.3.0-cpu_generic_")) libtorch_pkg = e.path();
+    REQUIRE(!libtorch_pkg.empty());
+    auto made = run({"libtorch-archive", libtorch_pkg.string(), "--output-folder", tmp.path().string(), "--json"});
+    INFO(made.err);
+    REQUIRE(made.rc == 0);
+    auto j = nlohmann::json::parse(made.out);
+    stdfs::path zip = j["archives"][0]["path"].get<std::string>();
+    CHECK(zip.filename() == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip");
+
+    // The build, its channel and the package cache are gone: only the zip is left.
+    stdfs::remove_all(build_dir);
+    stdfs::path unzipped = tmp.path() / "unzipped";
+    REQUIRE(archive::extract_zip(zip, unzipped));
+    CHECK(test::slurp(unzipped / "libtorch/build-version") == "0.3.0+cpu\n");
+    for (const auto& e : stdfs::directory_iterator(unzipped / "libtorch/lib")) {
+        auto elf = package::read_elf(e.path());
+        REQUIRE(elf);
+        INFO(e.path().filename().string() << " RPATH " << elf->rpath);
+        CHECK((elf->rpath == "$ORIGIN" || elf->rpath.empty()));
+    }
+    process::Env env = process::minimal_env();
+    env.erase("LD_LIBRARY_PATH");
+    stdfs::path cb = tmp.path() / "consumer-build";
+    auto conf = run_in({"cmake", "-S", (demo / "libtorch-consumer").string(), "-B", cb.string(),
+                        "-DCMAKE_PREFIX_PATH=" + (unzipped / "libtorch").string()}, tmp.path(), env);
+    INFO(conf.out << conf.err);
+    REQUIRE(conf.exit_code == 0);
+    auto comp = run_in({"cmake", "--build", cb.string()}, tmp.path(), env);
+    INFO(comp.out << comp.err);
+    REQUIRE(comp.exit_code == 0);
+    auto ran = run_in({(cb / "libtorch_consumer").string()}, tmp.path(), env);
+    INFO(ran.err);
+    CHECK(ran.exit_code == 0);
+    CHECK(ran.out.find("ok: torch 0.3.0 (minitorch 0.3.0, BLAS=") != std::string::npos);
+
+    // `splitforge check` builds the same program (compiled in) and agrees.
+    auto chk = run({"check", zip.string()});
+    INFO(chk.out << chk.err);
+    CHECK(chk.rc == 0);
+    CHECK(chk.out.find("ok   " + zip.filename().string() + " (libtorch, ") != std::string::npos);
+    CHECK(chk.out.find("links, abi, consumer)") != std::string::npos);
+}
+
+TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact passes splitforge check", "[e2e][slow]") {
+    auto found = env::discover_pythons(process::minimal_env());
+    if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
+    INFO("node not on PATH (bash scripts/deps.sh installs nodejs and npm)");
+    REQUIRE(process::find_executable("node", process::minimal_env()["PATH"]));
+    fs::TempDir tmp("sf-e2e-demo");
+    stdfs::path art = tmp.path() / "build_artifacts";
+    auto env = process::current_env();
+    env["SPLITFORGE"] = test::binary().string();
+    env["SF_BUILD_DIR"] = test::binary().parent_path().parent_path().filename().string();
+    auto r = run_in({"bash", (test::source_dir() / "scripts/demo.sh").string(), (art / "demo-channel").string(),
+                     "--variant", "python=3.12"},
+                    test::source_dir(), env);
+    INFO(r.out << r.err);
+    // Known and open (issue 23, the build-fidelity issue): libtorch_cpu
+    // links the host's libopenblas.so.0, which no package of the channel
+    // provides, so no wheel can be made. scripts/test.sh fails on a skipped
+    // e2e test, so this stays visible until it is fixed.
+    if (r.exit_code != 0 && r.err.find("torch wheel: torch/lib/libtorch_cpu.so: needs libopenblas.so.0") != std::string::npos)
+        test::skip("demo wheels blocked: libtorch_cpu needs the host's libopenblas.so.0, which no package provides");
+    REQUIRE(r.exit_code == 0);
+    bool cuda = false;
+    for (const auto& e : stdfs::directory_iterator(art / "demo-channel/linux-64"))
+        cuda = cuda || str::starts_with(e.path().filename().string(), "pytorch-gpu-");
+    std::vector<std::string> wheels, zips;
+    for (const auto& e : stdfs::directory_iterator(art / "demo-wheels")) wheels.push_back(e.path().filename().string());
+    for (const auto& e : stdfs::directory_iterator(art / "demo-libtorch")) zips.push_back(e.path().filename().string());
+    std::size_t variants = cuda ? 2 : 1;
+    CHECK(wheels.size() == variants);
+    for (const auto& w : wheels) CHECK(w.find("-cp312-cp312-manylinux_") != std::string::npos);
+    CHECK(zips.size() == variants);
+    CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip") == 1);
+    // One summary line per kind, every artifact passed.
+    CHECK(r.out.find("FAIL ") == std::string::npos);
+    auto line = [&](const std::string& kind) {
+        auto at = r.out.find(kind + ":");
+        return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+    };
+    std::string n = std::to_string(variants);
+    CHECK(line("wheel").find(n + " checked,   " + n + " passed") != std::string::npos);
+    CHECK(line("libtorch").find(n + " checked,   " + n + " passed") != std::string::npos);
+    CHECK(!line("conda").empty());
+    CHECK(r.err.find(" 0 failed") != std::string::npos);
+
+    // gpu-check.sh's steps on these artifacts, expecting no GPU (its rehearsal).
+    if (cuda) {
+        auto genv = env;
+        genv["GPU_CHECK_EXPECT_GPU"] = "no";
+        genv["PYTHON"] = found.at("3.12").exe.string();  // the wheels' Python
+        auto g = run_in({"bash", (test::source_dir() / "scripts/gpu-check.sh").string(), art.string()}, tmp.path(), genv);
+        INFO(g.out << g.err);
+        CHECK(g.exit_code == 0);
+        CHECK(g.out.find("PASS conda pytorch-gpu + libtorch-cuda-linalg (nomagma)") != std::string::npos);
+        CHECK(g.out.find("PASS wheel torch-0.3.0+cu130-cp312-cp312-manylinux_") != std::string::npos);
+        CHECK(g.out.find("PASS libtorch consumer against libtorch-cxx11-abi-shared-with-deps-0.3.0+cu") != std::string::npos);
+        CHECK(g.out.find(", 0 failed") != std::string::npos);
+    }
 }

@@ -1,0 +1,215 @@
+#include "binary/check.hpp"
+
+#include <map>
+
+#include "archive/read.hpp"
+#include "archive/zip_read.hpp"
+#include "binary/check_abi.hpp"
+#include "binary/check_record.hpp"
+#include "binary/libtorch.hpp"
+#include "env/install.hpp"
+#include "env/provider_map.hpp"
+#include "binary/manylinux.hpp"
+#include "package/elf.hpp"
+#include "package/elf_symbols.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::binary {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// The runtimes a host-provided package stands for (conda-forge's libgcc-ng
+// ships libgcc_s and libgomp, libstdcxx-ng libstdc++).
+bool host_runtime(const std::set<std::string>& host_provided, std::string_view soname) {
+    static const std::map<std::string, std::vector<std::string>> runtimes = {
+        {"libgcc-ng", {"libgcc_s.so", "libgomp.so"}}, {"libgcc", {"libgcc_s.so", "libgomp.so"}},
+        {"libgomp", {"libgomp.so"}},
+        {"libstdcxx-ng", {"libstdc++.so"}}, {"libstdcxx", {"libstdc++.so"}}};
+    for (const auto& [pkg, stems] : runtimes)
+        if (host_provided.count(pkg))
+            for (const auto& s : stems)
+                if (soname_matches(soname, s)) return true;
+    return false;
+}
+
+bool cxx_runtime(std::string_view soname) {
+    return soname_matches(soname, "libstdc++.so") || soname_matches(soname, "libgcc_s.so");
+}
+
+// A wheel's allow-list: the manylinux policy its platform tag names (each
+// tag of a compressed set must agree); a plain linux_* tag allows glibc and
+// the C++ runtime only.
+bool wheel_allowed(const std::string& platform_tags, std::string_view soname) {
+    bool any = false, all = true;
+    for (const auto& tag : str::split(platform_tags, '.')) {
+        for (std::string_view arch : {"x86_64", "aarch64"}) {
+            if (!str::ends_with(tag, std::string("_") + std::string(arch))) continue;
+            for (const auto& p : manylinux_policies(arch))
+                for (const auto& t : p.tags(arch))
+                    if (t == tag) {
+                        any = true;
+                        all = all && allowed(p, soname);
+                    }
+        }
+    }
+    return any ? all : is_glibc_library(soname) || cxx_runtime(soname);
+}
+
+Result<std::vector<std::string>> exported_symbols(const stdfs::path& file) {
+    auto syms = package::read_elf_symbols(file);
+    if (!syms) return Unexpected<Error>{syms.error()};
+    std::vector<std::string> out;
+    for (const auto& s : syms->symbols)
+        if (s.exported()) out.push_back(s.name);
+    return out;
+}
+
+void check_abi(const ElfTree& t, CheckResult& res) {
+    res.checks.push_back("abi");
+    for (const auto& member : t.files) {
+        auto elf = package::read_elf(t.root / member);
+        if (!elf || !elf->is_elf || !elf->is_dynamic) continue;
+        auto syms = exported_symbols(t.root / member);
+        if (!syms) {
+            res.findings.push_back({t.artifact, member, "cannot read its symbols: " + syms.error().message});
+            continue;
+        }
+        auto old = old_abi_symbols(*syms);
+        for (std::size_t i = 0; i < old.size() && i < 3; ++i)
+            res.findings.push_back({t.artifact, member, "pre-C++11-ABI symbol exported: " + old[i]});
+        if (old.size() > 3)
+            res.findings.push_back({t.artifact, member, std::to_string(old.size() - 3) + " more pre-C++11-ABI symbols"});
+    }
+}
+
+Result<void> run_links(const ElfTree& t, CheckResult& res) {
+    res.checks.push_back("links");
+    for (const auto& f : t.files) {
+        auto elf = package::read_elf(t.root / f);
+        if (elf && elf->is_elf && elf->is_dynamic) ++res.elf_files;
+    }
+    auto found = check_links(t);
+    if (!found) return Unexpected<Error>{found.error()};
+    res.findings.insert(res.findings.end(), found->begin(), found->end());
+    check_abi(t, res);
+    return {};
+}
+
+Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
+    auto meta = archive::read_package_metadata(file);
+    if (!meta) return Unexpected<Error>{meta.error()};
+    ElfTree t;
+    t.artifact = file.filename().string();
+    t.root = work / "prefix";
+    std::vector<stdfs::path> channels = o.channels;
+    if (channels.empty())
+        if (auto ch = channel_of(file); !ch.empty()) channels.push_back(ch);
+    if (channels.empty()) {
+        if (auto ok = archive::extract_package(file, t.root); !ok) return ok;
+        t.not_found_hint = " (no channel to look its dependencies up in: pass --channel)";
+    } else {
+        env::InstallOptions io;
+        io.channels = channels;
+        io.pkgs_dir = work / "pkgs";
+        io.link_mode = env::LinkMode::copy;
+        io.host_provided = o.host_provided;
+        auto inst = env::install(t.root, {stdfs::absolute(file).string()}, io);
+        if (!inst) {
+            res.findings.push_back({t.artifact, "info/index.json", "its dependencies do not install from " +
+                                                                        channels.front().string() + ": " + inst.error().message});
+            return {};
+        }
+        t.not_found_hint = ", its dependencies";
+    }
+    if (meta->paths)
+        for (const auto& p : meta->paths->paths)
+            if (p.type != types::PathType::directory) t.files.push_back(p.path);
+    auto listed = list_tree(t.root);
+    t.available.insert(listed.begin(), listed.end());
+    t.prefix = stdfs::absolute(t.root).lexically_normal().string();
+    t.allowed = [&](std::string_view so) {
+        if (is_glibc_library(so) || host_runtime(o.host_provided, so)) return true;
+        for (const auto& stem : o.system_libraries)
+            if (soname_matches(so, stem)) return true;
+        return false;
+    };
+    return run_links(t, res);
+}
+
+Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
+    ElfTree t;
+    t.artifact = file.filename().string();
+    t.root = work / "tree";
+    if (auto ok = archive::extract_zip(file, t.root); !ok) return ok;
+    t.files = list_tree(t.root);
+    t.available.insert(t.files.begin(), t.files.end());
+    if (res.kind == ArtifactKind::wheel) {
+        auto name = parse_wheel_name(t.artifact);
+        if (!name) return Unexpected<Error>{name.error()};
+        std::string tag = name->platform_tag;
+        t.not_found_hint = " or its bundled libraries";
+        t.allowed = [tag](std::string_view so) { return wheel_allowed(tag, so); };
+        res.checks.push_back("record");
+        auto rec = check_record(t.artifact, t.root, t.files);
+        res.findings.insert(res.findings.end(), rec.begin(), rec.end());
+        return run_links(t, res);
+    }
+    t.allowed = [](std::string_view so) { return libtorch_platform_library(so); };
+    for (const char* need : {"libtorch/lib/libtorch.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
+                             "libtorch/build-version", "libtorch/build-hash"})
+        if (!t.available.count(need)) res.findings.push_back({t.artifact, need, "missing from the libtorch archive"});
+    if (auto ok = run_links(t, res); !ok) return ok;
+    if (o.consumer == CheckOptions::Consumer::skip || !res.findings.empty()) return {};
+    res.checks.push_back("consumer");
+    auto c = check_consumer(t.artifact, t.root / "libtorch", reporter_or_default(o.reporter));
+    if (!c) return Unexpected<Error>{c.error()};
+    res.findings.insert(res.findings.end(), c->begin(), c->end());
+    return {};
+}
+
+}  // namespace
+
+Result<CheckResult> check_artifact(const stdfs::path& file, const CheckOptions& o) {
+    CheckResult res;
+    res.file = file;
+    auto kind = artifact_kind(file.filename().string());
+    if (!kind)
+        return fail(SourceLoc{file.string()}, "not a binary splitforge checks",
+                    "give a .conda, .tar.bz2, .whl or libtorch .zip file");
+    res.kind = *kind;
+    auto in = fs::InputFile::open(file);
+    if (!in) return Unexpected<Error>{in.error()};
+    res.size = in->size();
+    fs::TempDir work("check");
+    auto ok = (*kind == ArtifactKind::conda || *kind == ArtifactKind::tar_bz2) ? check_conda(file, o, work.path(), res)
+                                                                                : check_zip_kind(file, o, work.path(), res);
+    if (!ok) return Unexpected<Error>{ok.error()};
+    return res;
+}
+
+}  // namespace sf::binary
+
+namespace sf::binary {
+
+std::vector<KindSummary> summarize(const std::vector<CheckResult>& results) {
+    std::vector<KindSummary> out;
+    for (auto k : {ArtifactKind::conda, ArtifactKind::tar_bz2, ArtifactKind::wheel, ArtifactKind::libtorch_zip}) {
+        KindSummary s{k};
+        for (const auto& r : results)
+            if (r.kind == k) ++s.count, s.passed += r.ok() ? 1 : 0, s.size += r.size;
+        if (s.count) out.push_back(s);
+    }
+    return out;
+}
+
+void use_system_map(CheckOptions& o, const env::SystemMap& map) {
+    for (const auto& [name, e] : map.entries) {
+        if (e.kind == env::MapKind::ignore) o.host_provided.insert(name);
+        if (e.kind == env::MapKind::library) o.system_libraries.insert(e.candidates.begin(), e.candidates.end());
+    }
+}
+
+}  // namespace sf::binary

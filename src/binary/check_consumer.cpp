@@ -1,0 +1,75 @@
+// The libtorch archive's consumer check: PyTorch compiles a small program
+// against each archive it ships; we configure, build and run
+// demo/libtorch-consumer (compiled in, consumer.hpp) the same way.
+#include <algorithm>
+
+#include "binary/check.hpp"
+#include "binary/consumer.hpp"
+#include "process/process.hpp"
+#include "util/dir_handle.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace sf::binary {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// The last few non-empty lines of a step's output, on one line.
+std::string tail_of(const process::Outcome& r) {
+    std::vector<std::string> lines;
+    for (const auto& l : str::split_lines(r.out + "\n" + r.err))
+        if (!str::trim(l).empty()) lines.emplace_back(str::trim(l));
+    std::size_t from = lines.size() > 3 ? lines.size() - 3 : 0;
+    std::vector<std::string> last(lines.begin() + static_cast<long>(from), lines.end());
+    return last.empty() ? "no output" : str::join(last, " | ");
+}
+
+// PATH, HOME and the like, and no LD_LIBRARY_PATH: libraries resolve
+// through RPATH or not at all.
+process::Env consumer_env() {
+    process::Env env = process::minimal_env();
+    env.erase("LD_LIBRARY_PATH");
+    return env;
+}
+
+}  // namespace
+
+Result<std::vector<Finding>> check_consumer(const std::string& artifact, const stdfs::path& libtorch_dir,
+                                            Reporter& reporter) {
+    process::Env env = consumer_env();
+    auto cmake = process::find_executable("cmake", env["PATH"]);
+    if (!cmake) return fail_runtime(SourceLoc{artifact}, "cmake not found on PATH: the libtorch consumer check needs cmake and a C++ compiler",
+                                    "install cmake, or pass --no-consumer");
+    fs::TempDir tmp("libtorch-consumer");
+    auto src = fs::Dir::open(tmp.path() / "src", fs::Create::yes);
+    if (!src) return Unexpected<Error>{src.error()};
+    for (const auto& [name, text] : libtorch_consumer_sources())
+        if (auto ok = src->write_atomic(name, text); !ok) return Unexpected<Error>{ok.error()};
+    stdfs::path build = tmp.path() / "build";
+    std::vector<std::string> configure = {cmake->string(), "-S", (tmp.path() / "src").string(), "-B", build.string(),
+                                          "-DCMAKE_BUILD_TYPE=Release",
+                                          "-DCMAKE_PREFIX_PATH=" + stdfs::absolute(libtorch_dir).string()};
+    if (process::find_executable("ninja", env["PATH"])) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
+    struct Step {
+        std::string what, member;
+        std::vector<std::string> argv;
+    };
+    const Step steps[] = {
+        {"find_package(Torch) failed", "libtorch/share/cmake/Torch/TorchConfig.cmake", configure},
+        {"the consumer program does not compile or link", "libtorch/include", {cmake->string(), "--build", build.string()}},
+        {"the consumer program failed to run (LD_LIBRARY_PATH unset)", "libtorch/lib",
+         {(build / "libtorch_consumer").string()}},
+    };
+    for (const auto& s : steps) {
+        process::Command c{s.argv, tmp.path(), env, {{tmp.path().string(), "$WORK"}}};
+        auto r = process::capture(c);
+        if (!r) return Unexpected<Error>{r.error()};
+        if (r->exit_code != 0) return std::vector<Finding>{{artifact, s.member, s.what + ": " + tail_of(*r)}};
+        if (&s == &steps[2]) reporter.note(artifact + ": consumer: " + std::string(str::trim(r->out)));
+    }
+    return std::vector<Finding>{};
+}
+
+}  // namespace sf::binary
