@@ -288,7 +288,7 @@ TEST_CASE("shared spellings: a meta.yaml path and render --output paths and --fo
     CHECK(paths_dir.out == paths.out);
     auto not_recipe = sf_run({"render", (test::data_dir() / "script/CMakeCache.python311.txt").string()});
     CHECK(not_recipe.exit_code == 2);
-    CHECK(last_line(not_recipe.err).find("not a recipe (give the recipe directory or its meta.yaml") !=
+    CHECK(last_line(not_recipe.err).find("not a recipe (give the recipe directory, its meta.yaml or its recipe.yaml") !=
           std::string::npos);
 }
 

@@ -16,7 +16,7 @@ std::string mini_text(const Value& v) {
 
 }  // namespace
 
-TEST_CASE("jinja hooks: accessed records the globals evaluation looked up, found or not; a branch not taken reads nothing") {
+TEST_CASE("jinja hooks: accessed records the globals evaluation looked up, found or not, and a branch not taken reads nothing") {
     std::set<std::string, std::less<>> seen;
     Context ctx;
     ctx.globals["a"] = 1;
