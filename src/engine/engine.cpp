@@ -196,6 +196,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
     sc.recipe_dir = recipe;
+    if (!ctx.opts.source_cache.empty()) sc.cache_dir = ctx.opts.source_cache / "src";
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
@@ -217,10 +218,13 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
     auto benv = ctx.provider->create(be);
     if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
-    detail::tell_host_tools(ctx, *benv);
+    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok)
+        return fail(p.name + " [" + b.label + "]: build env: " + ok.error().str());
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok)
+        return fail(p.name + " [" + b.label + "]: host env: " + ok.error().str());
     auto before = script::snapshot(ctx.host_prefix);
 
     script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
