@@ -291,8 +291,20 @@ Result<Setup> setup(const BuildOptions& opts) {
     if (opts.provider != env::ProviderKind::system) {
         facts = plan::HostFacts::everything();
     } else {
-        // Probing interpreters takes a moment: only when some requirement names python.
-        if (plan::needs_python(*rr)) s.pythons = env::discover_pythons(s.env);
+        // Probing interpreters takes a moment (pyenv's shims run a dozen
+        // processes each): only when some requirement names python, and only
+        // the Pythons a plan with every interpreter at hand would use.
+        if (plan::needs_python(*rr)) {
+            std::set<std::string> minors;
+            if (auto every = plan::make_plan(*rr, plan::HostFacts::everything(), opts.skip_unavailable))
+                for (const auto& b : every->builds) {
+                    if (!b.python.empty()) minors.insert(b.python);
+                    for (const auto& st : b.steps)
+                        if (!st.python.empty()) minors.insert(st.python);
+                }
+            // Nothing named (a bare `python`): every interpreter is a candidate.
+            s.pythons = env::discover_pythons(s.env, minors);
+        }
         facts.mkl = env::on_host(s.map, "mkl-devel", s.env);
         facts.nvcc = env::on_host(s.map, "cuda-nvcc_" + sel.platform.name(), s.env);
         for (const auto& [minor, py] : s.pythons) facts.pythons.insert(minor);

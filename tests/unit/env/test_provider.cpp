@@ -240,3 +240,23 @@ TEST_CASE("external provider: the tool inherits the user's solver settings, unde
     CHECK(has("PATH=" + ctx.env["PATH"]));
     CHECK_FALSE(has("PATH=/u/bin"));
 }
+
+TEST_CASE("discover_pythons: only the interpreters asked for are run", "[env][provider]") {
+    fs::TempDir tmp("sf-pythons");
+    stdfs::create_directories(tmp.path() / "bin");
+    // Fake interpreters answering the probe; each leaves a mark when run.
+    for (const char* minor : {"3.11", "3.12"}) {
+        stdfs::path exe = tmp.path() / "bin" / (std::string("python") + minor);
+        REQUIRE(fs::write_file_atomic(exe, "#!/bin/sh\ntouch \"$0.ran\"\nprintf '%s\\n' " + std::string(minor) + " " +
+                                               minor + ".0 \"$0\" /opt/py 1\n"));
+        stdfs::permissions(exe, stdfs::perms::owner_all);
+    }
+    process::Env penv{{"PATH", (tmp.path() / "bin").string() + ":/usr/bin:/bin"}, {"HOME", tmp.path().string()}};
+    auto some = env::discover_pythons(penv, {"3.12"});
+    CHECK(some.size() == 1);
+    CHECK(some.count("3.12"));
+    CHECK_FALSE(stdfs::exists(tmp.path() / "bin/python3.11.ran"));  // never run
+    auto every = env::discover_pythons(penv);
+    CHECK(every.count("3.11"));
+    CHECK(every.count("3.12"));
+}
