@@ -1,6 +1,6 @@
 // splitforge build RECIPE [-m VARIANT.yaml]... [--variant K=V]... [--platform P] [--output-folder DIR]
 //   [-c CHANNEL]... [--skip-existing] [--keep-going] [--no-test] [--keep-build|--dirty]
-//   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--json] [--dry-run]
+//   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--source-cache DIR] [--json] [--dry-run]
 #include <iostream>
 #include <memory>
 
@@ -18,7 +18,7 @@ struct BuildArgs {
     std::string output = "output";
     std::string provider = "system";
     std::string provider_tool;
-    std::string work_dir;
+    std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
     bool quiet = false, dry_run = false;
     int level = 19;
@@ -54,6 +54,7 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.channels = a.channels;
     for (const auto& f : a.system_maps) o.system_maps.emplace_back(f);
     o.work_dir = a.work_dir;
+    if (!a.source_cache.empty()) o.source_cache = std::filesystem::absolute(a.source_cache);
     o.skip_existing = a.skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
     o.test = a.no_test ? engine::TestMode::skip : engine::TestMode::run;
     o.keep = a.keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
@@ -91,6 +92,9 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_flag("--skip-unavailable", a->skip_unavailable,
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
+    sub->add_option("--source-cache", a->source_cache,
+                    "Source download cache: files in DIR/src/<sha256>/<file> (default: $SPLITFORGE_CACHE, else "
+                    "~/.cache/splitforge); pre-seed it where downloads are impossible");
     sub->add_option("--work-dir", a->work_dir, "Work dir (default: <output>/.splitforge-work/<name>-<hash>, the same path each build)");
     sub->add_option("--compression-level", a->level, "zstd level of the .conda packages (default 19)")
         ->check(CLI::Range(1, 22));

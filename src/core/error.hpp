@@ -18,6 +18,7 @@ struct SourceLoc {
     int line = 0;
     int col = 0;
     std::string str() const;  // "file:line:col", "file:line" or "file"
+    friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
 };
 
 // Whose problem an error is, and so the exit code (README.md, "Exit codes"):

@@ -196,6 +196,7 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
     sc.recipe_dir = recipe;
+    if (!ctx.opts.source_cache.empty()) sc.cache_dir = ctx.opts.source_cache / "src";
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
@@ -217,10 +218,13 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
     auto benv = ctx.provider->create(be);
     if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
-    detail::tell_host_tools(ctx, *benv);
+    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok)
+        return fail(p.name + " [" + b.label + "]: build env: " + ok.error().str());
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok)
+        return fail(p.name + " [" + b.label + "]: host env: " + ok.error().str());
     auto before = script::snapshot(ctx.host_prefix);
 
     script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
@@ -287,8 +291,20 @@ Result<Setup> setup(const BuildOptions& opts) {
     if (opts.provider != env::ProviderKind::system) {
         facts = plan::HostFacts::everything();
     } else {
-        // Probing interpreters takes a moment: only when some requirement names python.
-        if (plan::needs_python(*rr)) s.pythons = env::discover_pythons(s.env);
+        // Probing interpreters takes a moment (pyenv's shims run a dozen
+        // processes each): only when some requirement names python, and only
+        // the Pythons a plan with every interpreter at hand would use.
+        if (plan::needs_python(*rr)) {
+            std::set<std::string> minors;
+            if (auto every = plan::make_plan(*rr, plan::HostFacts::everything(), opts.skip_unavailable))
+                for (const auto& b : every->builds) {
+                    if (!b.python.empty()) minors.insert(b.python);
+                    for (const auto& st : b.steps)
+                        if (!st.python.empty()) minors.insert(st.python);
+                }
+            // Nothing named (a bare `python`): every interpreter is a candidate.
+            s.pythons = env::discover_pythons(s.env, minors);
+        }
         facts.mkl = env::on_host(s.map, "mkl-devel", s.env);
         facts.nvcc = env::on_host(s.map, "cuda-nvcc_" + sel.platform.name(), s.env);
         for (const auto& [minor, py] : s.pythons) facts.pythons.insert(minor);

@@ -36,6 +36,8 @@ struct BuildOptions {
     std::vector<std::string> channels;                          // -c (local dirs; names for external)
     std::vector<std::filesystem::path> system_maps;             // --system-map
     std::filesystem::path work_dir;                             // empty: <output>/.splitforge-work/<name>-<hash>
+    std::filesystem::path source_cache;                         // --source-cache: downloads in <it>/src/<sha256>/;
+                                                                // empty: $SPLITFORGE_CACHE's (source::default_source_cache)
     SkipExisting skip_existing = SkipExisting::yes;
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;

@@ -95,9 +95,10 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
 script::LanguageVersions language_versions(const variant::Variant& v);
 
 // Once per build: which host tool stands in for which requirement (a
-// progress line)
-// and a compiler of another version than the variant's (a warning).
-void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
+// progress line), and a compiler or glibc of another version than the
+// variant's (a warning; under --strict the error: [host-compiler-version],
+// [host-glibc-version]).
+Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
 
 // The script environment of a staging build or output (engine_output.cpp).
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,

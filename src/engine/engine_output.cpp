@@ -93,11 +93,16 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
 
 }  // namespace
 
-void tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
+Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
     for (const auto& t : e.from_host)
         if (ctx.told.insert(t).second) ctx.progress("==> host tool: " + t);
-    for (const auto& w : e.warnings)
+    for (const auto& w : e.warnings) {
+        // --strict: the package would not be the one conda-forge builds.
+        if (ctx.opts.selection.strict)
+            return fail(w, "install the compiler and glibc the variant names, or drop --strict");
         if (ctx.told.insert(w).second) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
+    }
+    return {};
 }
 
 // The host gcc's full version ("12.2.0"), probed once per build; "" without gcc.
@@ -168,6 +173,7 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     for (const auto* e : {&benv, &henv}) {
         for (const auto& d : e->path_dirs) c.tool_dirs.push_back(d);
         for (const auto& [k, v] : e->vars) c.tools[k] = v;
+        for (const auto& [k, v] : e->activation) c.activation[k] = v;
     }
     c.splitforge = ctx.splitforge;
     c.versions = language_versions(st.build->variant);
@@ -203,12 +209,13 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
         auto br = ctx.provider->create(be);
         if (!br) return err("build env", br.error());
         benv = std::move(*br);
-        tell_host_tools(ctx, benv);
+        if (auto ok = tell_host_tools(ctx, benv); !ok) return err("build env", ok.error());
         std::string py = step.python.empty() ? b.python : step.python;
         env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", hr.error());
         henv = std::move(*hr);
+        if (auto ok = tell_host_tools(ctx, henv); !ok) return err("host env", ok.error());
         // conda-build copies the top-level build's new files back into each
         // output's fresh host prefix: an output script works on top of them
         // (lz4-c-static: cp lib/liblz4.a $PREFIX/lib), and they are not its payload.

@@ -15,9 +15,12 @@ namespace sf::engine::detail {
 
 namespace {
 
-// conda-build's test environment (build.py test(): environ.get_dict() for
-// the test prefix, CONDA_BUILD_STATE=TEST, SRC_DIR the test dir, no variant
-// keys), with the mapped host tools of test/requires on PATH.
+// conda-build's test environment (build.py test() of the package file:
+// environ.get_dict() for the test prefix, CONDA_BUILD_STATE=TEST, SRC_DIR
+// the test dir, the variant its hash_input, target_platform=noarch for a
+// noarch package), with the mapped host tools of test/requires on PATH.
+// RECIPE_DIR is the recipe dir, where conda-build's is the package's
+// info/recipe copy, which our packages do not carry ([test-recipe-dir]).
 process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<std::string>& tool_dirs,
                       const stdfs::path& cwd, const std::string& recipe_dir) {
     const auto& o = step.output;
@@ -42,7 +45,9 @@ process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<
     c.inherited = ctx.base_env;
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
-    return script::script_env(c);  // no variant keys: conda-build's test has none
+    for (const auto& [k, v] : o.hash_input.items()) c.variant[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (o.noarch != types::NoArch::none) c.variant["target_platform"] = "noarch";
+    return script::script_env(c);
 }
 
 Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
@@ -122,6 +127,14 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     }
 
     const process::Env env = test_env(ctx, step, prepared->path_dirs, cwd, recipe_dir);
+    for (const auto& c : t.commands)
+        if (c.find("RECIPE_DIR") != std::string::npos &&
+            ctx.told.insert("test-recipe-dir:" + step.output.dist()).second)
+            ctx.reporter.warning(Error{SourceLoc{recipe_dir + "/meta.yaml"},
+                                       step.output.dist() + ": a test command reads RECIPE_DIR, here the recipe dir; "
+                                                            "conda-build's is the package's info/recipe copy "
+                                                            "[test-recipe-dir]",
+                                       {}});
     stdfs::path log = log_path(ctx, step.output.dist());
     std::error_code ec2;
     stdfs::path python = ctx.test_prefix / "bin/python";

@@ -131,6 +131,34 @@ void check_glibc(const std::string& spec, PreparedEnv& out) {
                                  ": what is built here may need glibc " + have + " at run time [host-glibc-version]");
 }
 
+// ${TOOL} and ${TOOL_DIR} of an activation value: the host tool found. A
+// value naming a tool of TOOL_DIR that is not there is left out (false).
+bool resolve_tool(std::string& value, const stdfs::path& tool) {
+    const std::string dir = tool.parent_path().string();
+    if (str::starts_with(value, "${TOOL_DIR}/")) {
+        std::error_code ec;
+        if (tool.empty() || !stdfs::exists(dir + value.substr(std::string("${TOOL_DIR}").size()), ec)) return false;
+    }
+    if (tool.empty() && value.find("${TOOL") != std::string::npos) return false;
+    value = str::replace_all(str::replace_all(value, "${TOOL_DIR}", dir), "${TOOL}", tool.string());
+    return true;
+}
+
+// The activation of entry `e` (and of the entries it brings in) for the
+// requirement `spec`, laid into `out`.
+void add_activation(const SystemMap& map, const MapEntry& e, const std::string& spec, const stdfs::path& tool,
+                    const process::Env& env, std::map<std::string, std::string>& out) {
+    for (const auto& name : e.with) {
+        const MapEntry* w = map.find(name);
+        if (!w || w == &e) continue;
+        auto hit = find_on_host(*w, env);
+        for (auto [k, v] : w->activation_for(spec))
+            if (resolve_tool(v, hit ? hit->path : stdfs::path())) out[k] = v;
+    }
+    for (auto [k, v] : e.activation_for(spec))
+        if (resolve_tool(v, tool)) out[k] = v;
+}
+
 class SystemProvider : public EnvProvider {
 public:
     explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
@@ -174,6 +202,9 @@ public:
                 if (e->kind == MapKind::tool) {
                     add_unique(out.path_dirs, hit->path.parent_path().string());
                     if (!e->var.empty()) out.vars[e->var] = hit->path.string();
+                    add_activation(ctx_.map, *e, s, hit->path, ctx_.env, out.activation);
+                    if (e->var == "CC")
+                        if (auto root = sysroot_of(hit->path); !root.empty()) out.activation["CONDA_BUILD_SYSROOT"] = root;
                     if (e->var == "NVCC") out.vars["CUDA_HOME"] = hit->path.parent_path().parent_path().string();
                 }
                 continue;
@@ -230,6 +261,23 @@ public:
 private:
     ProviderContext ctx_;
     std::map<std::string, std::string> versions_;  // compiler path -> its version, probed once
+    std::map<std::string, std::string> sysroots_;  // compiler path -> its -print-sysroot, probed once
+
+    // The compiler's own sysroot ("" for Debian's gcc, which has none: the
+    // host's / is no sysroot a recipe may treat as its own).
+    const std::string& sysroot_of(const stdfs::path& cc) {
+        auto [it, fresh] = sysroots_.try_emplace(cc.string());
+        if (!fresh) return it->second;
+        process::Command c;
+        c.argv = {cc.string(), "-print-sysroot"};
+        c.env = ctx_.env;
+        std::error_code ec;
+        if (auto r = process::capture(c); r && r->exit_code == 0) {
+            std::string root(str::trim(r->out));
+            if (!root.empty() && root != "/" && stdfs::is_directory(root, ec)) it->second = root;
+        }
+        return it->second;
+    }
 
     // " (gcc 12.2.0)" for a compiler (CC, CXX, FC), and a warning in `out`
     // when its major version is not the one the requirement asks for.

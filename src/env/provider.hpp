@@ -52,6 +52,9 @@ struct PreparedEnv {
     std::vector<std::string> warnings;                      // a host compiler of another version than asked for
     std::vector<std::string> path_dirs;                     // dirs of mapped host tools, in order
     std::map<std::string, std::string> vars;                // CC, CXX, NVCC, CUDA_HOME
+    // What the stood-in packages' activation scripts set (HOST, CFLAGS,
+    // LDFLAGS, ...; system map `activate:`), ${PREFIX} & co. still unexpanded.
+    std::map<std::string, std::string> activation;
     std::optional<Interpreter> python;                      // when `python` became a venv
 };
 

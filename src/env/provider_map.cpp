@@ -38,6 +38,75 @@ const char* kDefaultMap = R"(# splitforge system provider: requirements the host
 # row with --system-map (README: "Compiler run_exports").
 # sysroot_linux-64 exports __glibc >=VERSION,<3.0.a0 (linux-sysroot-feedstock,
 # since 2020-05); a recipe gets it from {{ stdlib('c') }}.
+# activate: what the package's activation script (activate-gcc.sh,
+#       activate-g++.sh, activate-gfortran.sh) sets for a conda-build build,
+#       for linux-64 (build_scripts.sh's flags, the era of the version rows
+#       below); rows as run_exports, "*" for every version, a version's row
+#       replacing its variables. ${TOOL}/${TOOL_DIR}: the host tool found and
+#       its directory (a ${TOOL_DIR}/x tool that is not there is left unset);
+#       ${PREFIX} & co.: the script's environment. Flags add before what the
+#       environment already holds, as the scripts do. Left out: the
+#       -fdebug-prefix-map flags (script_env's -ffile-prefix-map flags map
+#       the same paths, per staging build instead of per output), the
+#       conda toolchain's sysroot in CMAKE_PREFIX_PATH, CMAKE_ARGS/MESON_ARGS
+#       (script_env's own), CONDA_BUILD_SYSROOT (the provider sets it only
+#       when the host compiler has a sysroot of its own: -print-sysroot).
+#   gcc 8-10: CXXFLAGS keep -std=c++17 (removed for 11+, issue #42);
+#   -fno-merge-constants (2026-06, c0bc7a9): activations built since, taken
+#     here as gcc 15 and 16.
+#   with: other entries whose activation the package brings in (gxx_linux-64
+#     depends on gcc_linux-64, so a C++-only recipe gets HOST, CFLAGS, ...).
+x-gcc-activate: &gcc_activate
+  "*":
+    HOST: x86_64-conda-linux-gnu
+    BUILD: x86_64-conda-linux-gnu
+    CONDA_TOOLCHAIN_HOST: x86_64-conda-linux-gnu
+    CONDA_TOOLCHAIN_BUILD: x86_64-conda-linux-gnu
+    host_alias: x86_64-conda-linux-gnu
+    build_alias: x86_64-conda-linux-gnu
+    CONDA_BUILD_CROSS_COMPILATION: ""
+    CPPFLAGS: "-DNDEBUG -D_FORTIFY_SOURCE=2 -O2 -isystem ${PREFIX}/include"
+    DEBUG_CPPFLAGS: "-D_DEBUG -D_FORTIFY_SOURCE=2 -Og -isystem ${PREFIX}/include"
+    CFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    DEBUG_CFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-all -fno-plt -Og -g -Wall -Wextra -fvar-tracking-assignments -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    LDFLAGS: "-Wl,-O2 -Wl,--sort-common -Wl,--as-needed -Wl,-z,relro -Wl,-z,now -Wl,--disable-new-dtags -Wl,--gc-sections -Wl,--allow-shlib-undefined -Wl,-rpath,${PREFIX}/lib -Wl,-rpath-link,${PREFIX}/lib -L${PREFIX}/lib"
+    LDFLAGS_LD: "-O2 --sort-common --as-needed -z relro -z now --disable-new-dtags --gc-sections --allow-shlib-undefined -rpath ${PREFIX}/lib -rpath-link ${PREFIX}/lib -L${PREFIX}/lib"
+    CMAKE_PREFIX_PATH: "${PREFIX}"
+    CC_FOR_BUILD: "${TOOL}"
+    GCC: "${TOOL}"
+    CPP: "${TOOL_DIR}/cpp"
+    CPP_FOR_BUILD: "${TOOL_DIR}/cpp"
+    GCC_AR: "${TOOL_DIR}/gcc-ar"
+    GCC_NM: "${TOOL_DIR}/gcc-nm"
+    GCC_RANLIB: "${TOOL_DIR}/gcc-ranlib"
+  "15": &gcc_activate_fnmc
+    CFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -fno-merge-constants -isystem ${PREFIX}/include"
+    DEBUG_CFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-all -fno-plt -Og -g -Wall -Wextra -fvar-tracking-assignments -ffunction-sections -pipe -fno-merge-constants -isystem ${PREFIX}/include"
+  "16": *gcc_activate_fnmc
+x-gxx-activate: &gxx_activate
+  "*":
+    CXXFLAGS: "-fvisibility-inlines-hidden -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    DEBUG_CXXFLAGS: "-fvisibility-inlines-hidden -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-all -fno-plt -Og -g -Wall -Wextra -fvar-tracking-assignments -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    CXX_FOR_BUILD: "${TOOL}"
+    GXX: "${TOOL}"
+  "8": &gxx_activate_17
+    CXXFLAGS: "-fvisibility-inlines-hidden -std=c++17 -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    DEBUG_CXXFLAGS: "-fvisibility-inlines-hidden -std=c++17 -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-all -fno-plt -Og -g -Wall -Wextra -fvar-tracking-assignments -ffunction-sections -pipe -isystem ${PREFIX}/include"
+  "9": *gxx_activate_17
+  "10": *gxx_activate_17
+  "15": &gxx_activate_fnmc
+    CXXFLAGS: "-fvisibility-inlines-hidden -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -fno-merge-constants -isystem ${PREFIX}/include"
+    DEBUG_CXXFLAGS: "-fvisibility-inlines-hidden -fmessage-length=0 -march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-all -fno-plt -Og -g -Wall -Wextra -fvar-tracking-assignments -ffunction-sections -pipe -fno-merge-constants -isystem ${PREFIX}/include"
+  "16": *gxx_activate_fnmc
+x-gfortran-activate: &gfortran_activate
+  "*":
+    FFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    FORTRANFLAGS: "-march=nocona -mtune=haswell -ftree-vectorize -fPIC -fstack-protector-strong -fno-plt -O2 -ffunction-sections -pipe -isystem ${PREFIX}/include"
+    GFORTRAN: "${TOOL}"
+    F77: "${TOOL}"
+    F90: "${TOOL}"
+    F95: "${TOOL}"
+    FC_FOR_BUILD: "${TOOL}"
 x-gcc-run-exports: &gcc_run_exports
   "7": {strong: [libgcc-ng >=7.5.0]}
   "8": {strong: [libgcc-ng >=8.5.0]}
@@ -60,9 +129,10 @@ x-gxx-run-exports: &gxx_run_exports
   "14": {strong: [libstdcxx >=14, libgcc >=14]}
   "15": {strong: [libstdcxx >=15, libgcc >=15]}
   "16": {strong: [libstdcxx >=16, libgcc >=16]}
-gcc_linux-64:        {tool: [gcc, cc], var: CC, run_exports: *gcc_run_exports}
-gxx_linux-64:        {tool: [g++, c++], var: CXX, run_exports: *gxx_run_exports}
-gfortran_linux-64:   {tool: [gfortran], var: FC}
+gcc_linux-64:        {tool: [gcc, cc], var: CC, run_exports: *gcc_run_exports, activate: *gcc_activate}
+gxx_linux-64:
+  {tool: [g++, c++], var: CXX, run_exports: *gxx_run_exports, activate: *gxx_activate, with: [gcc_linux-64]}
+gfortran_linux-64:   {tool: [gfortran], var: FC, activate: *gfortran_activate, with: [gcc_linux-64]}
 clang_linux-64:      {tool: [clang], var: CC}
 clangxx_linux-64:    {tool: [clang++], var: CXX}
 cuda-nvcc_linux-64:  {tool: [nvcc], var: NVCC}
@@ -142,6 +212,25 @@ Result<void> parse_run_exports_rows(const YAML::Node& n, MapEntry& e) {
     return {};
 }
 
+// activate: {VERSION|"*": {VAR: value}}
+Result<void> parse_activate_rows(const YAML::Node& n, MapEntry& e) {
+    if (!n) return {};
+    if (!n.IsMap()) return fail(e.origin, e.name + ": activate: expected {VERSION: {VAR: value}}");
+    for (const auto& row : n) {
+        const std::string version = row.first.as<std::string>();
+        if (!row.second.IsMap()) return fail(e.origin, e.name + ": activate: " + version + ": expected {VAR: value}");
+        std::map<std::string, std::string> vars;
+        for (const auto& kv : row.second) {
+            if (!kv.second.IsScalar() && !kv.second.IsNull())
+                return fail(e.origin, e.name + ": activate: " + version + ": " + kv.first.as<std::string>() +
+                                          ": expected a string");
+            vars[kv.first.as<std::string>()] = kv.second.IsNull() ? "" : kv.second.as<std::string>();
+        }
+        e.activate.emplace_back(version, std::move(vars));
+    }
+    return {};
+}
+
 // "12" is a prefix of "12.*" and "12.3.0" by components; "1" is not of "12".
 bool version_prefix(const std::string& row, const std::string& version) {
     auto a = str::split(row, '.'), b = str::split(version, '.');
@@ -151,20 +240,46 @@ bool version_prefix(const std::string& row, const std::string& version) {
 
 }  // namespace
 
-const types::RunExports* MapEntry::run_exports_for(const std::string& spec) const {
+namespace {
+
+// The version of a requirement ("gcc_linux-64 >=12.*" -> "12.*").
+std::string spec_version(const std::string& spec) {
     auto parts = str::split(std::string(str::trim(spec)), ' ');
     std::string version = parts.size() > 1 ? parts[1] : "";
     while (!version.empty() && std::string("=<>!~").find(version[0]) != std::string::npos) version.erase(0, 1);
-    const types::RunExports* best = nullptr;
+    return version;
+}
+
+// Index of the longest row that is a component prefix of `version`, or -1.
+template <class Rows>
+int best_row(const Rows& rows, const std::string& version) {
+    int best = -1;
     size_t best_len = 0;
-    for (const auto& [row, re] : run_exports) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string& row = rows[i].first;
         size_t len = str::split(row, '.').size();
-        if (version_prefix(row, version) && len > best_len) {
-            best = &re;
+        if (row != "*" && version_prefix(row, version) && len > best_len) {
+            best = static_cast<int>(i);
             best_len = len;
         }
     }
     return best;
+}
+
+}  // namespace
+
+const types::RunExports* MapEntry::run_exports_for(const std::string& spec) const {
+    int i = best_row(run_exports, spec_version(spec));
+    return i < 0 ? nullptr : &run_exports[static_cast<size_t>(i)].second;
+}
+
+std::map<std::string, std::string> MapEntry::activation_for(const std::string& spec) const {
+    std::map<std::string, std::string> out;
+    for (const auto& [row, vars] : activate)
+        if (row == "*") out = vars;
+    if (int i = best_row(activate, spec_version(spec)); i >= 0)
+        for (const auto& [k, v] : activate[static_cast<size_t>(i)].second) out[k] = v;
+    return out;
 }
 
 const char* default_system_map_yaml() { return kDefaultMap; }
@@ -206,6 +321,8 @@ Result<void> extend_system_map(SystemMap& into, const std::string& yaml_text, co
             return fail(e.origin, e.name + ": the list of candidates is empty");
         if (v["var"]) e.var = v["var"].as<std::string>();
         if (auto ok = parse_run_exports_rows(v["run_exports"], e); !ok) return ok;
+        if (auto ok = parse_activate_rows(v["activate"], e); !ok) return ok;
+        if (v["with"]) e.with = as_list(v["with"]);
         into.entries[e.name] = std::move(e);
     }
     return {};

@@ -9,6 +9,7 @@
 //   libcblas:           {library: [libcblas.so, libopenblas.so]}
 //   sysroot_linux-64:   {ignore: true}
 //   gcc_linux-64:       {tool: [gcc], var: CC, run_exports: {"12": {strong: [libgcc >=12]}}}
+//   gcc_linux-64:       {tool: [gcc], var: CC, activate: {"*": {CFLAGS: "-O2 -isystem ${PREFIX}/include"}}}
 #include <filesystem>
 #include <map>
 #include <string>
@@ -31,10 +32,19 @@ struct MapEntry {
     // What the conda-forge package it stands for exports, per version row
     // ("12", "2.17"); see the built-in table's comments for where they come from.
     std::vector<std::pair<std::string, types::RunExports>> run_exports;
+    // What the package's activation script sets for a build, per version
+    // row as run_exports ("*": every version; a version's row overrides it
+    // variable by variable). Values may name ${TOOL} and ${TOOL_DIR} (the
+    // host tool found), resolved by the provider, and ${PREFIX}, ${SRC_DIR},
+    // ... (the script's environment), resolved by script_env.
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> activate;
+    std::vector<std::string> with;  // entries whose activation this one brings in (gxx -> gcc)
 
     // The row for a requirement ("gcc_linux-64 12.*" -> row "12"): the
     // longest row that is a component prefix of its version; null if none.
     const types::RunExports* run_exports_for(const std::string& spec) const;
+    // The "*" row laid under the requirement's own row (same rule).
+    std::map<std::string, std::string> activation_for(const std::string& spec) const;
 };
 
 struct SystemMap {

@@ -64,18 +64,20 @@ Result<Interpreter> probe_python(const stdfs::path& exe, const process::Env& env
     return py;
 }
 
-Interpreters discover_pythons(const process::Env& env) {
+Interpreters discover_pythons(const process::Env& env, const std::set<std::string>& minors) {
     Interpreters found;
+    auto wanted = [&](const std::string& name) { return minors.empty() || minors.count(name.substr(6)) > 0; };
     std::vector<stdfs::path> candidates;
     for (int minor = 6; minor <= 15; ++minor)
-        if (auto p = process::find_executable("python3." + std::to_string(minor), env_get(env, "PATH")))
-            candidates.push_back(*p);
+        if (wanted("python3." + std::to_string(minor)))
+            if (auto p = process::find_executable("python3." + std::to_string(minor), env_get(env, "PATH")))
+                candidates.push_back(*p);
     for (const auto& dir : pyenv_versions(env)) {
         std::error_code ec;
         for (const auto& e : stdfs::directory_iterator(dir / "bin", ec)) {
             std::string n = e.path().filename().string();
             if (str::starts_with(n, "python3.") && n.find('-') == std::string::npos &&
-                n.find_first_not_of("0123456789", 8) == std::string::npos)
+                n.find_first_not_of("0123456789", 8) == std::string::npos && wanted(n))
                 candidates.push_back(e.path());
         }
     }

@@ -7,6 +7,7 @@
 // the system provider becomes a venv made from the interpreter.
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@ using Interpreters = std::map<std::string, Interpreter>;  // by minor version
 
 // Candidates probed: python3.6 ... python3.15 on PATH, then pyenv versions.
 // The first working interpreter with headers wins for each minor version.
-Interpreters discover_pythons(const process::Env& env);
+// `minors` ("3.12", ...), when not empty, limits the candidates to those
+// named for them: each probe is a process (through pyenv's shims, a dozen).
+Interpreters discover_pythons(const process::Env& env, const std::set<std::string>& minors = {});
 
 // Asks one executable about itself; an error when it does not run.
 Result<Interpreter> probe_python(const std::filesystem::path& exe, const process::Env& env);

@@ -375,19 +375,21 @@ Meta output_sections(const Meta& meta) {
 
 // conda-build's get_output_metadata: the output named like the package is a
 // copy of the top level, so its own test: never runs (lz4-c's 11 commands).
-// We render the same; the maintainer hears about it.
-void warn_ignored_test(const VariantText& vt, const Meta& out, const std::string& name) {
-    if (!vt.diag || !out.contains("test") || !out["test"].is_object() || out["test"].empty()) return;
+// We render the same; the maintainer hears about it (--strict: the error).
+Result<void> warn_ignored_test(const VariantText& vt, const Meta& out, const std::string& name) {
+    if (!vt.diag || !out.contains("test") || !out["test"].is_object() || out["test"].empty()) return {};
     std::string file = vt.raw ? vt.raw->meta_file : std::string("meta.yaml");
-    vt.diag->warn(Error{SourceLoc{file},
-                        "outputs: the test: of '" + name +
-                            "' never runs: conda-build gives the output named like the package the top level's "
-                            "test: (metadata.py get_output_metadata) [same-name-output-test]",
-                        "move its test: to the top level"},
-                  file + '\x1f' + "same-name-output-test:" + name);
+    Error e{SourceLoc{file},
+            "outputs: the test: of '" + name +
+                "' never runs: conda-build gives the output named like the package the top level's "
+                "test: (metadata.py get_output_metadata) [same-name-output-test]",
+            "move its test: to the top level"};
+    if (vt.diag->strict()) return unexpected(std::move(e));
+    vt.diag->warn(std::move(e), file + '\x1f' + "same-name-output-test:" + name);
+    return {};
 }
 
-std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v, bool variant_versions) {
+Result<std::vector<OutputMeta>> derive_outputs(const VariantText& vt, const variant::Variant& v, bool variant_versions) {
     Meta top = output_sections(vt.meta);
     std::string top_name = as_string(section(top, "package").value("name", Meta("")));
     std::string top_version = as_string(section(top, "package").value("version", Meta("")));
@@ -441,7 +443,7 @@ std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Var
         if (name == top_name) {
             om.is_output = false;
             om.meta = top;
-            warn_ignored_test(vt, out, name);
+            if (auto ok = warn_ignored_test(vt, out, name); !ok) return unexpected(ok.error());
         } else {
             om.is_output = true;
             // The top level's sections, but those this output replaces

@@ -101,7 +101,8 @@ Meta output_sections(const Meta& meta);
 // The outputs of one variant, in recipe order (skipped ones included).
 // Without `variant_versions`, bare requirement names keep no variant version
 // (conda-smithy's read needs only the names).
-std::vector<OutputMeta> derive_outputs(const VariantText& vt, const variant::Variant& v, bool variant_versions = true);
+Result<std::vector<OutputMeta>> derive_outputs(const VariantText& vt, const variant::Variant& v,
+                                               bool variant_versions = true);
 
 struct UsedVarsOptions {
     bool force_global = false;

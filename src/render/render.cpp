@@ -58,6 +58,41 @@ std::vector<types::Source> sources_of(const Meta& meta) {
     return out;
 }
 
+// The recipe lines of the top-level `source:` key and of each of its list
+// items, from the text as written (before Jinja and selectors).
+std::pair<int, std::vector<int>> source_lines(const std::string& text) {
+    auto lines = str::split(text, '\n');
+    int key = 0;
+    std::vector<int> items;
+    size_t item_indent = std::string::npos;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        size_t ind = l.find_first_not_of(' ');
+        if (ind == std::string::npos || l[ind] == '#') continue;
+        if (ind == 0) {
+            if (key) break;  // the next top-level key ends the block
+            if (str::starts_with(l, "source:")) key = static_cast<int>(i) + 1;
+            continue;
+        }
+        if (!key || l[ind] != '-' || (item_indent != std::string::npos && ind != item_indent)) continue;
+        item_indent = ind;
+        items.push_back(static_cast<int>(i) + 1);
+    }
+    return {key, items};
+}
+
+// Each source remembers its recipe line: its list item's when the rendered
+// list has as many entries as the text (no selector or loop changed it),
+// else the `source:` key's.
+std::vector<types::Source> sources_of(const Meta& meta, const recipe::RawRecipe* raw) {
+    std::vector<types::Source> out = sources_of(meta);
+    if (!raw) return out;
+    auto [key, items] = source_lines(raw->text);
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i].where = SourceLoc{raw->meta_file, items.size() == out.size() ? items[i] : key};
+    return out;
+}
+
 // package/name, package/version and build/number of a rendered meta.yaml,
 // read from the lines themselves: a full YAML parse is not needed for three
 // scalars, and this runs once per variant.
@@ -459,12 +494,14 @@ Result<RenderedRecipe> Renderer::run() {
             auto top_reqs =
                 opts_.smithy ? Result<Requirements>(Requirements{}) : requirements_of(treqs, raw_.meta_file + ": ");
             if (!top_reqs) return unexpected(top_reqs.error());
-            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta)});
+            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta, (*pt)->vt.raw)});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);
             if (!p) return unexpected(p.error());
-            for (const auto& om : derive_outputs((*p)->vt, v, !opts_.smithy)) {
+            auto oms = derive_outputs((*p)->vt, v, !opts_.smithy);
+            if (!oms) return unexpected(oms.error());
+            for (const auto& om : *oms) {
                 if (meta_truthy(sub(om.meta, "build").value("skip", Meta(nullptr)))) continue;
                 auto used = used_vars((*p)->vt, om, v, spec_.specials, *scanner_);
                 all_used.insert(used.begin(), used.end());

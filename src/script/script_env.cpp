@@ -1,6 +1,7 @@
 #include "script/script_env.hpp"
 
 #include <algorithm>
+#include <set>
 #include <system_error>
 #include <tuple>
 #include <utility>
@@ -142,6 +143,38 @@ std::string cmake_args(const ScriptContext& c) {
            " -DCMAKE_PREFIX_PATH=" + prefix + " -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON";
 }
 
+// ${NAME} in `v`, from the environment as set so far ("" when unset).
+std::string expand(const std::string& v, const process::Env& e) {
+    std::string out;
+    size_t i = 0;
+    while (i < v.size()) {
+        size_t open = v.find("${", i), close = open == std::string::npos ? open : v.find('}', open);
+        if (close == std::string::npos) break;
+        out += v.substr(i, open - i);
+        auto it = e.find(v.substr(open + 2, close - open - 2));
+        if (it != e.end()) out += it->second;
+        i = close + 1;
+    }
+    return out + v.substr(std::min(i, v.size()));
+}
+
+// activate-gcc.sh's _tc_activation: flags go before the ones already set,
+// CMAKE_PREFIX_PATH before the dirs already listed, the rest replaces.
+void apply_activation(process::Env& e, const ScriptContext& c) {
+    static const std::set<std::string> flags = {"CPPFLAGS",       "CFLAGS",       "CXXFLAGS",    "FFLAGS",
+                                                "FORTRANFLAGS",   "LDFLAGS",      "LDFLAGS_LD",  "DEBUG_CPPFLAGS",
+                                                "DEBUG_CFLAGS",   "DEBUG_CXXFLAGS", "DEBUG_FFLAGS"};
+    const process::Env before = e;
+    for (const auto& [k, raw] : c.activation) {
+        std::string v = expand(raw, before);
+        auto it = before.find(k);
+        const bool has = it != before.end() && !it->second.empty();
+        if (has && flags.count(k)) v += " " + it->second;
+        else if (has && k == "CMAKE_PREFIX_PATH") v += ":" + it->second;
+        e[k] = v;
+    }
+}
+
 std::string path_of(const ScriptContext& c) {
     std::vector<std::string> path = {(c.prefix / "bin").string()};
     if (c.phase == Phase::build) path.push_back((c.build_prefix / "bin").string());
@@ -155,18 +188,25 @@ std::string path_of(const ScriptContext& c) {
 }  // namespace
 
 process::Env script_env(const ScriptContext& c) {
+    process::Env d;  // environ.get_dict()'s own variables
+    conda_build_vars(d, c);
+    language_vars(d, c);
+    package_and_os_vars(d, c);
+    // get_dict's variant loop: a key becomes a variable unless its upper-case
+    // name is one get_dict sets or a language (PYTHON, NUMPY, ...). They go
+    // first: the tools and the activation win, as activation runs later.
     process::Env e;
-    // Variant keys first: the engine's own variables win over a key that
-    // happens to share a name.
-    for (const auto& [k, v] : c.variant) e[k] = v;
+    static const std::set<std::string> languages = {"PERL", "LUA", "R", "NUMPY", "PYTHON"};
+    for (const auto& [k, v] : c.variant) {
+        const std::string up = str::upper(k);
+        if (!d.count(up) && !languages.count(up)) e[k] = v;
+    }
     if (c.phase == Phase::build) {
         e["CC"] = "gcc";
         e["CXX"] = "g++";
     }
     for (const auto& [k, v] : c.tools) e[k] = v;
-    conda_build_vars(e, c);
-    language_vars(e, c);
-    package_and_os_vars(e, c);
+    for (auto& [k, v] : d) e[k] = std::move(v);
     if (c.phase == Phase::build) {
         e["CMAKE_ARGS"] = cmake_args(c);
         e["SPLITFORGE"] = c.splitforge.string();
@@ -177,6 +217,7 @@ process::Env script_env(const ScriptContext& c) {
                 auto it = e.find(k);
                 e[k] = it == e.end() || it->second.empty() ? maps : maps + " " + it->second;
             }
+        apply_activation(e, c);
     }
     e["PATH"] = path_of(c);
     e["HOME"] = c.home;

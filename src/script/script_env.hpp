@@ -47,10 +47,21 @@ struct ScriptContext {
     // The caller's environment: conda-build passes a few of its variables on
     // (proxies, CA bundles, LC_ALL, MAKEFLAGS, DISPLAY; see inherited_keys()).
     process::Env inherited;
-    std::map<std::string, std::string> variant;  // used variant keys
+    // The variant's keys: a build's used keys; a test's are the package's
+    // hash_input (build.py's test of a package file: config.variant =
+    // hash_input). Those named like a variable conda-build sets (by upper
+    // case) or a language (python, numpy, ...) are left out, as get_dict does.
+    std::map<std::string, std::string> variant;
     // What the environment providers set: CC, CXX, NVCC and CUDA_HOME for
     // CUDA variants, FC, ... (CC/CXX default to gcc/g++).
     std::map<std::string, std::string> tools;
+    // What the compiler packages' activation scripts would set (HOST, BUILD,
+    // CFLAGS, LDFLAGS, ...; env's system map), laid over the rest last, as
+    // conda-build's activation runs after its own variables: ${NAME} expands
+    // to the variable as set so far, and flags go before what the
+    // environment already holds (activate-gcc.sh's "${CFLAGS:+ }${CFLAGS}").
+    // Build scripts only.
+    std::map<std::string, std::string> activation;
 };
 
 // conda-build's environ.get_dict() for Linux (conda_build/environ.py:
@@ -59,7 +70,8 @@ struct ScriptContext {
 // output's script), then the engine's own: CMAKE_ARGS (what conda-forge's
 // compiler activation puts there that host tools can use), CFLAGS/CXXFLAGS/
 // FFLAGS prefix maps (prefix_map_flags), the tools (CC/CXX, NVCC/CUDA_HOME,
-// ...), SPLITFORGE, PATH, HOME, LANG, TMPDIR and the used variant keys.
+// ...), the compiler activation (`activation`), SPLITFORGE, PATH, HOME, LANG,
+// TMPDIR and the used variant keys.
 // A test (Phase::test) has no BUILD_PREFIX, and SRC_DIR is its test dir.
 // PATH: $PREFIX/bin, $BUILD_PREFIX/bin, the tool dirs, then
 // /usr/local/bin:/usr/bin:/bin. Where it departs from conda-build is the

@@ -76,7 +76,8 @@ Result<void> verify(const stdfs::path& file, const types::Source& spec) {
     return {};
 }
 
-// Copies or downloads `url` to `dst` (a temp name in the cache).
+// Copies or downloads `url` to `dst` (a temp name in the cache). An error
+// says why this url gave nothing (fetch_to names the url).
 Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const stdfs::path& dst) {
     if (is_remote(url)) {
         if (ctx.on_line) ctx.on_line("downloading " + url);
@@ -88,39 +89,37 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
         if (!r) return fail(r.error().message, r.error().hint);
         if (r->exit_code != 0) {
             auto lines = str::split_lines(r->err);
-            return fail("download of " + url + " failed: " +
-                            (lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front()))),
-                        "check the url and your network, or put the file in the cache");
+            return fail(lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front())));
         }
         return {};
     }
     auto src = local_file(url, ctx.recipe_dir);
-    if (!src) return fail(src.error().message, src.error().hint);
+    if (!src) return fail(src.error().message);
     std::error_code ec;
-    if (!stdfs::is_regular_file(*src, ec))
-        return fail("source url " + url + " does not exist", "looked for " + src->string());
-    if (auto r = fs::copy_file(*src, dst); !r)
-        return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+    if (!stdfs::is_regular_file(*src, ec)) return fail("no such file " + src->string());
+    if (auto r = fs::copy_file(*src, dst); !r) return fail("cannot copy " + src->string() + ": " + r.error().message);
     return {};
 }
 
-// Each url of the list in order, as conda-build's download_to_cache; the
-// last failure, naming every url tried and where the file may be put by hand.
+// Each url of the list in order, as conda-build's download_to_cache. When
+// none gives the file: one error at the source's recipe line, naming every
+// url tried (with why it failed) and the cache path where the file can be
+// put by hand.
 Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dst,
                       const stdfs::path& cached) {
     std::vector<std::string> urls = {spec.url};
     urls.insert(urls.end(), spec.mirrors.begin(), spec.mirrors.end());
-    Error last;
+    std::vector<std::string> tried;
     for (const auto& url : urls) {
         auto ok = fetch_one(url, ctx, dst);
         if (ok) return {};
-        last = ok.error();
         std::error_code ec;
         stdfs::remove(dst, ec);
+        tried.push_back(url + " (" + ok.error().message + ")");
     }
-    if (urls.size() > 1) last.message += " (tried " + std::to_string(urls.size()) + " urls: " + str::join(urls, ", ") + ")";
-    last.hint += (last.hint.empty() ? "" : "; ") + std::string("or put the file at ") + cached.string();
-    return Unexpected<Error>{last};
+    return fail(spec.where, "cannot fetch " + cached.filename().string() + ": tried " + str::join(tried, ", "),
+                "put the file (sha256 " + str::lower(spec.sha256) + ") at " + cached.string() +
+                    " and build again: --source-cache DIR or $SPLITFORGE_CACHE names DIR/src/<sha256>/<file>");
 }
 
 Result<void> copy_link(const stdfs::path& from, const stdfs::path& to) {

@@ -24,6 +24,7 @@ struct Source {
     std::string git_rev;  // branch, tag or commit; empty: the default branch
     std::string folder;   // sub-directory of SRC_DIR to put it in
     std::vector<std::string> patches;
+    SourceLoc where;      // the recipe line of this entry (errors name it); empty when unknown
 
     friend bool operator==(const Source&, const Source&) = default;
 };

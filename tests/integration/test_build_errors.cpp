@@ -147,3 +147,43 @@ TEST_CASE("build: bad inputs fail with one line and a clean output folder", "[en
         CHECK(last_line(r.err).find("nothing to build") != std::string::npos);
     }
 }
+
+TEST_CASE("build: a missing source names its recipe line, every url and the cache path to fill", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    stdfs::path out = tmp.path() / "out", cache = tmp.path() / "cache";
+    auto r = build("missing_source", out, {"--source-cache", cache.string()});
+    const std::string sha = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+    const stdfs::path slot = cache / "src" / sha / "hello.txt";
+    expect_clean_failure(r, out, "missing_source/meta.yaml:7: ");
+    std::string line = last_line(r.err);
+    CHECK(line.find("cannot fetch hello.txt: tried file:///nonexistent-splitforge/hello.txt (no such file "
+                    "/nonexistent-splitforge/hello.txt), file:///nonexistent-splitforge-mirror/hello.txt") !=
+          std::string::npos);
+    CHECK(r.err.find("put the file (sha256 " + sha + ") at " + slot.string()) != std::string::npos);
+
+    // A maintainer behind a firewall puts the file there: the build uses it.
+    stdfs::create_directories(slot.parent_path());
+    stdfs::copy_file(test::data_dir() / "engine/src/hello.txt", slot);
+    auto ok = build("missing_source", out, {"--source-cache", cache.string()});
+    INFO(ok.err);
+    CHECK(ok.rc == 0);
+    CHECK(stdfs::exists(out / "linux-64/sf-missing-source-1.0.0-0.conda"));
+}
+
+TEST_CASE("build: --strict makes the stand-in and ignored-test warnings errors naming the rule", "[engine]") {
+    fs::TempDir tmp("sf-engine-it");
+    stdfs::path out = tmp.path() / "out";
+    for (const auto& [recipe, rule] : std::vector<std::pair<std::string, std::string>>{
+             {"host_compiler", "[host-compiler-version]"},  // gcc 99: no host has it
+             {"host_glibc", "[host-glibc-version]"},        // sysroot 2.12: every glibc is newer
+             {"same_name_test", "[same-name-output-test]"}}) {
+        INFO(recipe);
+        auto warned = build(recipe, out);
+        INFO(warned.err);
+        CHECK(warned.rc == 0);  // a warning: the build goes on (and the ignored `exit 7` test never runs)
+        CHECK(warned.err.find("warning") != std::string::npos);
+        CHECK(warned.err.find(rule) != std::string::npos);
+        stdfs::path strict_out = tmp.path() / ("strict-" + recipe);
+        expect_clean_failure(build(recipe, strict_out, {"--strict"}), strict_out, rule);
+    }
+}

@@ -51,6 +51,38 @@ TEST_CASE("system map: compilers and sysroots export what conda-forge's packages
     CHECK(bad.error().message.find("unknown list 'heavy'") != std::string::npos);
 }
 
+TEST_CASE("system map: compilers set what conda-forge's activation scripts set", "[env][provider]") {
+    auto m = env::default_system_map();
+    const env::MapEntry* gcc = m.find("gcc_linux-64");
+    REQUIRE(gcc);
+    auto a = gcc->activation_for("gcc_linux-64 12.*");
+    // activate-gcc.sh with build_scripts.sh's linux-64 flags (CONDA_BUILD=1).
+    CHECK(a.at("HOST") == "x86_64-conda-linux-gnu");
+    CHECK(a.at("BUILD") == "x86_64-conda-linux-gnu");
+    CHECK(a.at("build_alias") == a.at("host_alias"));  // configure: not a cross build
+    CHECK(a.at("CPPFLAGS") == "-DNDEBUG -D_FORTIFY_SOURCE=2 -O2 -isystem ${PREFIX}/include");
+    CHECK(a.at("LDFLAGS").find("-Wl,-rpath,${PREFIX}/lib -Wl,-rpath-link,${PREFIX}/lib -L${PREFIX}/lib") !=
+          std::string::npos);
+    CHECK(a.at("CFLAGS").find("-march=nocona -mtune=haswell") == 0);
+    CHECK(a.at("CFLAGS").find("-fno-merge-constants") == std::string::npos);
+    CHECK(gcc->activation_for("gcc_linux-64 15.*").at("CFLAGS").find("-fno-merge-constants") != std::string::npos);
+    CHECK(gcc->activation_for("gcc_linux-64 15.*").at("HOST") == "x86_64-conda-linux-gnu");  // "*" under the row
+    const env::MapEntry* gxx = m.find("gxx_linux-64");
+    REQUIRE(gxx);
+    CHECK(gxx->with == std::vector<std::string>{"gcc_linux-64"});
+    CHECK(gxx->activation_for("gxx_linux-64 10.*").at("CXXFLAGS").find("-std=c++17") != std::string::npos);
+    CHECK(gxx->activation_for("gxx_linux-64 11.*").at("CXXFLAGS").find("-std=c++17") == std::string::npos);
+
+    // --system-map replaces an entry's table as it replaces the rest of it.
+    REQUIRE(env::extend_system_map(m, "gcc_linux-64: {tool: [gcc], var: CC, activate: {'*': {CFLAGS: -O1}}}", "my.yaml"));
+    CHECK(m.find("gcc_linux-64")->activation_for("gcc_linux-64 12.*") ==
+          std::map<std::string, std::string>{{"CFLAGS", "-O1"}});
+    auto bad = env::extend_system_map(m, "gcc_linux-64: {tool: [gcc], activate: {'*': {CFLAGS: [a]}}}", "bad.yaml");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().str().find("bad.yaml:1") == 0);
+    CHECK(bad.error().message.find("CFLAGS: expected a string") != std::string::npos);
+}
+
 TEST_CASE("system map: user files add and override entries", "[env][provider]") {
     auto m = env::default_system_map();
     REQUIRE(env::extend_system_map(m, "numpy: {library: [libnumpy-stub.so]}\ncmake: {tool: [cmake3, cmake]}\n", "my.yaml"));
@@ -101,6 +133,15 @@ TEST_CASE("system provider: an unknown requirement suggests the external provide
         CHECK(ok->from_host.size() == 2);
         CHECK(ok->from_host.back().find("gcc_linux-64 12.* -> ") == 0);
         CHECK(ok->from_host.back().find(" (gcc ") != std::string::npos);  // the host compiler's version
+        // The activation's tools name the host's: GCC is the gcc found, CPP its cpp.
+        CHECK(ok->activation.at("GCC") == ok->vars.at("CC"));
+        CHECK(ok->activation.at("HOST") == "x86_64-conda-linux-gnu");
+        if (ok->activation.count("CPP")) CHECK(stdfs::exists(ok->activation.at("CPP")));
+        auto cxx = p->create({tmp.path() / "prefix", env::EnvRole::build, {"gxx_linux-64 12.*"}, {}, ""});
+        REQUIRE(cxx);
+        CHECK(cxx->activation.count("CFLAGS"));  // gcc's, which gxx_linux-64 brings in
+        CHECK(cxx->activation.count("CXXFLAGS"));
+        CHECK(cxx->activation.at("GXX") == cxx->vars.at("CXX"));
         auto other = p->create({tmp.path() / "prefix", env::EnvRole::build, {"gcc_linux-64 99.*"}, {}, ""});
         REQUIRE(other);
         REQUIRE(other->warnings.size() == 1);
@@ -198,4 +239,24 @@ TEST_CASE("external provider: the tool inherits the user's solver settings, unde
     CHECK(has("MAMBA_ROOT_PREFIX=/u/mamba"));
     CHECK(has("PATH=" + ctx.env["PATH"]));
     CHECK_FALSE(has("PATH=/u/bin"));
+}
+
+TEST_CASE("discover_pythons: only the interpreters asked for are run", "[env][provider]") {
+    fs::TempDir tmp("sf-pythons");
+    stdfs::create_directories(tmp.path() / "bin");
+    // Fake interpreters answering the probe; each leaves a mark when run.
+    for (const char* minor : {"3.11", "3.12"}) {
+        stdfs::path exe = tmp.path() / "bin" / (std::string("python") + minor);
+        REQUIRE(fs::write_file_atomic(exe, "#!/bin/sh\ntouch \"$0.ran\"\nprintf '%s\\n' " + std::string(minor) + " " +
+                                               minor + ".0 \"$0\" /opt/py 1\n"));
+        stdfs::permissions(exe, stdfs::perms::owner_all);
+    }
+    process::Env penv{{"PATH", (tmp.path() / "bin").string() + ":/usr/bin:/bin"}, {"HOME", tmp.path().string()}};
+    auto some = env::discover_pythons(penv, {"3.12"});
+    CHECK(some.size() == 1);
+    CHECK(some.count("3.12"));
+    CHECK_FALSE(stdfs::exists(tmp.path() / "bin/python3.11.ran"));  // never run
+    auto every = env::discover_pythons(penv);
+    CHECK(every.count("3.11"));
+    CHECK(every.count("3.12"));
 }

@@ -141,3 +141,35 @@ TEST_CASE("variants: the report for the demo recipe (staging split, first use of
     auto j = render::variants_json(*rr);
     CHECK(j["staging_builds"].size() == 4);
 }
+
+TEST_CASE("render: each source remembers its recipe line (a missing source's error names it)") {
+    auto raw = recipe::RawRecipe::from_text("package:\n  name: x\n  version: 1\n"
+                                            "source:\n"
+                                            "  # a comment\n"
+                                            "  - url: file:///a.tar.gz\n"
+                                            "    sha256: " + std::string(64, 'a') + "\n"
+                                            "  - path: ../src\n"
+                                            "    folder: b\n"
+                                            "build:\n  number: 0\n",
+                                            "r/meta.yaml");
+    REQUIRE(raw);
+    auto rr = render::render(*raw, {});
+    REQUIRE(rr);
+    REQUIRE(rr->tops.size() == 1);
+    const auto& srcs = rr->tops[0].sources;
+    REQUIRE(srcs.size() == 2);
+    CHECK(srcs[0].where.str() == "r/meta.yaml:6");
+    CHECK(srcs[1].where.str() == "r/meta.yaml:8");
+
+    // A selector drops an entry: the lines no longer pair up, so each names `source:`.
+    auto sel = recipe::RawRecipe::from_text("package:\n  name: x\n  version: 1\n"
+                                            "source:\n"
+                                            "  - path: ../win  # [win]\n"
+                                            "  - path: ../src\n",
+                                            "r/meta.yaml");
+    REQUIRE(sel);
+    auto rs = render::render(*sel, {});
+    REQUIRE(rs);
+    REQUIRE(rs->tops[0].sources.size() == 1);
+    CHECK(rs->tops[0].sources[0].where.str() == "r/meta.yaml:4");
+}

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "env/provider_map.hpp"
 #include "script/script_env.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -193,9 +194,15 @@ std::set<std::string> conda_build_keys(script::Phase phase) {
 // | CONDA_SHLVL, CONDA_EXE,     | `conda activate` of the prefixes | not set (no conda); CONDA_PREFIX is set as   |
 // | CONDA_PREFIX_1, _CE_*, ...  |                                  | activation sets it (build: BUILD_PREFIX)     |
 // | variant keys                | every key of the variant         | the keys the output uses (hash inputs)       |
-// | CC, CXX, CMAKE_ARGS         | set by the compiler packages'    | set from the host tools the system provider  |
-// |                             | activation scripts               | maps (build only)                            |
-// | CFLAGS, CXXFLAGS, FFLAGS    | activation scripts, or inherited | -ffile-prefix-map flags (build only)         |
+// | CMAKE_ARGS                  | set by the compiler packages'    | set whatever the build env holds; the        |
+// |                             | activation scripts               | activation's host-tool subset (build only)   |
+// | CC, CXX (no compiler in the | not set                          | gcc, g++ (build only)                        |
+// | build requirements)         |                                  |                                              |
+// | CFLAGS, CXXFLAGS, FFLAGS    | activation scripts, or inherited | -ffile-prefix-map flags, whatever the build  |
+// |                             |                                  | env holds (build only)                       |
+// | MESON_ARGS, CONDA_BUILD_    | activate-gcc.sh                  | not set: no meson cross file, no sysroot     |
+// | SYSROOT, CMAKE_PREFIX_PATH's|                                  | in the host compiler (-print-sysroot empty)  |
+// | sysroot                     |                                  |                                              |
 // | SPLITFORGE                  | -                                | our binary (build only; cmake-cache edits)   |
 // | LANG                        | inherited when set               | always C.UTF-8                               |
 // | TMPDIR                      | inherited (whole os.environ)     | passed on when set                           |
@@ -204,6 +211,15 @@ std::set<std::string> conda_build_keys(script::Phase phase) {
 const std::set<std::string> kOnlySplitforgeBuild = {"CC", "CXX", "CMAKE_ARGS", "CFLAGS", "CXXFLAGS", "FFLAGS",
                                                     "SPLITFORGE", "LANG", "TMPDIR"};
 const std::set<std::string> kOnlyCondaBuild = {"SYS_PREFIX", "SYS_PYTHON", "ROOT"};
+
+// What activate-gcc.sh and activate-g++.sh (ctng-compiler-activation-feedstock,
+// linux-64, CONDA_BUILD=1) add to conda-build's environment.
+const std::set<std::string> kCompilerActivation = {
+    "HOST", "BUILD", "CONDA_TOOLCHAIN_HOST", "CONDA_TOOLCHAIN_BUILD", "CC", "CPP", "CC_FOR_BUILD", "CPP_FOR_BUILD",
+    "GCC", "GCC_AR", "GCC_NM", "GCC_RANLIB", "CPPFLAGS", "CFLAGS", "LDFLAGS", "LDFLAGS_LD", "DEBUG_CPPFLAGS",
+    "DEBUG_CFLAGS", "CMAKE_PREFIX_PATH", "CONDA_BUILD_CROSS_COMPILATION", "build_alias", "host_alias", "MESON_ARGS",
+    "CMAKE_ARGS", "CONDA_BUILD_SYSROOT", "CXX", "CXX_FOR_BUILD", "GXX", "CXXFLAGS", "DEBUG_CXXFLAGS"};
+const std::set<std::string> kActivationNotSet = {"MESON_ARGS", "CONDA_BUILD_SYSROOT"};
 
 std::set<std::string> minus(std::set<std::string> a, const std::set<std::string>& b) {
     for (const auto& x : b) a.erase(x);
@@ -234,6 +250,66 @@ TEST_CASE("script_env: a build script's environment is conda-build's, less the d
     CHECK(e.at("BUILD") == "x86_64-conda_cos6-linux-gnu");
     CHECK(e.at("NPY_VER") == "1.26");
     CHECK(e.at("PERL_VER") == "5.26");
+}
+
+// The activation the system provider hands over for gcc_linux-64 and
+// gxx_linux-64 12.* on this host's tools.
+std::map<std::string, std::string> host_compiler_activation() {
+    auto m = env::default_system_map();
+    std::map<std::string, std::string> a;
+    for (const char* spec : {"gcc_linux-64 12.*", "gxx_linux-64 12.*"}) {
+        const env::MapEntry* e = m.find(str::split(spec, ' ')[0]);
+        REQUIRE(e);
+        for (auto [k, v] : e->activation_for(spec)) {
+            v = str::replace_all(str::replace_all(v, "${TOOL_DIR}", "/usr/bin"), "${TOOL}", "/usr/bin/gcc");
+            a[k] = v;
+        }
+    }
+    return a;
+}
+
+TEST_CASE("script_env: with compilers, a build script's environment is conda-build's with their activation",
+          "[build][script]") {
+    fs::TempDir tmp("sf-envdump");
+    auto c = demo_context(tmp.path());
+    c.py_ver.clear();
+    c.tools = {{"CC", "/usr/bin/gcc"}, {"CXX", "/usr/bin/g++"}};
+    c.tool_dirs.clear();
+    c.variant = {{"target_platform", "linux-64"}};
+    c.activation = host_compiler_activation();
+    c.tmpdir = tmp.path().string();
+    stdfs::create_directories(c.src_dir);
+    auto got = dumped_keys(c, tmp.path());
+    auto want = conda_build_keys(script::Phase::build);
+    want.insert(kCompilerActivation.begin(), kCompilerActivation.end());
+    const std::set<std::string> only_ours = {"FFLAGS", "SPLITFORGE", "LANG", "TMPDIR"};
+    CHECK(minus(got, only_ours) == minus(minus(want, kOnlyCondaBuild), kActivationNotSet));
+
+    auto e = script::script_env(c);
+    CHECK(e.at("HOST") == "x86_64-conda-linux-gnu");
+    CHECK(e.at("BUILD") == "x86_64-conda-linux-gnu");  // the activation's, over linux_vars' conda_cos6
+    const std::string p = c.prefix.string();
+    CHECK(e.at("CPPFLAGS") == "-DNDEBUG -D_FORTIFY_SOURCE=2 -O2 -isystem " + p + "/include");
+    CHECK(e.at("LDFLAGS").find(" -Wl,-rpath," + p + "/lib -Wl,-rpath-link," + p + "/lib -L" + p + "/lib") !=
+          std::string::npos);
+    // The activation's flags go first, then what was there (the prefix maps).
+    CHECK(e.at("CFLAGS").find("-march=nocona") == 0);
+    CHECK(e.at("CFLAGS").find(" -ffile-prefix-map=" + c.src_dir.string()) != std::string::npos);
+    CHECK(e.at("CXXFLAGS").find("-fvisibility-inlines-hidden") == 0);
+    CHECK(e.at("CMAKE_PREFIX_PATH") == p);
+    CHECK(e.at("GCC") == "/usr/bin/gcc");
+    CHECK(e.at("CONDA_BUILD_CROSS_COMPILATION").empty());
+
+    SECTION("flags the variant already sets stay after the activation's; a test gets none of it") {
+        c.variant["LDFLAGS"] = "-Wl,--mine";
+        c.variant["CMAKE_PREFIX_PATH"] = "/opt/x";
+        auto v = script::script_env(c);
+        CHECK(v.at("LDFLAGS").find("-Wl,-O2") == 0);
+        CHECK(v.at("LDFLAGS").rfind(" -Wl,--mine") == v.at("LDFLAGS").size() - 11);
+        CHECK(v.at("CMAKE_PREFIX_PATH") == p + ":/opt/x");
+        c.phase = script::Phase::test;
+        CHECK(script::script_env(c).count("HOST") == 0);
+    }
 }
 
 TEST_CASE("script_env: a test script's environment is conda-build's test environment", "[build][script]") {
@@ -267,4 +343,23 @@ TEST_CASE("script_env: proxies and CA bundles pass through as in conda-build", "
     CHECK(e.at("SSL_CERT_FILE") == "/etc/ca.pem");
     CHECK(e.count("USER") == 0);
     CHECK(e.count("LC_ALL") == 0);
+}
+
+TEST_CASE("script_env: variant keys become variables as in get_dict", "[build][script]") {
+    auto c = demo_context("/w");
+    c.variant = {{"blas_impl", "openblas"}, {"python", "3.12"}, {"numpy", "2.0"}, {"r", "4"},
+                 {"prefix", "x"}, {"cpu_count", "99"}, {"c_compiler_version", "13"}};
+    auto e = script::script_env(c);
+    CHECK(e.at("blas_impl") == "openblas");
+    CHECK(e.at("c_compiler_version") == "13");
+    // environ.py LANGUAGES, and names get_dict sets itself (by upper case).
+    for (const char* gone : {"python", "numpy", "r", "prefix", "cpu_count"}) CHECK(e.count(gone) == 0);
+    CHECK(e.at("CPU_COUNT") == "2");
+
+    // A test gets the package's hash_input as its variant (the engine passes it).
+    c.phase = script::Phase::test;
+    c.variant = {{"c_compiler_version", "13"}, {"target_platform", "noarch"}};
+    auto t = script::script_env(c);
+    CHECK(t.at("c_compiler_version") == "13");
+    CHECK(t.at("target_platform") == "noarch");
 }

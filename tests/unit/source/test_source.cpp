@@ -116,7 +116,7 @@ TEST_CASE("source: file:// tarball with a good sha256, then a cache hit") {
         stdfs::remove_all(a.work);
         auto bad = source::fetch_source(s, a.ctx());
         REQUIRE_FALSE(bad);  // the original is gone, so it cannot be fetched again
-        CHECK(str::starts_with(bad.error().message, "source url file://"));
+        CHECK(str::starts_with(bad.error().message, "cannot fetch minitorch-0.1.tar.gz: tried file://"));
         CHECK_FALSE(stdfs::exists(a.cache / s.sha256 / "minitorch-0.1.tar.gz"));
     }
 }
@@ -135,12 +135,27 @@ TEST_CASE("source: a url list is tried in order, and a missing source names the 
 
     stdfs::remove_all(a.cache);
     stdfs::remove_all(a.work);
+    stdfs::copy_file(tarball, a.tmp.path() / "kept.tar.gz");
     stdfs::remove(tarball);
+    s.where = SourceLoc{"recipe/meta.yaml", 7};
     auto bad = source::fetch_source(s, a.ctx());
     REQUIRE_FALSE(bad);
-    CHECK(bad.error().message.find("(tried 2 urls: " + s.url + ", " + s.mirrors[0] + ")") != std::string::npos);
-    CHECK(bad.error().hint.find("or put the file at " + (a.cache / s.sha256 / "minitorch-0.1.tar.gz").string()) !=
-          std::string::npos);
+    // One error: the recipe line, every url with its reason, the exact cache path.
+    CHECK(bad.error().loc.str() == "recipe/meta.yaml:7");
+    CHECK(bad.error().message == "cannot fetch minitorch-0.1.tar.gz: tried " + s.url + " (no such file " +
+                                     (a.fixtures / "gone-0.1.tar.gz").string() + "), " + s.mirrors[0] +
+                                     " (no such file " + tarball.string() + ")");
+    CHECK(bad.error().hint.find("put the file (sha256 " + s.sha256 + ") at " +
+                                (a.cache / s.sha256 / "minitorch-0.1.tar.gz").string()) == 0);
+    CHECK_FALSE(stdfs::exists(a.cache / s.sha256 / "minitorch-0.1.tar.gz.part"));  // nothing half-written
+
+    SECTION("a file put at that path by hand is used, and nothing is fetched") {
+        stdfs::create_directories(a.cache / s.sha256);
+        stdfs::rename(a.tmp.path() / "kept.tar.gz", a.cache / s.sha256 / "minitorch-0.1.tar.gz");
+        auto r2 = source::fetch_source(s, a.ctx());
+        REQUIRE(r2);
+        CHECK(r2->cache == source::CacheUse::hit);
+    }
 }
 
 TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the file") {
@@ -215,7 +230,8 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         s.sha256 = std::string(64, 'b');
         auto r = source::fetch_source(s, a.ctx());
         REQUIRE_FALSE(r);
-        CHECK(r.error().message == "source url file:///nonexistent/x.tar.gz does not exist");
+        CHECK(r.error().message ==
+              "cannot fetch x.tar.gz: tried file:///nonexistent/x.tar.gz (no such file /nonexistent/x.tar.gz)");
     }
     SECTION("https without sha256, and without curl") {
         types::Source s;
@@ -228,7 +244,8 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         ctx.env["PATH"] = a.fixtures.string();
         auto no_curl = source::fetch_source(s, ctx);
         REQUIRE_FALSE(no_curl);
-        CHECK(no_curl.error().message == "cannot run 'curl': not found on PATH");
+        CHECK(no_curl.error().message ==
+              "cannot fetch x.tar.gz: tried https://example.invalid/x.tar.gz (cannot run 'curl': not found on PATH)");
     }
 }
 
