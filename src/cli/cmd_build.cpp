@@ -21,6 +21,7 @@ struct BuildArgs {
     std::string work_dir;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
     bool quiet = false, dry_run = false;
+    bool error_overlinking = false, error_overdepending = false;
     int level = 19;
     bool old_level = false;
 };
@@ -64,6 +65,8 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
     o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
     o.zstd_level = a.level;
+    o.error_overlinking = a.error_overlinking ? package::LinkError::error : package::LinkError::warn;
+    o.error_overdepending = a.error_overdepending ? package::LinkError::error : package::LinkError::warn;
     return o;
 }
 
@@ -102,6 +105,12 @@ void register_build(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli, "Print the summary (or, with --dry-run, the plan) as one JSON document on stdout");
     sub->add_flag("-q,--quiet", a->quiet, "Do not stream the scripts' output (it is still logged)");
     sub->add_flag("--dry-run", a->dry_run, "Print the plan and stop");
+    sub->add_flag("--error-overlinking,!--no-error-overlinking", a->error_overlinking,
+                  "Fail an output whose files link a library no run dependency provides, unless its recipe "
+                  "sets build/error_overlinking (default: warn, as conda-build)");
+    sub->add_flag("--error-overdepending,!--no-error-overdepending", a->error_overdepending,
+                  "Fail an output with a library run dependency that no file links, unless its recipe sets "
+                  "build/error_overdepending (default: warn)");
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
