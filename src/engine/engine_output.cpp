@@ -323,7 +323,7 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
     for (const auto& m : made->linkage.messages)
-        if (m.severity == package::LinkSeverity::warning) ctx.reporter.warning(Error{SourceLoc{dist}, m.text, {}});
+        if (m.severity == package::LinkSeverity::warning) ctx.reporter.warning(Error{SourceLoc{dist}, m.text, m.hint});
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 

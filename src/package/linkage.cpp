@@ -194,8 +194,11 @@ private:
     LinkSeverity overlinking() const {
         return o_.overlinking == LinkError::error ? LinkSeverity::error : LinkSeverity::warning;
     }
-    void say(LinkSeverity s, const std::string& file, const std::string& text) {
-        report_.messages.push_back({s, file, file.empty() ? text : file + ": " + text});
+    void say(LinkSeverity s, const std::string& file, const std::string& text, std::string hint = {}) {
+        if (hint.empty() && s != LinkSeverity::info)
+            hint = "list the package that provides it in requirements/run (or in host, if it has run_exports), "
+                   "or set build/error_overlinking: false to only warn";
+        report_.messages.push_back({s, file, file.empty() ? text : file + ": " + text, std::move(hint)});
     }
     void check_file(const std::string& rel, const ElfInfo& elf);
     void in_prefix(const std::string& file, const std::string& needed, const std::string& path);
@@ -220,7 +223,7 @@ void Checker::in_prefix(const std::string& file, const std::string& needed, cons
     if (in_run.empty() && !all.empty())
         return say(overlinking(), file,
                    needed + " resolves to " + path + " of " + dists(all) +
-                       ", which is not a run dependency (overlinking; add it to requirements/run or take its run_exports)");
+                       ", which is not a run dependency (overlinking)");
     if (in_run.size() > 1)
         return say(LinkSeverity::warning, file, needed + " is in several run dependencies: " + dists(in_run));
     say(overlinking(), file,
@@ -259,7 +262,8 @@ void Checker::check_file(const std::string& rel, const ElfInfo& elf) {
     // reported unless runpath_whitelist is set (post.py tests the list
     // itself, not its match, so any entry silences every file).
     if (elf.kind == RpathKind::runpath && o_.runpath_whitelist.empty())
-        say(overlinking(), rel, "runpaths [" + elf.rpath + "] found (set build/runpath_whitelist to keep them)");
+        say(overlinking(), rel, "runpaths [" + elf.rpath + "] found (conda-build writes DT_RPATH)",
+            "set build/runpath_whitelist to keep them");
     auto dirs = search_dirs(elf, rel, o_);
     for (const auto& needed : elf.needed) {
         Resolved r = resolve(needed, dirs, dir_, o_);
@@ -281,8 +285,8 @@ void Checker::overdepending() {
                              : LinkSeverity::warning;
         say(s, "",
             std::string(nature_name(n)) + " package " + p.dist +
-                " is a run dependency but no file links it (overdepending, or linked statically; "
-                "add it to build/ignore_run_exports if that is intended)");
+                " is a run dependency but no file links it (overdepending, or linked statically)",
+            "drop it from requirements/run, or add it to build/ignore_run_exports if that is intended");
     }
 }
 

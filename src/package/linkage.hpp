@@ -60,6 +60,7 @@ struct LinkMessage {
     LinkSeverity severity = LinkSeverity::info;
     std::string file;  // relative to the package root; empty: the package as a whole
     std::string text;  // "lib/libx.so: libfoo.so.1 ..." (one line)
+    std::string hint;  // what to do about it (warnings and errors)
 };
 
 struct LinkageReport {

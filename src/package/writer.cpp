@@ -98,18 +98,15 @@ namespace {
 
 // The errors of the linkage checks, as one line: each file and library.
 std::optional<Error> linkage_failure(const LinkageReport& r) {
-    std::vector<std::string> errors;
+    std::vector<const LinkMessage*> errors;
     for (const auto& m : r.messages)
-        if (m.severity == LinkSeverity::error) errors.push_back(m.text);
+        if (m.severity == LinkSeverity::error) errors.push_back(&m);
     if (errors.empty()) return std::nullopt;
     const std::size_t shown = std::min<std::size_t>(errors.size(), 4);
-    std::string text = errors[0];
-    for (std::size_t i = 1; i < shown; ++i) text += "; " + errors[i];
+    std::string text = errors[0]->text;
+    for (std::size_t i = 1; i < shown; ++i) text += "; " + errors[i]->text;
     if (errors.size() > shown) text += "; and " + std::to_string(errors.size() - shown) + " more";
-    return Error{SourceLoc{}, text,
-                 "add the package that provides it to requirements/run (or host, for its run_exports), or turn the "
-                 "check into a warning with build/error_overlinking: false (error_overdepending)",
-                 ErrorKind::runtime};
+    return Error{SourceLoc{}, text, errors[0]->hint, ErrorKind::runtime};
 }
 
 }  // namespace
