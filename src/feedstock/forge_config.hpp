@@ -32,6 +32,10 @@ struct ForgeConfig {
     std::string recipe_dir = "recipe";
     std::string config_version = "2";
     bool github_actions_self_hosted = false;
+    // conda_build: {error_overlinking: true, pkg_format: 2, ...}: what
+    // conda-forge-ci-setup copies into .condarc (`conda_build.<key>`) for
+    // conda-build; scalars as written.
+    std::map<std::string, std::string> conda_build;
 
     // The platforms that get files, sorted by name: those whose build
     // platform has a CI provider (conda-smithy's _get_platforms_of_provider).

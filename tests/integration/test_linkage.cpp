@@ -111,3 +111,22 @@ TEST_CASE("linkage: a run dependency nothing links is reported (overdepending)",
         CHECK(packages(out, "sf-app-").empty());
     }
 }
+
+TEST_CASE("linkage: a feedstock's conda-forge.yml turns overlinking into an error, as conda-forge's CI", "[engine][linkage]") {
+    fs::TempDir tmp("sf-linkage");
+    stdfs::path out = channel_with_libfoo(tmp);
+    auto r = build("forge/recipe", out);
+    INFO(r.err);
+    CHECK(r.rc != 0);
+    CHECK(has(last_line(r.err), "lib/libapp.so: libfoo.so.1 resolves to lib/libfoo.so.1"));
+    CHECK(has(last_line(r.err), "(overlinking)"));
+
+    SECTION("--no-error-overlinking overrides it: a warning, and the package is built") {
+        auto ok = build("forge/recipe", out, {"--no-error-overlinking"});
+        INFO(ok.err);
+        CHECK(ok.rc == 0);
+        CHECK(has(ok.err, "warning: sf-app-1.0-"));
+        CHECK(has(ok.err, "which is not a run dependency (overlinking)"));
+        CHECK(packages(out, "sf-app-").size() == 1);
+    }
+}
