@@ -29,9 +29,18 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
 
 // conda-build's rules: host packages' weak+strong exports, build packages'
 // strong ones, minus ignore_run_exports(_from), never the output itself.
+// Only packages the requirements name take part (render.py
+// get_upstream_pins: "explicit_specs"): a dependency of a dependency exports
+// nothing (libtorch-cuda-linalg's minimagma is no dependency of libtorch).
 void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& build_env,
                        const env::PreparedEnv& host_env, std::vector<std::string>& depends,
                        std::vector<std::string>& constrains) {
+    auto names = [](const std::vector<types::Dependency>& reqs) {
+        std::set<std::string> out;
+        for (const auto& s : types::dependency_strings(reqs)) out.insert(types::MatchSpec::name_of(s));
+        return out;
+    };
+    const std::set<std::string> host_named = names(o.requirements.host), build_named = names(o.requirements.build);
     std::set<std::string> ignore_from;
     for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(types::MatchSpec::name_of(s));
     std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end());
@@ -43,14 +52,14 @@ void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& 
         }
     };
     for (const auto& [name, re] : host_env.run_exports) {
-        if (ignore_from.count(name) || name == o.name) continue;
+        if (ignore_from.count(name) || name == o.name || !host_named.count(name)) continue;
         take(re.weak, depends);
         take(re.strong, depends);
         take(re.weak_constrains, constrains);
         take(re.strong_constrains, constrains);
     }
     for (const auto& [name, re] : build_env.run_exports) {
-        if (ignore_from.count(name) || name == o.name) continue;
+        if (ignore_from.count(name) || name == o.name || !build_named.count(name)) continue;
         take(re.strong, depends);
         take(re.strong_constrains, constrains);
     }
