@@ -1,6 +1,7 @@
 #include "render/render.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <set>
 
@@ -266,6 +267,15 @@ Result<types::RunExportDeps> Renderer::run_exports_of(const Meta& re, const std:
     return out;
 }
 
+// A YAML 1.1 boolean written as a plain scalar ("false", "yes", "On").
+std::optional<bool> yaml_bool(const Meta& v) {
+    if (!v.is_string()) return std::nullopt;
+    const std::string s = str::lower(v.get<std::string>());
+    if (s == "true" || s == "yes" || s == "on" || s == "y") return true;
+    if (s == "false" || s == "no" || s == "off" || s == "n") return false;
+    return std::nullopt;
+}
+
 // conda-build's post.py keys (metadata.py binary_relocation(): a bool or a
 // list of paths, anything else an error). error_overlinking/_overdepending
 // of the top level set the whole build's config (MetaData.parse_again), an
@@ -283,6 +293,8 @@ Result<PostBuildKeys> post_build_keys(const Meta& top, const Meta& build, const 
             k.relocate_only = string_list(br);
         } else if (br.is_boolean()) {
             k.binary_relocation = br.get<bool>();
+        } else if (auto b = yaml_bool(br)) {  // a plain scalar, as YAML 1.1 reads it
+            k.binary_relocation = *b;
         } else {
             return fail(SourceLoc{where + "build/binary_relocation"},
                         "build/binary_relocation should be boolean or a list of paths (optionally globs)");
