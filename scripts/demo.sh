@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The embedded demo, end to end, through `splitforge build`:
-#   1. minimagma into the local channel output/;
+#   1. minimagma and miniblas (the demo's libcblas) into the local channel output/;
 #   2. minitorch for every available variant (cpu always; cuda when nvcc is
 #      found; mkl when MKL is found) and every Python found (PATH + pyenv);
 #   3. the other two kinds of binaries from the same build, nothing
@@ -25,6 +25,7 @@ fi
 echo "==> using $SPLITFORGE, channel $out" >&2
 t0=$(date +%s)
 "$SPLITFORGE" build "$root/demo/minimagma/recipe" --output-folder "$out" -q
+"$SPLITFORGE" build "$root/demo/miniblas/recipe" --output-folder "$out" -q
 "$SPLITFORGE" build "$root/demo/minitorch/recipe" --output-folder "$out" --skip-unavailable -q "$@"
 echo "==> built in $(( $(date +%s) - t0 ))s; wheels and libtorch archives" >&2
 art=$(dirname "$out")

@@ -4,7 +4,7 @@
 //   B  a single-Python build,
 //   C  5 independent full builds (each its own fresh staging build),
 // and the ratios A/B and C/A. Every timed run starts from a fresh channel
-// seeded with minimagma and the exported interpreters (made once, untimed),
+// seeded with minimagma, miniblas and the exported interpreters (made once, untimed),
 // so only the minitorch build itself is measured. Tests are skipped unless
 // --with-tests is given (they cost the same per output in every mode).
 //   bench_megabuild [--splitforge PATH] [--with-tests] [--pythons 3.9,3.10,...]
@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
         return v;
     };
 
-    // Untimed: minimagma and the interpreters' packages, once.
+    // Untimed: minimagma, miniblas (libcblas) and the interpreters' packages, once.
     stdfs::path base = tmp.path() / "base";
     run_build(demo / "minimagma/recipe", base, {});
+    run_build(demo / "miniblas/recipe", base, {});
     {
         stdfs::path warm = tmp.path() / "warm";
         seed(base, warm);

@@ -1,12 +1,16 @@
 // splitforge build RECIPE [-m VARIANT.yaml]... [--variant K=V]... [--platform P] [--output-folder DIR]
 //   [-c CHANNEL]... [--skip-existing] [--keep-going] [--no-test] [--keep-build|--dirty]
 //   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--source-cache DIR] [--json] [--dry-run]
+//   [--[no-]error-overlinking] [--[no-]error-overdepending]
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
+#include "feedstock/forge_config.hpp"
 
 namespace sf::cli {
 
@@ -21,6 +25,9 @@ struct BuildArgs {
     std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
     bool quiet = false, dry_run = false;
+    bool error_overlinking = false, error_overdepending = false;
+    CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
+    CLI::Option* overdepending_flag = nullptr;
     int level = 19;
     bool old_level = false;
 };
@@ -65,6 +72,24 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
     o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
     o.zstd_level = a.level;
+    // A conda-forge feedstock's conda-forge.yml (FEEDSTOCK/recipe/..) sets
+    // conda_build.error_overlinking for conda-build through .condarc
+    // (conda-forge-ci-setup); the command line overrides it, the recipe's
+    // build/error_overlinking both. Default off, as conda-smithy's schema.
+    std::map<std::string, std::string> forge;
+    auto recipe_dir = std::filesystem::absolute(o.recipe_dir).lexically_normal();
+    if (!recipe_dir.has_filename()) recipe_dir = recipe_dir.parent_path();  // "recipe/"
+    const auto feedstock = recipe_dir.parent_path();
+    if (std::filesystem::is_regular_file(feedstock / "conda-forge.yml"))
+        forge = value_or_throw(feedstock::read_forge_config(feedstock)).conda_build;
+    auto level = [&](bool flag, const CLI::Option* given, const char* key) {
+        bool on = flag;
+        if (!(given && given->count() > 0))
+            if (auto it = forge.find(key); it != forge.end()) on = it->second == "true" || it->second == "True";
+        return on ? package::LinkError::error : package::LinkError::warn;
+    };
+    o.error_overlinking = level(a.error_overlinking, a.overlinking_flag, "error_overlinking");
+    o.error_overdepending = level(a.error_overdepending, a.overdepending_flag, "error_overdepending");
     return o;
 }
 
@@ -106,6 +131,12 @@ void register_build(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli, "Print the summary (or, with --dry-run, the plan) as one JSON document on stdout");
     sub->add_flag("-q,--quiet", a->quiet, "Do not stream the scripts' output (it is still logged)");
     sub->add_flag("--dry-run", a->dry_run, "Print the plan and stop");
+    a->overlinking_flag = sub->add_flag("--error-overlinking,!--no-error-overlinking", a->error_overlinking,
+                  "Fail an output whose files link a library no run dependency provides, unless its recipe "
+                  "sets build/error_overlinking (default: warn, as conda-build)");
+    a->overdepending_flag = sub->add_flag("--error-overdepending,!--no-error-overdepending", a->error_overdepending,
+                  "Fail an output with a library run dependency that no file links, unless its recipe sets "
+                  "build/error_overdepending (default: warn)");
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/report.hpp"
 #include "env/provider.hpp"
+#include "package/linkage.hpp"
 #include "plan/plan.hpp"
 #include "variant/selection.hpp"
 
@@ -49,6 +50,11 @@ struct BuildOptions {
     Progress progress = Progress::show;
     int cpu_count = 0;                                          // 0: $CPU_COUNT or the machine's
     int zstd_level = 19;
+    // conda-build's --error-overlinking / --error-overdepending: what an
+    // output whose recipe sets no build/error_overlinking gets. Off, as in
+    // conda-build and conda-forge (a feedstock opts in in conda-forge.yml).
+    package::LinkError error_overlinking = package::LinkError::warn;
+    package::LinkError error_overdepending = package::LinkError::warn;
     std::filesystem::path splitforge;                           // our binary; empty: /proc/self/exe
     Reporter* reporter = nullptr;                               // warnings, notes, progress, script output;
                                                                 // null: plain stderr (default_reporter())

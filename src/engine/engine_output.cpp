@@ -29,9 +29,18 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
 
 // conda-build's rules: host packages' weak+strong exports, build packages'
 // strong ones, minus ignore_run_exports(_from), never the output itself.
+// Only packages the requirements name take part (render.py
+// get_upstream_pins: "explicit_specs"): a dependency of a dependency exports
+// nothing (libtorch-cuda-linalg's minimagma is no dependency of libtorch).
 void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& build_env,
                        const env::PreparedEnv& host_env, std::vector<std::string>& depends,
                        std::vector<std::string>& constrains) {
+    auto names = [](const std::vector<types::Dependency>& reqs) {
+        std::set<std::string> out;
+        for (const auto& s : types::dependency_strings(reqs)) out.insert(types::MatchSpec::name_of(s));
+        return out;
+    };
+    const std::set<std::string> host_named = names(o.requirements.host), build_named = names(o.requirements.build);
     std::set<std::string> ignore_from;
     for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(types::MatchSpec::name_of(s));
     std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end());
@@ -43,14 +52,14 @@ void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& 
         }
     };
     for (const auto& [name, re] : host_env.run_exports) {
-        if (ignore_from.count(name) || name == o.name) continue;
+        if (ignore_from.count(name) || name == o.name || !host_named.count(name)) continue;
         take(re.weak, depends);
         take(re.strong, depends);
         take(re.weak_constrains, constrains);
         take(re.strong_constrains, constrains);
     }
     for (const auto& [name, re] : build_env.run_exports) {
-        if (ignore_from.count(name) || name == o.name) continue;
+        if (ignore_from.count(name) || name == o.name || !build_named.count(name)) continue;
         take(re.strong, depends);
         take(re.strong_constrains, constrains);
     }
@@ -89,6 +98,46 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.test.requires_ = types::dependency_strings(o.test.requires_);
     m.timestamp = ctx.timestamp_ms;
     return m;
+}
+
+// The linkage checks of one output (post.py check_overlinking): the host
+// prefix's packages, the host libraries standing in for packages (the
+// system map's libraries, the compilers' runtimes), and the recipe's keys
+// over the build's defaults.
+Result<package::LinkageOptions> linkage_options(const Ctx& ctx, const render::RenderedOutput& o,
+                                                const env::PreparedEnv& henv, const std::vector<std::string>& depends) {
+    package::LinkageOptions lo;
+    lo.output = o.dist();
+    lo.host_prefix = ctx.host_prefix;
+    lo.prefix_string = ctx.host_prefix.string();
+    lo.run_depends = depends;
+    lo.ignore_run_exports = o.ignore_run_exports;
+    auto pkgs = package::read_prefix_packages(ctx.host_prefix);
+    if (!pkgs) return unexpected(pkgs.error());
+    for (auto& p : *pkgs) {
+        auto it = henv.run_exports.find(p.name);
+        p.has_run_exports = it != henv.run_exports.end() && !it->second.empty();
+    }
+    lo.packages = std::move(*pkgs);
+    lo.stand_ins = package::compiler_runtime_stand_ins();
+    if (ctx.opts.provider == env::ProviderKind::system) {
+        // "libopenblas.so*" stands for every entry that lists libopenblas.so.
+        std::map<std::string, std::vector<std::string>> by_file;
+        for (const auto& [name, e] : ctx.map.entries)
+            if (e.kind == env::MapKind::library)
+                for (const auto& c : e.candidates) by_file[c + "*"].push_back(name);
+        for (auto& [file, names] : by_file) lo.stand_ins.push_back({file, std::move(names)});
+    }
+    const auto& pb = o.post_build;
+    lo.missing_dso_whitelist = pb.missing_dso_whitelist;
+    lo.runpath_whitelist = pb.runpath_whitelist;
+    lo.ignore_patterns = pb.overlinking_ignore_patterns;
+    auto level = [](std::optional<bool> recipe, package::LinkError dflt) {
+        return recipe ? (*recipe ? package::LinkError::error : package::LinkError::warn) : dflt;
+    };
+    lo.overlinking = level(pb.error_overlinking, ctx.opts.error_overlinking);
+    lo.overdepending = level(pb.error_overdepending, ctx.opts.error_overdepending);
+    return lo;
 }
 
 }  // namespace
@@ -276,11 +325,21 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     mo.postprocess->prefix = ctx.host_prefix.string();
     mo.postprocess->env = ctx.base_env;
     mo.postprocess->build_id = package::BuildIdFix::rehash;  // reproducible: ids from the final bytes
+    mo.postprocess->rpaths = o.post_build.rpaths;
+    mo.postprocess->relocate_only = o.post_build.relocate_only;
+    if (!o.post_build.binary_relocation) mo.postprocess->rpath = package::RpathFix::keep;
+    if (step.role != plan::Role::metapackage) {
+        auto lo = linkage_options(ctx, o, henv, depends);
+        if (!lo) return err("linkage", lo.error());
+        mo.postprocess->linkage = std::move(*lo);
+    }
     mo.write.zstd_level = ctx.opts.zstd_level;
     mo.write.threads = ctx.cpu_count;
     auto made = package::make_package(payload, package_meta(ctx, o, depends, constrains), ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
+    for (const auto& m : made->linkage.messages)
+        if (m.severity == package::LinkSeverity::warning) ctx.reporter.warning(Error{SourceLoc{dist}, m.text, m.hint});
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 

@@ -146,6 +146,10 @@ Result<ForgeConfig> read_forge_config(const stdfs::path& feedstock_dir) {
     if (!gha) return unexpected(gha.error());
     if (gha->IsMap() && (*gha)["self_hosted"] && (*gha)["self_hosted"].IsScalar())
         cfg.github_actions_self_hosted = (*gha)["self_hosted"].Scalar() == "true" || (*gha)["self_hosted"].Scalar() == "True";
+    auto cb = map_of("conda_build");
+    if (!cb) return unexpected(cb.error());
+    for (auto it = cb->begin(); cb->IsMap() && it != cb->end(); ++it)
+        if (it->second.IsScalar()) cfg.conda_build[it->first.Scalar()] = it->second.Scalar();
     if (root["recipe_dir"] && root["recipe_dir"].IsScalar()) cfg.recipe_dir = root["recipe_dir"].Scalar();
     if (root["conda_build_tool"] && root["conda_build_tool"].IsScalar())
         cfg.conda_build_tool = root["conda_build_tool"].Scalar();

@@ -36,6 +36,10 @@ struct ForgeConfig {
     // (v1) and conda-smithy asks rattler-build which keys each output uses.
     std::string conda_build_tool = "conda-build";
     bool rattler_build() const { return conda_build_tool == "rattler-build"; }
+    // conda_build: {error_overlinking: true, pkg_format: 2, ...}: what
+    // conda-forge-ci-setup copies into .condarc (`conda_build.<key>`) for
+    // conda-build; scalars as written.
+    std::map<std::string, std::string> conda_build;
 
     // The platforms that get files, sorted by name: those whose build
     // platform has a CI provider (conda-smithy's _get_platforms_of_provider).

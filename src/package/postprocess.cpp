@@ -92,25 +92,34 @@ Result<std::vector<std::string>> fix_symlinks(const stdfs::path& dir, const std:
 }
 
 std::string relocate_rpath(const std::string& rpath, const std::string& prefix, const std::string& file_dir,
-                           std::vector<std::string>* dropped) {
+                           const std::vector<std::string>& rpaths, std::vector<std::string>* dropped) {
     std::vector<std::string> out;
     auto add = [&](const std::string& s) {
         if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
     };
+    const stdfs::path origin = file_dir.empty() ? stdfs::path(".") : stdfs::path(file_dir);
+    auto from_origin = [&](const std::string& rel) {
+        std::string r = stdfs::path(rel).lexically_relative(origin).lexically_normal().generic_string();
+        while (r.size() > 1 && r.back() == '/') r.pop_back();
+        return "$ORIGIN/" + (r.empty() ? std::string(".") : r);
+    };
     for (const auto& entry : str::split(rpath, ':')) {
         if (entry.empty()) continue;
-        if (str::starts_with(entry, "$ORIGIN") || str::starts_with(entry, "${ORIGIN}") || entry[0] != '/') {
+        if (str::starts_with(entry, "$ORIGIN") || str::starts_with(entry, "${ORIGIN}")) {
             add(entry);
             continue;
         }
-        auto in = inside(stdfs::path(entry).lexically_normal().string(), prefix);
+        std::optional<std::string> in;
+        if (entry[0] == '/') in = inside(stdfs::path(entry).lexically_normal().string(), prefix);
         if (!in) {
             if (dropped) dropped->push_back(entry);
             continue;
         }
-        stdfs::path rel = stdfs::path(*in).lexically_relative(file_dir.empty() ? "." : file_dir);
-        std::string r = rel.generic_string();
-        add(r.empty() || r == "." ? "$ORIGIN" : "$ORIGIN/" + r);
+        add(from_origin(*in));
+    }
+    for (const auto& r : rpaths) {
+        if (r.empty()) continue;
+        add(r[0] == '/' ? r : from_origin(stdfs::path(r).lexically_normal().generic_string()));
     }
     return str::join(out, ":");
 }
@@ -150,17 +159,60 @@ Result<std::optional<PrefixFile>> detect_prefix(const stdfs::path& file, const s
 
 namespace {
 
-Result<void> run_patchelf(const stdfs::path& exe, const Walked& f, const ElfInfo& elf, const std::string& rpath,
+Result<void> run_patchelf(const stdfs::path& exe, const Walked& f, const std::string& rpath,
                           const process::Env& env) {
     process::Command cmd;
     cmd.argv = {exe.string()};
-    if (elf.kind == RpathKind::rpath) cmd.argv.push_back("--force-rpath");  // keep DT_RPATH a DT_RPATH
-    cmd.argv.insert(cmd.argv.end(), {"--set-rpath", rpath, f.abs.string()});
+    // conda-build always writes DT_RPATH (a DT_RUNPATH becomes one).
+    cmd.argv.insert(cmd.argv.end(), {"--force-rpath", "--set-rpath", rpath, f.abs.string()});
     cmd.env = env;
     auto out = process::capture(cmd);
     if (!out) return unexpected(out.error());
     if (out->exit_code != 0)
         return fail(SourceLoc{f.rel}, "patchelf --set-rpath failed: " + std::string(str::trim(out->err)));
+    return {};
+}
+
+Result<stdfs::path> find_patchelf(const PostprocessOptions& opts) {
+    if (opts.patchelf.find('/') != std::string::npos) {
+        if (::access(opts.patchelf.c_str(), X_OK) == 0) return stdfs::path(opts.patchelf);
+    } else {
+        auto it = opts.env.find("PATH");
+        if (auto p = process::find_executable(opts.patchelf, it == opts.env.end() ? "" : it->second); p && !p->empty())
+            return *p;
+    }
+    return fail(opts.patchelf + " not found", "apt-get install patchelf");
+}
+
+// Step 2 on every dynamic ELF file (post.py post_process_shared_lib; not on
+// *.debug files; only the listed ones under binary_relocation: [globs]).
+Result<void> relocate_all(const std::vector<Walked>& entries, const std::string& prefix,
+                          const PostprocessOptions& opts, PostprocessReport& report) {
+    std::optional<stdfs::path> patchelf;
+    for (const auto& e : entries) {
+        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/") || str::ends_with(e.rel, ".debug"))
+            continue;
+        if (!opts.relocate_only.empty() &&
+            std::none_of(opts.relocate_only.begin(), opts.relocate_only.end(),
+                         [&](const std::string& g) { return caseless_fnmatch(e.rel, g); }))
+            continue;
+        auto elf = read_elf(e.abs);
+        if (!elf) return unexpected(elf.error());
+        if (!elf->is_elf || !elf->is_dynamic) continue;
+        std::vector<std::string> dropped;
+        std::string dir_rel = stdfs::path(e.rel).parent_path().generic_string();
+        std::string fixed = relocate_rpath(elf->rpath, prefix, dir_rel, opts.rpaths, &dropped);
+        for (const auto& d : dropped)
+            report.warnings.push_back(e.rel + ": rpath entry " + d + " is outside the prefix (removed)");
+        if (fixed == elf->rpath && elf->kind != RpathKind::runpath) continue;
+        if (!patchelf) {
+            auto found = find_patchelf(opts);
+            if (!found) return unexpected(found.error());
+            patchelf = *found;
+        }
+        if (auto r = run_patchelf(*patchelf, e, fixed, opts.env); !r) return unexpected(r.error());
+        report.rpaths_rewritten.push_back(e.rel + ": " + elf->rpath + " -> " + fixed);
+    }
     return {};
 }
 
@@ -177,31 +229,12 @@ Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessO
     auto entries = walk(dir);
     if (!entries) return unexpected(entries.error());
 
-    std::optional<stdfs::path> patchelf;
-    for (const auto& e : *entries) {
-        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
-        if (opts.rpath == RpathFix::keep) break;
-        auto elf = read_elf(e.abs);
-        if (!elf) return unexpected(elf.error());
-        if (!elf->is_elf || elf->kind == RpathKind::none) continue;
-        std::vector<std::string> dropped;
-        std::string dir_rel = stdfs::path(e.rel).parent_path().generic_string();
-        std::string fixed = relocate_rpath(elf->rpath, prefix, dir_rel, &dropped);
-        for (const auto& d : dropped)
-            report.warnings.push_back(e.rel + ": rpath entry " + d + " is outside the prefix (removed)");
-        if (fixed == elf->rpath) continue;
-        if (!patchelf) {
-            if (opts.patchelf.find('/') != std::string::npos) {
-                if (::access(opts.patchelf.c_str(), X_OK) == 0) patchelf = opts.patchelf;
-            } else {
-                auto it = opts.env.find("PATH");
-                patchelf = process::find_executable(opts.patchelf, it == opts.env.end() ? "" : it->second);
-            }
-            if (!patchelf || patchelf->empty())
-                return fail(opts.patchelf + " not found", "apt-get install patchelf");
-        }
-        if (auto r = run_patchelf(*patchelf, e, *elf, fixed, opts.env); !r) return unexpected(r.error());
-        report.rpaths_rewritten.push_back(e.rel + ": " + elf->rpath + " -> " + fixed);
+    if (opts.rpath == RpathFix::rewrite)
+        if (auto ok = relocate_all(*entries, prefix, opts, report); !ok) return unexpected(ok.error());
+    if (opts.linkage) {
+        auto lk = check_linkage(dir, *opts.linkage);
+        if (!lk) return unexpected(lk.error());
+        report.linkage = std::move(*lk);
     }
 
     for (const auto& e : *entries) {

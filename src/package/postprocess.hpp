@@ -2,8 +2,11 @@
 // Post-processing of an output's files before packaging, in this order:
 //   1. symlinks: absolute links into the prefix become relative; absolute
 //      links outside it, and relative links escaping it, are errors;
-//   2. ELF RPATH/RUNPATH entries pointing into the prefix become
-//      $ORIGIN-relative (through the external `patchelf`);
+//   2. ELF RPATHs as conda-build's mk_relative_linux sets them (through the
+//      external `patchelf --force-rpath`, so always a DT_RPATH): entries into
+//      the prefix become $ORIGIN-relative, others are dropped, and each of
+//      build/rpaths (default lib) is added $ORIGIN-relative;
+//   2b. optionally, the linkage checks (linkage.hpp) on the relocated files;
 //   3. prefix detection: files still containing the build prefix get a
 //      prefix_placeholder, text (no NUL byte) or binary.
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "package/linkage.hpp"
 #include "process/process.hpp"
 #include "types/package_record.hpp"
 
@@ -34,6 +38,9 @@ struct PostprocessOptions {
     std::string prefix;  // the build prefix as written into files; empty: the directory itself
     BinaryPrefix binary = BinaryPrefix::detect;
     RpathFix rpath = RpathFix::rewrite;
+    std::vector<std::string> rpaths{"lib"};   // build/rpaths: dirs every ELF file finds its libraries in
+    std::vector<std::string> relocate_only;  // build/binary_relocation as a list of globs; empty: every file
+    std::optional<LinkageOptions> linkage;   // set: check_linkage() after relocation; its errors fail
     BuildIdFix build_id = BuildIdFix::keep;
     std::string patchelf = "patchelf";          // name looked up on env PATH, or a path
     process::Env env = process::minimal_env();  // the environment patchelf runs in
@@ -45,6 +52,7 @@ struct PostprocessReport {
     std::vector<std::string> build_ids_rehashed;    // paths
     std::vector<std::string> symlinks_made_relative;
     std::vector<std::string> warnings;
+    LinkageReport linkage;  // when PostprocessOptions::linkage was set
 };
 
 Result<PostprocessReport> postprocess(const std::filesystem::path& dir, const PostprocessOptions& opts);
@@ -54,10 +62,15 @@ Result<PostprocessReport> postprocess(const std::filesystem::path& dir, const Po
 // Step 1. Returns the links it rewrote.
 Result<std::vector<std::string>> fix_symlinks(const std::filesystem::path& dir, const std::string& prefix);
 
-// Step 2 for one rpath string: `file_dir` is the ELF file's directory relative
-// to the prefix. Entries outside the prefix are dropped (named in `dropped`).
+// Step 2 for one rpath string (conda-build's mk_relative_linux): `file_dir`
+// is the ELF file's directory relative to the prefix. $ORIGIN entries stay;
+// absolute entries inside the prefix become $ORIGIN-relative ("$ORIGIN/."
+// for the file's own dir, as Python's relpath gives); absolute entries
+// outside it are dropped (named in `dropped`), and so are relative ones;
+// then each of `rpaths` is added ($ORIGIN-relative unless absolute).
+// Deliberate difference: ${ORIGIN} entries stay too (conda-build drops them).
 std::string relocate_rpath(const std::string& rpath, const std::string& prefix, const std::string& file_dir,
-                           std::vector<std::string>* dropped = nullptr);
+                           const std::vector<std::string>& rpaths, std::vector<std::string>* dropped = nullptr);
 
 // Step 3 for one file (streamed; any size).
 Result<std::optional<PrefixFile>> detect_prefix(const std::filesystem::path& file, const std::string& rel,

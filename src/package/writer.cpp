@@ -94,6 +94,23 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     return written;
 }
 
+namespace {
+
+// The errors of the linkage checks, as one line: each file and library.
+std::optional<Error> linkage_failure(const LinkageReport& r) {
+    std::vector<const LinkMessage*> errors;
+    for (const auto& m : r.messages)
+        if (m.severity == LinkSeverity::error) errors.push_back(&m);
+    if (errors.empty()) return std::nullopt;
+    const std::size_t shown = std::min<std::size_t>(errors.size(), 4);
+    std::string text = errors[0]->text;
+    for (std::size_t i = 1; i < shown; ++i) text += "; " + errors[i]->text;
+    if (errors.size() > shown) text += "; and " + std::to_string(errors.size() - shown) + " more";
+    return Error{SourceLoc{}, text, errors[0]->hint, ErrorKind::runtime};
+}
+
+}  // namespace
+
 Result<MadePackage> make_package(const stdfs::path& dir, const PackageMeta& meta, const stdfs::path& out_dir,
                                  const MakeOptions& opts) {
     if (auto r = validate(meta); !r) return unexpected(r.error());
@@ -111,6 +128,8 @@ Result<MadePackage> make_package(const stdfs::path& dir, const PackageMeta& meta
         }
         in.prefix_files = std::move(pp->prefix_files);
         made.warnings = std::move(pp->warnings);
+        made.linkage = std::move(pp->linkage);
+        if (auto e = linkage_failure(made.linkage)) return Unexpected<Error>{*e};
     }
     auto files = write_package(in, out_dir, opts.write);
     if (!files) return unexpected(files.error());

@@ -48,6 +48,7 @@ struct MakeOptions {
 struct MadePackage {
     std::vector<std::filesystem::path> files;  // as write_package() returns them
     std::vector<std::string> warnings;         // from post-processing
+    LinkageReport linkage;                     // the linkage checks' messages (no errors: those fail)
 };
 
 Result<MadePackage> make_package(const std::filesystem::path& dir, const PackageMeta& meta,

@@ -20,6 +20,18 @@ struct Requirements {
 };
 
 
+// The build/ keys conda-build's post.py reads after the script ran, with
+// its defaults where the recipe is silent (metadata.py: rpaths ['lib'],
+// binary_relocation True; the error_* keys unset: the build's setting).
+struct PostBuildKeys {
+    std::vector<std::string> rpaths{"lib"};
+    bool binary_relocation = true;            // false: no RPATH is touched
+    std::vector<std::string> relocate_only;   // binary_relocation as a list: only these paths (globs)
+    std::string rpaths_patcher;               // "patchelf" or "LIEF" (ours is always patchelf)
+    std::optional<bool> error_overlinking, error_overdepending;
+    std::vector<std::string> missing_dso_whitelist, runpath_whitelist, overlinking_ignore_patterns;
+};
+
 struct RenderedOutput {
     std::string name, version, build_string;
     int build_number = 0;
@@ -31,6 +43,7 @@ struct RenderedOutput {
     Requirements nonfinal_requirements;
     types::RunExportDeps run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
+    PostBuildKeys post_build;
     types::Test test;
     nlohmann::json about = nlohmann::json::object();
     std::string script;            // output script file, relative to the recipe

@@ -3,6 +3,7 @@
 #include "recipe/v1_recipe.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <set>
 
@@ -303,6 +304,50 @@ Result<types::RunExportDeps> Renderer::run_exports_of(const Meta& re, const std:
     return out;
 }
 
+// A YAML 1.1 boolean written as a plain scalar ("false", "yes", "On").
+std::optional<bool> yaml_bool(const Meta& v) {
+    if (!v.is_string()) return std::nullopt;
+    const std::string s = str::lower(v.get<std::string>());
+    if (s == "true" || s == "yes" || s == "on" || s == "y") return true;
+    if (s == "false" || s == "no" || s == "off" || s == "n") return false;
+    return std::nullopt;
+}
+
+// conda-build's post.py keys (metadata.py binary_relocation(): a bool or a
+// list of paths, anything else an error). error_overlinking/_overdepending
+// of the top level set the whole build's config (MetaData.parse_again), an
+// output's own override them for that output.
+Result<PostBuildKeys> post_build_keys(const Meta& top, const Meta& build, const std::string& where) {
+    PostBuildKeys k;
+    for (const Meta* b : {&top, &build}) {
+        if (b->contains("error_overlinking")) k.error_overlinking = meta_truthy((*b)["error_overlinking"]);
+        if (b->contains("error_overdepending")) k.error_overdepending = meta_truthy((*b)["error_overdepending"]);
+    }
+    if (build.contains("rpaths") && !build["rpaths"].is_null()) k.rpaths = string_list(build["rpaths"]);
+    if (build.contains("binary_relocation")) {
+        const Meta& br = build["binary_relocation"];
+        if (br.is_array()) {
+            k.relocate_only = string_list(br);
+        } else if (br.is_boolean()) {
+            k.binary_relocation = br.get<bool>();
+        } else if (auto b = yaml_bool(br)) {  // a plain scalar, as YAML 1.1 reads it
+            k.binary_relocation = *b;
+        } else {
+            return fail(SourceLoc{where + "build/binary_relocation"},
+                        "build/binary_relocation should be boolean or a list of paths (optionally globs)");
+        }
+    }
+    if (build.contains("rpaths_patcher") && build["rpaths_patcher"].is_string())
+        k.rpaths_patcher = build["rpaths_patcher"].get<std::string>();
+    auto list = [&](const char* key, std::vector<std::string>& into) {
+        if (build.contains(key)) into = string_list(build[key]);
+    };
+    list("missing_dso_whitelist", k.missing_dso_whitelist);
+    list("runpath_whitelist", k.runpath_whitelist);
+    list("overlinking_ignore_patterns", k.overlinking_ignore_patterns);
+    return k;
+}
+
 Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMeta& om, const variant::Variant& v,
                                            const std::set<std::string>& used) {
     RenderedOutput o;
@@ -351,6 +396,10 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
     }
     if (build.contains("ignore_run_exports")) o.ignore_run_exports = string_list(build["ignore_run_exports"]);
     if (build.contains("ignore_run_exports_from")) o.ignore_run_exports_from = string_list(build["ignore_run_exports_from"]);
+    if (auto pb = post_build_keys(sub(vt.meta, "build"), build, where); !pb)
+        return unexpected(pb.error());
+    else
+        o.post_build = std::move(*pb);
     const Meta& test = sub(m, "test");
     auto tl = [&](const char* k) { return test.contains(k) ? string_list(test[k]) : std::vector<std::string>{}; };
     auto test_requires = dependency_list(test, "requires", where + "test/");

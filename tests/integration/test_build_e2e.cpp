@@ -75,6 +75,7 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
     build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    build_json({"build", (demo / "miniblas/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
     auto build_minitorch = [&] {
         return build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
                            "--json", "--skip-existing", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
@@ -114,6 +115,13 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
         INFO(r->err);
         CHECK(r->exit_code == 0);
         CHECK(r->out.find("0.3.0 [[19.0, 22.0], [43.0, 50.0]]") != std::string::npos);
+        // The BLAS came with the packages (libtorch's run_exports from the
+        // channel's libcblas), not from the host's OpenBLAS.
+        CHECK(stdfs::exists(prefix / "lib/libcblas.so.3"));
+        bool recorded = false;
+        for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta"))
+            recorded = recorded || str::starts_with(e.path().filename().string(), "libcblas-3.9.0-");
+        CHECK(recorded);
     }
 
     // The independent oracle (rattler + libarchive from npm) judges the
@@ -155,6 +163,8 @@ TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identi
         stdfs::path out = tmp.path() / d;
         build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json",
                     "--no-test"});
+        build_json({"build", (demo / "miniblas/recipe").string(), "--output-folder", out.string(), "-q", "--json",
+                    "--no-test"});
         build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
                     "--no-test", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
                     "--variant", "python=3.12"});
@@ -172,7 +182,7 @@ TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identi
     }
     INFO("packages: " << str::join(names, ", "));
     CHECK(built[0].size() == built[1].size());
-    for (const char* want : {"libtorch-0.3.0-cpu_generic_", "pytorch-0.3.0-cpu_generic_py312_", "minimagma-"}) {
+    for (const char* want : {"libtorch-0.3.0-cpu_generic_", "pytorch-0.3.0-cpu_generic_py312_", "minimagma-", "libcblas-"}) {
         bool there = false;
         for (const auto& n : names) there = there || str::starts_with(n, want);
         CHECK(there);
@@ -190,6 +200,7 @@ TEST_CASE("e2e: cuda demo: the magma flip recompiles only linalg objects and a r
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
     build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    build_json({"build", (demo / "miniblas/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
     auto j = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q",
                          "--json", "--variant", "cuda_compiler_version=13.0", "--variant", "blas_impl=generic",
                          "--variant", "python=3.12"});

@@ -45,9 +45,12 @@ TEST_CASE("smithy: conda-forge.yml targets follow build_platform and the provide
           "build_platform:\n  linux_aarch64: linux_64\n  osx_arm64: osx_64\n"
           "provider:\n  linux_ppc64le: default\n  win: azure\n"
           "noarch_platforms: [linux_64, win_64]\n"
-          "docker:\n  fallback_image: quay.io/x/y\n");
+          "docker:\n  fallback_image: quay.io/x/y\n"
+          "conda_build:\n  error_overlinking: true\n  pkg_format: '2'\n");
     auto cfg = read_forge_config(tmp.path());
     REQUIRE(cfg);
+    // conda_build: what conda-forge-ci-setup hands to conda-build's .condarc.
+    CHECK(cfg->conda_build == std::map<std::string, std::string>{{"error_overlinking", "true"}, {"pkg_format", "2"}});
     std::map<std::string, ForgeTarget> by_name;
     for (const auto& t : cfg->targets()) by_name[t.name] = t;
     // linux_64's provider covers linux_aarch64 built on it; ppc64le has its

@@ -127,17 +127,32 @@ TEST_CASE("fix_symlinks refuses links leaving the prefix") {
 }
 
 TEST_CASE("relocate_rpath") {
+    // conda-build's mk_relative_linux, with build/rpaths as given.
     const std::string p = "/opt/prefix";
+    const std::vector<std::string> none, lib{"lib"};
     std::vector<std::string> dropped;
-    CHECK(relocate_rpath("/opt/prefix/lib", p, "lib") == "$ORIGIN");
-    CHECK(relocate_rpath("/opt/prefix/lib", p, "bin") == "$ORIGIN/../lib");
-    CHECK(relocate_rpath("/opt/prefix/lib/python3.12/site-packages/torch/lib", p,
-                         "lib/python3.12/site-packages/torch") == "$ORIGIN/lib");
-    CHECK(relocate_rpath("$ORIGIN/../lib:/opt/prefix/lib", p, "bin") == "$ORIGIN/../lib");
-    CHECK(relocate_rpath("/usr/local/cuda/lib64:/opt/prefix/lib", p, "lib", &dropped) == "$ORIGIN");
-    CHECK(dropped == std::vector<std::string>{"/usr/local/cuda/lib64"});
-    CHECK(relocate_rpath("/opt/prefixx/lib", p, "lib", nullptr).empty());  // not inside
-    CHECK(relocate_rpath("", p, "lib").empty());
+    SECTION("entries into the prefix become $ORIGIN-relative, as Python's relpath writes them") {
+        CHECK(relocate_rpath("/opt/prefix/lib", p, "lib", none) == "$ORIGIN/.");
+        CHECK(relocate_rpath("/opt/prefix/lib", p, "bin", none) == "$ORIGIN/../lib");
+        CHECK(relocate_rpath("/opt/prefix/lib/python3.12/site-packages/torch/lib", p,
+                             "lib/python3.12/site-packages/torch", none) == "$ORIGIN/lib");
+        CHECK(relocate_rpath("/opt/prefix", p, "lib", none) == "$ORIGIN/..");
+    }
+    SECTION("$ORIGIN entries stay; others outside the prefix, and relative ones, are dropped") {
+        CHECK(relocate_rpath("$ORIGIN/../lib:/opt/prefix/lib", p, "bin", none) == "$ORIGIN/../lib");
+        CHECK(relocate_rpath("/usr/local/cuda/lib64:/opt/prefix/lib", p, "lib", none, &dropped) == "$ORIGIN/.");
+        CHECK(dropped == std::vector<std::string>{"/usr/local/cuda/lib64"});
+        CHECK(relocate_rpath("/opt/prefixx/lib:build/lib", p, "lib", none).empty());
+        CHECK(relocate_rpath("", p, "lib", none).empty());
+    }
+    SECTION("build/rpaths (default lib) are added to every file, once") {
+        CHECK(relocate_rpath("", p, "lib", lib) == "$ORIGIN/.");
+        CHECK(relocate_rpath("", p, "bin", lib) == "$ORIGIN/../lib");
+        CHECK(relocate_rpath("$ORIGIN", p, "lib", lib) == "$ORIGIN:$ORIGIN/.");
+        CHECK(relocate_rpath("/opt/prefix/lib", p, "bin", lib) == "$ORIGIN/../lib");
+        CHECK(relocate_rpath("", p, "lib/python3.12/site-packages/torch", {"lib", "/opt/abs"}) ==
+              "$ORIGIN/../../..:/opt/abs");
+    }
 }
 
 TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
@@ -180,8 +195,10 @@ TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
     o.env = process::current_env();
     auto r = postprocess(prefix, o);
     REQUIRE(r);
-    CHECK(run_out({"patchelf", "--print-rpath", so}) == "$ORIGIN");
-    CHECK(run_out({"patchelf", "--print-rpath", so2}) == "$ORIGIN/sub");
+    // conda-build's rules: lib/ added to every file, and always DT_RPATH.
+    CHECK(run_out({"patchelf", "--print-rpath", so}) == "$ORIGIN/.");
+    CHECK(read_elf(so)->kind == RpathKind::rpath);
+    CHECK(run_out({"patchelf", "--print-rpath", so2}) == "$ORIGIN/sub:$ORIGIN/.");
     CHECK(read_elf(so2)->kind == RpathKind::rpath);
     CHECK(r->rpaths_rewritten.size() == 2);
     REQUIRE(r->warnings.size() == 1);
@@ -251,7 +268,7 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     };
     std::vector<std::string> sos;
     for (std::string dir : {"build-AAAA", "build-BBBB"}) sos.push_back(build(dir, BuildIdFix::keep).first);
-    REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN");
+    REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN/.");
     auto id = find_build_id(sos[0]);
     REQUIRE(id);
     REQUIRE(*id);
