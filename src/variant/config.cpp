@@ -448,6 +448,25 @@ SpecSource as_source(const CombinedSpec& spec, std::string name) {
     return s;
 }
 
+namespace {
+
+// The command line's --variant values go last (they win), then the merge
+// and the size check both front ends share.
+Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selection& sel) {
+    if (!sel.overrides.empty()) {
+        SpecSource cli;
+        cli.name = "<command line>";
+        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
+        sources.push_back(std::move(cli));
+    }
+    auto combined = combine(std::move(sources));
+    if (combined)
+        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
+    return combined;
+}
+
+}  // namespace
+
 Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                           Diagnostics* diag) {
     std::vector<SpecSource> sources;
@@ -464,16 +483,7 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    if (!sel.overrides.empty()) {
-        SpecSource cli;
-        cli.name = "<command line>";
-        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
-        sources.push_back(std::move(cli));
-    }
-    auto combined = combine(std::move(sources));
-    if (combined)
-        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
-    return combined;
+    return with_overrides(std::move(sources), sel);
 }
 
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
@@ -499,16 +509,7 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    if (!sel.overrides.empty()) {
-        SpecSource cli;
-        cli.name = "<command line>";
-        for (const auto& [k, v] : sel.overrides) put(cli.lists, k, str::split(v, ','));
-        sources.push_back(std::move(cli));
-    }
-    auto combined = combine(std::move(sources));
-    if (combined)
-        if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
-    return combined;
+    return with_overrides(std::move(sources), sel);
 }
 
 bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {
