@@ -51,6 +51,8 @@ struct ScriptContext {
     // What the environment providers set: CC, CXX, NVCC and CUDA_HOME for
     // CUDA variants, FC, ... (CC/CXX default to gcc/g++).
     std::map<std::string, std::string> tools;
+    // recipe.yaml's build.script env: set last, as rattler-build does.
+    std::map<std::string, std::string> script_env;
 };
 
 // conda-build's environ.get_dict() for Linux (conda_build/environ.py:
