@@ -62,7 +62,14 @@ SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
 # into its own channel beside OUTPUT_DIR, judged by the same oracle.
 out_v1="${out%/}-v1"
 echo "==> the v1 twin (recipe.yaml) into $out_v1" >&2
-if "$SPLITFORGE" build "$root/demo/minimagma/recipe" --output-folder "$out_v1" -q &&
+# Its own copies of the dependency recipes the v0 build had (miniblas, the
+# demo's libcblas, where this tree has it).
+v1_ok=1
+for dep in minimagma miniblas; do
+  [[ -d $root/demo/$dep/recipe ]] || continue
+  "$SPLITFORGE" build "$root/demo/$dep/recipe" --output-folder "$out_v1" -q || v1_ok=0
+done
+if [[ $v1_ok == 1 ]] &&
    "$SPLITFORGE" build "$root/demo/minitorch/recipe-v1" --output-folder "$out_v1" --skip-unavailable -q "$@"; then
   SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
     bash "$root/scripts/conda-check.sh" "$out_v1" --strict --solve "pytorch,libtorch" || failed+=("conda-check (v1 twin)")

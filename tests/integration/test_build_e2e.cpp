@@ -149,7 +149,10 @@ TEST_CASE("e2e: cpu demo, v1 twin: the staging output builds once, each extra Py
     fs::TempDir tmp("sf-e2e");
     stdfs::path out = tmp.path() / "channel";
     stdfs::path demo = test::source_dir() / "demo";
-    build_json({"build", (demo / "minimagma/recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    // The v0 demo's dependency recipes (miniblas, the demo's libcblas, where the tree has it).
+    for (const char* dep : {"minimagma", "miniblas"})
+        if (stdfs::exists(demo / dep / "recipe"))
+            build_json({"build", (demo / dep / "recipe").string(), "--output-folder", out.string(), "-q", "--json"});
     auto j = build_json({"build", (demo / "minitorch/recipe-v1").string(), "--output-folder", out.string(), "-q",
                          "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
                          "--variant", "python=" + str::join(pys, ",")});
