@@ -10,7 +10,9 @@
 #   4. `splitforge check` on every package, wheel and archive (the host's
 #      exported runtimes, *-0_system, are the host's, not the demo's), one
 #      summary line per kind;
-#   5. the independent oracle: conda-check --strict --solve "pytorch,libtorch".
+#   5. the independent oracle: conda-check --strict --solve "pytorch,libtorch";
+#   6. the v1 twin (demo/minitorch/recipe-v1) into OUTPUT_DIR-v1, and the
+#      same conda-check on that channel.
 # Usage: scripts/demo.sh [OUTPUT_DIR] [extra `splitforge build` args...]
 #   e.g. scripts/demo.sh output --variant python=3.12,3.13 --variant cuda_compiler_version=None
 # SPLITFORGE=/path/to/splitforge picks the binary (default: the newest build*/src/splitforge).
@@ -57,6 +59,24 @@ done
 echo "==> checking the channel with conda-check" >&2
 SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
   bash "$root/scripts/conda-check.sh" "$out" --strict --solve "pytorch,libtorch"
+# The v1 twin (demo/minitorch/recipe-v1, recipe.yaml with a staging output)
+# into its own channel beside OUTPUT_DIR, judged by the same oracle.
+out_v1="${out%/}-v1"
+echo "==> the v1 twin (recipe.yaml) into $out_v1" >&2
+# Its own copies of the dependency recipes the v0 build had (miniblas, the
+# demo's libcblas, where this tree has it).
+v1_ok=1
+for dep in minimagma miniblas; do
+  [[ -d $root/demo/$dep/recipe ]] || continue
+  "$SPLITFORGE" build "$root/demo/$dep/recipe" --output-folder "$out_v1" -q || v1_ok=0
+done
+if [[ $v1_ok == 1 ]] &&
+   "$SPLITFORGE" build "$root/demo/minitorch/recipe-v1" --output-folder "$out_v1" --skip-unavailable -q "$@"; then
+  SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
+    bash "$root/scripts/conda-check.sh" "$out_v1" --strict --solve "pytorch,libtorch" || failed+=("conda-check (v1 twin)")
+else
+  failed+=("v1 twin build")
+fi
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "demo.sh: FAILED: $(IFS=,; echo "${failed[*]}" | sed 's/,/, /g') (see above)" >&2
   exit 1

@@ -210,7 +210,8 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     // A single-output recipe runs build.sh as its one output's script.
     bool top_is_output = false;
     for (const auto& s : b.steps) top_is_output = top_is_output || s.output.is_staging;
-    if (p.build_script.empty() || top_is_output) return {};
+    bool own_script = !b.script.empty() || !b.script_lines.empty();
+    if ((p.build_script.empty() && !own_script) || top_is_output) return {};
 
     t = std::chrono::steady_clock::now();
     ctx.progress("==> " + p.name + " [" + b.label + "]: staging build" +
@@ -231,8 +232,14 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     sctx.pkg_name = p.name;
     sctx.pkg_version = p.version;
     sctx.pkg_buildnum = b.steps.empty() ? 0 : b.steps.front().output.build_number;
+    sctx.script_env = b.script_env;
     script::ScriptRun run;
-    run.script = recipe / p.build_script;
+    if (own_script) {
+        if (!b.script.empty()) run.script = recipe / b.script;
+        run.lines = b.script_lines;
+    } else {
+        run.script = recipe / p.build_script;
+    }
     run.work = base;
     run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };

@@ -284,6 +284,7 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
                 sc.top_pkg_version = st.package_version;
             }
             for (const auto& [k, v] : o.used) sc.variant[k] = v;
+            sc.script_env = o.script_env;
             script::ScriptRun run;
             if (!o.script.empty()) run.script = st.recipe_dir / o.script;
             run.lines = o.script_lines;

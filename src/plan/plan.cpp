@@ -114,6 +114,9 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
         b.variant = rr.tops[t].variant;
         b.requirements = rr.tops[t].requirements;
         b.sources = rr.tops[t].sources;
+        b.script = rr.tops[t].script;
+        b.script_lines = rr.tops[t].script_lines;
+        b.script_env = rr.tops[t].script_env;
         std::vector<const render::RenderedOutput*> outs;
         for (const auto& o : rr.outputs)
             if (o.top_variant == static_cast<int>(t)) outs.push_back(&o);

@@ -50,6 +50,11 @@ struct StagingBuild {
     std::string python;         // the staging build's Python ("3.12" in megabuild), or ""
     render::Requirements requirements;  // the top level's build/host requirements
     std::vector<types::Source> sources;  // the top level's sources for this variant
+    // recipe.yaml's staging script (file relative to the recipe, or lines)
+    // and its env; empty: the plan's build_script.
+    std::string script;
+    std::vector<std::string> script_lines;
+    std::map<std::string, std::string> script_env;
     std::vector<Step> steps;
     bool needs_cuda = false;
 };

@@ -48,6 +48,7 @@ struct RenderedOutput {
     nlohmann::json about = nlohmann::json::object();
     std::string script;            // output script file, relative to the recipe
     std::vector<std::string> script_lines;  // build/script as inline commands
+    std::map<std::string, std::string> script_env;  // recipe.yaml's build.script env
     std::vector<std::string> files;  // explicit file list / globs for this output
     std::map<std::string, std::string> used;  // used variant keys and their values
     // conda-build's get_used_vars(force_top_level=True): the keys this output
@@ -67,6 +68,11 @@ struct TopVariant {
     variant::Variant variant;
     Requirements requirements;
     std::vector<types::Source> sources;
+    // recipe.yaml's staging output script (meta.yaml's is the recipe's
+    // build.sh, RenderedRecipe::build_script): a file or inline lines, and env.
+    std::string script;
+    std::vector<std::string> script_lines;
+    std::map<std::string, std::string> script_env;
 };
 
 // Which front end made a RenderedRecipe: conda-build's meta.yaml or

@@ -162,6 +162,50 @@ void pick(BuildFields& f, const YamlNode* build) {
     if (auto* x = build->find("variant")) f.variant = x;
 }
 
+// build.script as rattler-build reads it: a file name, inline commands (a
+// string with a space or a newline, or a list), or a mapping of `file:` (no
+// extension: `.sh`) or `content:`, with `env:` (variables for the script).
+Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::vector<std::string>& lines,
+                         std::map<std::string, std::string>& vars) {
+    if (n.is_scalar()) {
+        SF_TRY(s, env.text(n));
+        if (s.find('\n') == std::string::npos && s.find(' ') == std::string::npos) file = s;
+        else lines = str::split_lines(s);
+        return {};
+    }
+    if (!n.is_mapping()) {
+        SF_TRY(l, string_list(env, &n));
+        lines = std::move(l);
+        return {};
+    }
+    if (const YamlNode* f = n.find("file")) {
+        SF_TRY(s, env.text(*f));
+        if (s.empty()) return fail(env.recipe().at(*f), "script file is empty");
+        file = s.find('.', s.rfind('/') + 1) == std::string::npos ? s + ".sh" : s;
+    }
+    if (const YamlNode* c = n.find("content")) {
+        if (!file.empty()) return fail(env.recipe().at(*c), "script has both 'file' and 'content'", "keep one of them");
+        if (c->is_scalar()) {
+            SF_TRY(text, env.text(*c));
+            lines = str::split_lines(text);
+        } else {
+            SF_TRY(l, string_list(env, c));
+            lines = std::move(l);
+        }
+    }
+    if (const YamlNode* e = n.find("env")) {
+        if (!e->is_mapping()) return fail(env.recipe().at(*e), "script env must be a mapping of names to values");
+        for (const auto& [k, v] : e->pairs) {
+            if (!v.is_scalar()) return fail(env.recipe().at(v), "script env value of '" + k.scalar + "' must be a string");
+            SF_TRY(s, env.text(v));
+            vars[k.scalar] = s;
+        }
+    }
+    for (const auto& [k, v] : n.pairs)
+        if (k.scalar != "file" && k.scalar != "content" && k.scalar != "env") SF_TRY_VOID(touch(env, v));
+    return {};
+}
+
 Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own_build, Evaluated& ev) {
     const recipe::V1Recipe& r = env.recipe();
     BuildFields f;
@@ -194,21 +238,9 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
     }
     if (f.script) {
         env.set_lenient(true);  // build-time names (PYTHON, ...) are not known yet
-        if (f.script->is_scalar()) {
-            SF_TRY(s, env.text(*f.script));
-            if (s.find('\n') == std::string::npos && s.find(' ') == std::string::npos) ev.out.script = s;
-            else ev.out.script_lines = str::split_lines(s);
-        } else if (f.script->is_mapping()) {
-            auto s = touch(env, *f.script);
-            env.set_lenient(false);
-            SF_TRY_VOID(s);
-        } else {
-            auto lines = string_list(env, f.script);
-            env.set_lenient(false);
-            if (!lines) return unexpected(lines.error());
-            ev.out.script_lines = std::move(*lines);
-        }
+        auto ok = eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env);
         env.set_lenient(false);
+        SF_TRY_VOID(ok);
     }
     if (f.variant && f.variant->is_mapping()) {
         SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
@@ -431,6 +463,15 @@ Result<TopVariant> eval_top(Env& env, const variant::Variant& variant) {
         Evaluated tmp;
         std::set<std::string> free;
         SF_TRY_VOID(eval_requirements(env, o->find("requirements"), tmp, free));
+        const YamlNode* build = o->find("build");
+        const YamlNode* script = build && build->is_mapping() ? build->find("script") : nullptr;
+        // The engine runs one staging build per variant: the first staging script.
+        if (script && top.script.empty() && top.script_lines.empty()) {
+            env.set_lenient(true);  // build-time names are not known yet
+            auto ok = eval_script(env, *script, top.script, top.script_lines, top.script_env);
+            env.set_lenient(false);
+            SF_TRY_VOID(ok);
+        }
         auto& R = tmp.out.requirements;
         top.requirements.build.insert(top.requirements.build.end(), R.build.begin(), R.build.end());
         top.requirements.host.insert(top.requirements.host.end(), R.host.begin(), R.host.end());

@@ -223,6 +223,7 @@ process::Env script_env(const ScriptContext& c) {
     e["HOME"] = c.home;
     e["LANG"] = c.lang;
     if (!c.tmpdir.empty()) e["TMPDIR"] = c.tmpdir;
+    for (const auto& [k, v] : c.script_env) e[k] = v;
     return e;
 }
 

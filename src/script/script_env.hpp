@@ -44,6 +44,8 @@ struct ScriptContext {
     std::vector<std::string> tool_dirs;  // dirs of mapped host tools, in order
     std::string home, lang = "C.UTF-8", tmpdir;
     bool dirty = false;                  // --dirty: DIRTY=1
+    // recipe.yaml's build.script env: set last, as rattler-build does.
+    std::map<std::string, std::string> script_env;
     // The caller's environment: conda-build passes a few of its variables on
     // (proxies, CA bundles, LC_ALL, MAKEFLAGS, DISPLAY; see inherited_keys()).
     process::Env inherited;

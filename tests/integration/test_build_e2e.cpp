@@ -149,6 +149,42 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     for (const auto& o : again["outputs"]) CHECK(o["status"] == "skipped (in channel)");
 }
 
+TEST_CASE("e2e: cpu demo, v1 twin: the staging output builds once, each extra Python only its Python objects",
+          "[e2e][slow]") {
+    auto pys = two_pythons();
+    if (pys.size() < 2 || pys[0] != "3.12")
+        test::skip("needs python 3.12 and one more CPython 3.9+ with headers, found: " + str::join(pys, ","));
+    fs::TempDir tmp("sf-e2e");
+    stdfs::path out = tmp.path() / "channel";
+    stdfs::path demo = test::source_dir() / "demo";
+    // The v0 demo's dependency recipes (miniblas, the demo's libcblas, where the tree has it).
+    for (const char* dep : {"minimagma", "miniblas"})
+        if (stdfs::exists(demo / dep / "recipe"))
+            build_json({"build", (demo / dep / "recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    auto j = build_json({"build", (demo / "minitorch/recipe-v1").string(), "--output-folder", out.string(), "-q",
+                         "--json", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
+                         "--variant", "python=" + str::join(pys, ",")});
+    // recipe.yaml's staging output ran its script (build.sh, PYTORCH_BUILD_STAGE=build) once.
+    REQUIRE(j["stagings"].size() == 1);
+    auto staged = objects(j["stagings"][0]["rebuilt"]);
+    CHECK(staged.size() >= 5);
+    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "python/"));
+    std::map<std::string, int> built;
+    for (const auto& o : j["outputs"]) {
+        INFO(o["dist"].get<std::string>());
+        CHECK(o["status"] == "built");
+        CHECK(o["test"] == "passed");
+        ++built[o["name"].get<std::string>()];
+        if (o["name"] == "libtorch") CHECK(objects(o["rebuilt"]).empty());
+        if (o["name"] != "pytorch") continue;
+        auto objs = objects(o["rebuilt"]);
+        CHECK(!objs.empty());
+        for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
+    }
+    const int n = static_cast<int>(pys.size());
+    CHECK(built == std::map<std::string, int>{{"libtorch", 1}, {"pytorch", n}, {"pytorch-cpu", n}});
+}
+
 TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identical packages", "[e2e][slow]") {
     // The compiled libraries (libtorch, pytorch's extension) are the hard
     // part: the random work dir reaches the compiler (SRC_DIR: prefix maps)

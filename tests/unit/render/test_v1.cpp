@@ -222,3 +222,63 @@ requirements:
     CHECK(rr.outputs[0].used.count("zlib") == 1);
     CHECK(rr.outputs[0].used.count("libpng") == 0);
 }
+
+TEST_CASE("v1 build.script: the staging and package scripts reach the engine with their env") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - staging:
+      name: cache
+    build:
+      script:
+        file: build
+        env:
+          STAGE: build
+          VER: ${{ 1 + 1 }}
+  - package:
+      name: liba
+    inherit: cache
+    build:
+      script:
+        file: build.sh
+        env:
+          STAGE: liba
+  - package:
+      name: libb
+    build:
+      script:
+        - echo one
+        - if: linux
+          then: echo two
+  - package:
+      name: libc
+    build:
+      script:
+        content: |
+          echo c
+          echo d
+  - package:
+      name: libd
+    build:
+      script: install_d.sh
+  - package:
+      name: libe
+)");
+    REQUIRE(rr.tops.size() == 1);
+    CHECK(rr.tops[0].script == "build.sh");
+    CHECK(rr.tops[0].script_lines.empty());
+    CHECK(rr.tops[0].script_env == std::map<std::string, std::string>{{"STAGE", "build"}, {"VER", "2"}});
+    std::map<std::string, const RenderedOutput*> by;
+    for (const auto& o : rr.outputs) by[o.name] = &o;
+    REQUIRE(by.size() == 5);
+    CHECK(by["liba"]->script == "build.sh");
+    CHECK(by["liba"]->script_env == std::map<std::string, std::string>{{"STAGE", "liba"}});
+    CHECK(by["libb"]->script_lines == std::vector<std::string>{"echo one", "echo two"});
+    CHECK(by["libc"]->script.empty());
+    CHECK(by["libc"]->script_lines == std::vector<std::string>{"echo c", "echo d"});
+    CHECK(by["libd"]->script == "install_d.sh");
+    CHECK(by["libe"]->script.empty());
+    CHECK(by["libe"]->script_lines.empty());
+    CHECK(by["libe"]->script_env.empty());
+}

@@ -88,6 +88,17 @@ TEST_CASE("script_env: no Python, no CUDA", "[build][script]") {
     CHECK(e.count("CUDA_HOME") == 0);
 }
 
+TEST_CASE("script_env: recipe.yaml's build.script env is set last", "[build][script]") {
+    auto c = demo_context("/w");
+    c.variant["PYTORCH_BUILD_STAGE"] = "variant";
+    c.script_env = {{"PYTORCH_BUILD_STAGE", "libtorch"}, {"PKG_NAME", "from-recipe"}};
+    auto e = script::script_env(c);
+    CHECK(e.at("PYTORCH_BUILD_STAGE") == "libtorch");
+    CHECK(e.at("PKG_NAME") == "from-recipe");
+    c.script_env.clear();
+    CHECK(script::script_env(c).at("PYTORCH_BUILD_STAGE") == "variant");
+}
+
 TEST_CASE("run_script: runs in SRC_DIR, masks paths in the log, names the failing script", "[build][script]") {
     fs::TempDir tmp("sf-script");
     auto c = demo_context(tmp.path());
