@@ -289,6 +289,23 @@ Result<void> eval_requirements(Env& env, const YamlNode* req, Evaluated& ev, std
     return {};
 }
 
+// A script test's `requirements.run` and `files` (recipe/source). rattler-build
+// gives each test its own environment; ours is one per output, so the
+// requirements of all script tests meet in it (as a v0 `test: requires:`).
+Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
+    if (const YamlNode* req = t.find("requirements"); req && req->is_mapping()) {
+        SF_TRY(l, req_list(env, req->find("run"), "tests.requirements.run"));
+        for (auto& d : l.deps) test.requires_.push_back(std::move(d));
+    }
+    if (const YamlNode* files = t.find("files"); files && files->is_mapping()) {
+        SF_TRY(recipe_files, string_list(env, files->find("recipe")));
+        SF_TRY(source_files, string_list(env, files->find("source")));
+        for (auto& f : recipe_files) test.files.push_back(std::move(f));
+        for (auto& f : source_files) test.source_files.push_back(std::move(f));
+    }
+    return {};
+}
+
 Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
     if (!tests) return {};
     SF_TRY(items, env.items(*tests));
@@ -304,6 +321,7 @@ Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
             env.set_lenient(false);
             if (!cmds) return unexpected(cmds.error());
             for (auto& c : *cmds) ev.out.test.commands.push_back(std::move(c));
+            SF_TRY_VOID(eval_test_needs(env, *t, ev.out.test));
         }
         for (const auto& [k, v] : t->pairs)
             if (k.scalar != "script") SF_TRY_VOID(touch(env, v));

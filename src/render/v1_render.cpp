@@ -231,6 +231,7 @@ void resolve_subpackage_pins(std::vector<Item>& items) {
         for (auto* l : {&R.build, &R.host, &R.run, &R.run_constrained}) fix(*l);
         auto& X = it.ev.out.run_exports;
         for (auto* l : {&X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains}) fix(*l);
+        fix(it.ev.out.test.requires_);
     }
 }
 

@@ -282,3 +282,41 @@ outputs:
     CHECK(by["libe"]->script_lines.empty());
     CHECK(by["libe"]->script_env.empty());
 }
+
+TEST_CASE("v1 tests: a script test's requirements and files reach the test, its pins resolved") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - package:
+      name: liba
+  - package:
+      name: b
+    tests:
+      - python:
+          imports:
+            - b
+      - script:
+          - b --version
+        requirements:
+          run:
+            - pytest
+            - ${{ pin_subpackage('liba', exact=True) }}
+        files:
+          recipe:
+            - smoke_test.py
+          source:
+            - tests/
+)");
+    REQUIRE(rr.outputs.size() == 2);
+    const auto& a = rr.outputs[0].name == "liba" ? rr.outputs[0] : rr.outputs[1];
+    const auto& b = rr.outputs[0].name == "liba" ? rr.outputs[1] : rr.outputs[0];
+    CHECK(b.test.imports == std::vector<std::string>{"b"});
+    CHECK(b.test.commands == std::vector<std::string>{"b --version"});
+    REQUIRE(b.test.requires_.size() == 2);
+    CHECK(b.test.requires_[0].str() == "pytest");
+    CHECK(b.test.requires_[1].str() == "liba ==2.0 " + a.build_string);
+    CHECK(b.test.files == std::vector<std::string>{"smoke_test.py"});
+    CHECK(b.test.source_files == std::vector<std::string>{"tests/"});
+    CHECK(a.test.empty());
+}
