@@ -14,6 +14,7 @@
 #include "binary/artifact.hpp"
 #include "env/python_env.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/strings.hpp"
@@ -43,11 +44,6 @@ void ok(std::vector<std::string> argv, const stdfs::path& cwd = {}) {
 process::Outcome sf_run(std::vector<std::string> args) {
     args.insert(args.begin(), test::binary().string());
     return run(std::move(args));
-}
-
-bool have(const std::string& tool) {
-    auto env = process::current_env();
-    return process::find_executable(tool, env["PATH"]).has_value();
 }
 
 // The newest Python here with headers and a working venv + pip; nullopt: none.
@@ -152,7 +148,7 @@ json wheel_json(const Fixture& f, const stdfs::path& out) {
 }
 
 #define NEEDS_TOOLS()                                                                      \
-    if (!have("gcc") || !have("g++") || !have("patchelf"))                                 \
+    if (!test::have_tool("gcc") || !test::have_tool("g++") || !test::have_tool("patchelf")) \
         FAIL("needs gcc, g++ and patchelf on PATH (bash scripts/deps.sh installs them)"); \
     auto py = python_for_wheels();                                                         \
     if (!py) test::skip("no Python 3.8+ with headers, venv and ensurepip on PATH or in pyenv")

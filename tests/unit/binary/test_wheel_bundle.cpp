@@ -5,6 +5,7 @@
 #include "binary/wheel_bundle.hpp"
 #include "package/elf.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/hash.hpp"
@@ -15,16 +16,6 @@ using namespace sf::binary;
 namespace stdfs = std::filesystem;
 
 namespace {
-
-void cc(std::vector<std::string> argv) {
-    process::Command c;
-    c.argv = std::move(argv);
-    c.env = process::current_env();
-    auto r = process::capture(c);
-    REQUIRE(r);
-    INFO(r->err);
-    REQUIRE(r->exit_code == 0);
-}
 
 std::optional<stdfs::path> tool(const std::string& name) {
     auto env = process::current_env();
@@ -53,14 +44,14 @@ Tree make_tree(const stdfs::path& tmp, bool provide_foo = true) {
     test::put(src / "c.c", "int torch(int); int entry(void) { return torch(1); }\n");
     stdfs::create_directories(t.deps);
     stdfs::create_directories(t.root / "torch/lib");
-    cc({"gcc", "-shared", "-fPIC", "-o", (t.deps / "libbar.so.1").string(), "-Wl,-soname,libbar.so.1",
+    test::run_ok({"gcc", "-shared", "-fPIC", "-o", (t.deps / "libbar.so.1").string(), "-Wl,-soname,libbar.so.1",
         (src / "bar.c").string()});
-    cc({"gcc", "-shared", "-fPIC", "-o", (t.deps / "libfoo.so.1").string(), "-Wl,-soname,libfoo.so.1",
+    test::run_ok({"gcc", "-shared", "-fPIC", "-o", (t.deps / "libfoo.so.1").string(), "-Wl,-soname,libfoo.so.1",
         (src / "foo.c").string(), (t.deps / "libbar.so.1").string(), "-Wl,-rpath,$ORIGIN"});
-    cc({"gcc", "-shared", "-fPIC", "-o", (t.root / "torch/lib/libtorch.so").string(), "-Wl,-soname,libtorch.so",
+    test::run_ok({"gcc", "-shared", "-fPIC", "-o", (t.root / "torch/lib/libtorch.so").string(), "-Wl,-soname,libtorch.so",
         (src / "torch.c").string(), (t.deps / "libfoo.so.1").string(), "-Wl,-rpath,$ORIGIN",
         "-Wl,-rpath-link," + t.deps.string()});
-    cc({"gcc", "-shared", "-fPIC", "-o", (t.root / "torch/_C.so").string(), (src / "c.c").string(),
+    test::run_ok({"gcc", "-shared", "-fPIC", "-o", (t.root / "torch/_C.so").string(), (src / "c.c").string(),
         (t.root / "torch/lib/libtorch.so").string(), "-Wl,-rpath,$ORIGIN/../../..",
         "-Wl,-rpath-link," + t.deps.string()});
     t.opts.root = t.root;

@@ -5,6 +5,7 @@
 
 #include "package/elf_symbols.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/strings.hpp"
@@ -14,21 +15,6 @@ using namespace sf::package;
 namespace stdfs = std::filesystem;
 
 namespace {
-
-void compile(const std::vector<std::string>& argv) {
-    process::Command c;
-    c.argv = argv;
-    c.env = process::current_env();
-    auto r = process::capture(c);
-    REQUIRE(r);
-    INFO(argv[0] << ": " << r->err);
-    REQUIRE(r->exit_code == 0);
-}
-
-bool have(const std::string& tool) {
-    auto env = process::current_env();
-    return process::find_executable(tool, env["PATH"]).has_value();
-}
 
 const VersionNeed* need_of(const ElfSymbols& s, std::string_view file) {
     for (const auto& n : s.needs)
@@ -59,7 +45,7 @@ stdfs::path make_library(const stdfs::path& dir) {
               "extern \"C\" int sf_plain(int x) { std::printf(\"%d\", x); return x + sf_hidden(); }\n");
     test::put(dir / "a.map", "SFDEMO_1.0 { global: *; };\n");
     const stdfs::path so = dir / "liba.so";
-    compile({"g++", "-shared", "-fPIC", "-O1", "-o", so.string(), (dir / "a.cpp").string(),
+    test::run_ok({"g++", "-shared", "-fPIC", "-O1", "-o", so.string(), (dir / "a.cpp").string(),
              "-Wl,--version-script=" + (dir / "a.map").string()});
     return so;
 }
@@ -68,7 +54,7 @@ stdfs::path make_library(const stdfs::path& dir) {
 
 TEST_CASE("read_elf_symbols: the versions a library requires of libc and libstdc++") {
     INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
-    REQUIRE(have("g++"));
+    REQUIRE(test::have_tool("g++"));
     fs::TempDir tmp("sf-elfsym");
     auto syms = read_elf_symbols(make_library(tmp.path()));
     INFO((syms ? "" : syms.error().str()));
@@ -87,7 +73,7 @@ TEST_CASE("read_elf_symbols: the versions a library requires of libc and libstdc
 
 TEST_CASE("read_elf_symbols: defined and undefined dynamic symbols, with their versions") {
     INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
-    REQUIRE(have("g++"));
+    REQUIRE(test::have_tool("g++"));
     fs::TempDir tmp("sf-elfsym");
     auto syms = read_elf_symbols(make_library(tmp.path()));
     REQUIRE(syms);
@@ -133,7 +119,7 @@ TEST_CASE("read_elf_symbols: a file that is not ELF is not an error, a malformed
     }
     SECTION("a truncated ELF file") {
         INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
-        REQUIRE(have("g++"));
+        REQUIRE(test::have_tool("g++"));
         const stdfs::path so = make_library(tmp.path());
         std::string bytes = test::slurp(so);
         // Keep the header but drop the section headers it points to.
@@ -145,7 +131,7 @@ TEST_CASE("read_elf_symbols: a file that is not ELF is not an error, a malformed
     }
     SECTION("a .dynsym whose string table link points past the section headers") {
         INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
-        REQUIRE(have("g++"));
+        REQUIRE(test::have_tool("g++"));
         const stdfs::path so = make_library(tmp.path());
         std::string b = test::slurp(so);
         REQUIRE(b.size() > 64);

@@ -4,6 +4,7 @@
 
 #include "package/linkage.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/strings.hpp"
@@ -13,16 +14,6 @@ using namespace sf::package;
 namespace stdfs = std::filesystem;
 
 namespace {
-
-void run_ok(const std::vector<std::string>& argv) {
-    process::Command c;
-    c.argv = argv;
-    c.env = process::current_env();
-    auto r = process::capture(c);
-    REQUIRE(r);
-    INFO(argv[0] << ": " << r->err);
-    REQUIRE(r->exit_code == 0);
-}
 
 // lib/lib<name>.so in `dir`, linking `libs` (-L<dir>/lib), with `rpath`.
 void link_lib(const stdfs::path& dir, const std::string& name, const std::vector<std::string>& libs,
@@ -36,7 +27,7 @@ void link_lib(const stdfs::path& dir, const std::string& name, const std::vector
     argv.push_back("-Wl,--as-needed");  // g++'s own -lstdc++ -lm only when used
     if (!rpath.empty()) argv.push_back("-Wl,-rpath," + rpath);
     stdfs::create_directories(dir / "lib");
-    run_ok(argv);
+    test::run_ok(argv);
     stdfs::remove(src);
 }
 

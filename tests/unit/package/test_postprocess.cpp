@@ -3,6 +3,7 @@
 #include "package/elf.hpp"
 #include "package/postprocess.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/strings.hpp"
@@ -13,27 +14,11 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-std::string run_out(const std::vector<std::string>& argv) {
-    process::Command c;
-    c.argv = argv;
-    c.env = process::current_env();
-    auto r = process::capture(c);
-    REQUIRE(r);
-    INFO(argv[0] << ": " << r->err);
-    REQUIRE(r->exit_code == 0);
-    return std::string(str::trim(r->out));
-}
-
 bool rehashed(const stdfs::path& p) {
     auto r = rehash_build_id(p);
     INFO(p.string() << ": " << (r ? "" : r.error().str()));
     REQUIRE(r);
     return *r;
-}
-
-bool have(const std::string& tool) {
-    auto env = process::current_env();
-    return process::find_executable(tool, env["PATH"]).has_value();
 }
 
 }  // namespace
@@ -158,35 +143,35 @@ TEST_CASE("relocate_rpath") {
 TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
     // scripts/deps.sh installs both: their absence is a broken setup, not a skip.
     INFO("needs g++ and patchelf on PATH (bash scripts/deps.sh installs them)");
-    REQUIRE(have("g++"));
-    REQUIRE(have("patchelf"));
+    REQUIRE(test::have_tool("g++"));
+    REQUIRE(test::have_tool("patchelf"));
     fs::TempDir tmp("sf-rpath");
     const stdfs::path prefix = tmp.path() / "prefix";
     stdfs::create_directories(prefix / "lib");
     test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
     const std::string so = (prefix / "lib/libanswer.so").string();
-    run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(),
+    test::run_ok({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(),
              "-Wl,-rpath," + prefix.string() + "/lib:/usr/local/nowhere", "-Wl,--enable-new-dtags"});
     auto before = read_elf(so);
     REQUIRE(before);
     CHECK(before->is_elf);
     CHECK(before->kind == RpathKind::runpath);
     CHECK(before->rpath == prefix.string() + "/lib:/usr/local/nowhere");
-    CHECK(run_out({"patchelf", "--print-rpath", so}) == before->rpath);
+    CHECK(test::run_ok({"patchelf", "--print-rpath", so}) == before->rpath);
     CHECK(before->soname.empty());
-    CHECK(before->needed.empty() == run_out({"patchelf", "--print-needed", so}).empty());
+    CHECK(before->needed.empty() == test::run_ok({"patchelf", "--print-needed", so}).empty());
 
     const std::string so2 = (prefix / "lib/libold.so").string();  // DT_RPATH stays DT_RPATH
-    run_out({"g++", "-shared", "-fPIC", "-o", so2, (tmp.path() / "a.cpp").string(),
+    test::run_ok({"g++", "-shared", "-fPIC", "-o", so2, (tmp.path() / "a.cpp").string(),
              "-Wl,-rpath," + prefix.string() + "/lib/sub", "-Wl,--disable-new-dtags"});
     REQUIRE(read_elf(so2)->kind == RpathKind::rpath);
     const std::string so3 = (prefix / "lib/libnamed.so.1").string();  // DT_SONAME, and a NEEDED of ours
-    run_out({"g++", "-shared", "-fPIC", "-o", so3, (tmp.path() / "a.cpp").string(), "-Wl,-soname,libnamed.so.1",
+    test::run_ok({"g++", "-shared", "-fPIC", "-o", so3, (tmp.path() / "a.cpp").string(), "-Wl,-soname,libnamed.so.1",
              "-Wl,--no-as-needed", "-L" + prefix.string() + "/lib", "-lanswer"});
     CHECK(read_elf(so3)->soname == "libnamed.so.1");
     CHECK(read_elf(so)->soname.empty());
     auto named = read_elf(so3);
-    CHECK(named->needed == str::split(run_out({"patchelf", "--print-needed", so3}), '\n'));
+    CHECK(named->needed == str::split(test::run_ok({"patchelf", "--print-needed", so3}), '\n'));
     CHECK(named->needed.front() == "libanswer.so");
     stdfs::remove(so3);
 
@@ -196,9 +181,9 @@ TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
     auto r = postprocess(prefix, o);
     REQUIRE(r);
     // conda-build's rules: lib/ added to every file, and always DT_RPATH.
-    CHECK(run_out({"patchelf", "--print-rpath", so}) == "$ORIGIN/.");
+    CHECK(test::run_ok({"patchelf", "--print-rpath", so}) == "$ORIGIN/.");
     CHECK(read_elf(so)->kind == RpathKind::rpath);
-    CHECK(run_out({"patchelf", "--print-rpath", so2}) == "$ORIGIN/sub:$ORIGIN/.");
+    CHECK(test::run_ok({"patchelf", "--print-rpath", so2}) == "$ORIGIN/sub:$ORIGIN/.");
     CHECK(read_elf(so2)->kind == RpathKind::rpath);
     CHECK(r->rpaths_rewritten.size() == 2);
     REQUIRE(r->warnings.size() == 1);
@@ -213,12 +198,12 @@ TEST_CASE("postprocess rewrites ELF rpaths with patchelf") {
 
 TEST_CASE("a missing patchelf is a clear error") {
     INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
-    REQUIRE(have("g++"));
+    REQUIRE(test::have_tool("g++"));
     fs::TempDir tmp("sf-rpath");
     const stdfs::path prefix = tmp.path() / "prefix";
     stdfs::create_directories(prefix / "lib");
     test::put(tmp.path() / "a.cpp", "int f() { return 1; }\n");
-    run_out({"g++", "-shared", "-fPIC", "-o", (prefix / "lib/libf.so").string(), (tmp.path() / "a.cpp").string(),
+    test::run_ok({"g++", "-shared", "-fPIC", "-o", (prefix / "lib/libf.so").string(), (tmp.path() / "a.cpp").string(),
              "-Wl,-rpath," + prefix.string() + "/lib"});
     PostprocessOptions o;
     o.prefix = prefix.string();
@@ -246,8 +231,8 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     // What the demo's libraries went through: the build tree's absolute
     // RPATH reached the linker's build-id, then the RPATH was rewritten.
     INFO("needs g++ and patchelf on PATH (bash scripts/deps.sh installs them)");
-    REQUIRE(have("g++"));
-    REQUIRE(have("patchelf"));
+    REQUIRE(test::have_tool("g++"));
+    REQUIRE(test::have_tool("patchelf"));
     fs::TempDir tmp("sf-buildid");
     test::put(tmp.path() / "a.cpp", "extern \"C\" int answer() { return 42; }\n");
     // The same library, linked with an RPATH into a build prefix named `dir`,
@@ -256,7 +241,7 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
         const stdfs::path prefix = tmp.path() / dir;
         stdfs::create_directories(prefix / "lib");
         const std::string so = (prefix / "lib/libanswer.so").string();
-        run_out({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
+        test::run_ok({"g++", "-shared", "-fPIC", "-o", so, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=sha1",
                  "-Wl,-rpath," + prefix.string() + "/lib"});
         PostprocessOptions o;
         o.prefix = prefix.string();
@@ -268,7 +253,7 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     };
     std::vector<std::string> sos;
     for (std::string dir : {"build-AAAA", "build-BBBB"}) sos.push_back(build(dir, BuildIdFix::keep).first);
-    REQUIRE(run_out({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN/.");
+    REQUIRE(test::run_ok({"patchelf", "--print-rpath", sos[0]}) == "$ORIGIN/.");
     auto id = find_build_id(sos[0]);
     REQUIRE(id);
     REQUIRE(*id);
@@ -293,7 +278,7 @@ TEST_CASE("two links in different dirs differ only in the build-id after patchel
     }
     SECTION("no build-id, or not ELF: nothing to do") {
         const std::string none = (tmp.path() / "libnone.so").string();
-        run_out({"g++", "-shared", "-fPIC", "-o", none, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=none"});
+        test::run_ok({"g++", "-shared", "-fPIC", "-o", none, (tmp.path() / "a.cpp").string(), "-Wl,--build-id=none"});
         CHECK_FALSE(rehashed(none));
         test::put(tmp.path() / "x.txt", "text\n");
         CHECK_FALSE(rehashed(tmp.path() / "x.txt"));
@@ -304,14 +289,14 @@ TEST_CASE("nvcc's temp file names lose their pid: two compiles through different
     // nvcc hands the host compiler /tmp/tmpxft_<pid>_<n>-<k>_<name>.cudafe1.cpp,
     // whose name lands in an STT_FILE symbol. g++ on such files shows the same.
     INFO("needs g++ and readelf on PATH (bash scripts/deps.sh installs them)");
-    REQUIRE(have("g++"));
+    REQUIRE(test::have_tool("g++"));
     fs::TempDir tmp("sf-nvcc-names");
     std::vector<std::string> sos;
     for (std::string pid : {"00006920", "000072e8"}) {
         const auto src = tmp.path() / ("tmpxft_" + pid + "_00000000-6_Kernels.cudafe1.cpp");
         test::put(src, "extern \"C\" int answer() { return 42; }\n");
         const std::string so = (tmp.path() / ("lib" + pid + ".so")).string();
-        run_out({"g++", "-shared", "-fPIC", "-o", so, src.string(), "-Wl,--build-id=sha1"});
+        test::run_ok({"g++", "-shared", "-fPIC", "-o", so, src.string(), "-Wl,--build-id=sha1"});
         sos.push_back(so);
     }
     CHECK(test::slurp(sos[0]) != test::slurp(sos[1]));
@@ -322,8 +307,8 @@ TEST_CASE("nvcc's temp file names lose their pid: two compiles through different
         CHECK(rehashed(so));
     }
     CHECK(test::slurp(sos[0]) == test::slurp(sos[1]));
-    if (have("readelf"))
-        CHECK(run_out({"readelf", "-s", "-W", sos[0]}).find("tmpxft_00000000_00000000-6_Kernels.cudafe1.cpp") !=
+    if (test::have_tool("readelf"))
+        CHECK(test::run_ok({"readelf", "-s", "-W", sos[0]}).find("tmpxft_00000000_00000000-6_Kernels.cudafe1.cpp") !=
               std::string::npos);
     auto again = normalize_nvcc_temp_names(sos[0]);
     REQUIRE(again);

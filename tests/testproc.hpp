@@ -1,0 +1,35 @@
+#pragma once
+// Running tools from tests (g++, patchelf, ...): one helper instead of a copy
+// per test file. Tests that include this link the process stage.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "process/process.hpp"
+#include "util/strings.hpp"
+
+namespace sf::test {
+
+// Runs argv with this process's environment (in `cwd` when given); the test
+// fails unless it ran and exited 0. Returns its stdout, trimmed.
+inline std::string run_ok(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {}) {
+    process::Command c;
+    c.argv = argv;
+    c.env = process::current_env();
+    if (!cwd.empty()) c.cwd = cwd;
+    auto r = process::capture(c);
+    REQUIRE(r);
+    INFO(argv[0] << ": " << r->err);
+    REQUIRE(r->exit_code == 0);
+    return std::string(str::trim(r->out));
+}
+
+// Whether `tool` is on this process's PATH.
+inline bool have_tool(const std::string& tool) {
+    auto env = process::current_env();
+    return process::find_executable(tool, env["PATH"]).has_value();
+}
+
+}  // namespace sf::test
