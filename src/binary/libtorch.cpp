@@ -92,7 +92,8 @@ Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& ar
         process::Command c{{patchelf->string(), "--set-rpath", "$ORIGIN", (lib / name).string()}, {}, process::minimal_env()};
         auto r = process::capture(c);
         if (!r) return Unexpected<Error>{r.error()};
-        if (r->exit_code != 0) return fail("patchelf --set-rpath failed on lib/" + name + ": " + std::string(str::trim(r->err)));
+        if (r->exit_code != 0)
+            return fail_runtime({}, "patchelf --set-rpath failed on lib/" + name + ": " + std::string(str::trim(r->err)));
     }
     return {};
 }
@@ -114,7 +115,7 @@ Result<std::uint64_t> write_zip(const stdfs::path& stage, const stdfs::path& out
             std::vector<char> buf(1 << 20);
             for (;;) {
                 ssize_t n = ::read(in->fd(), buf.data(), buf.size());
-                if (n < 0) return fail(src.string() + ": read failed");
+                if (n < 0) return fail_runtime({}, src.string() + ": read failed");
                 if (n == 0) return {};
                 if (auto w = sink.write(buf.data(), static_cast<std::size_t>(n)); !w) return w;
             }
@@ -179,7 +180,11 @@ Result<LibtorchArchive> make_libtorch_archive(const LibtorchOptions& o) {
     io.link_mode = env::LinkMode::copy;
     io.host_provided = o.host_provided;
     auto inst = env::install(tmp.path() / "prefix", {stdfs::absolute(o.package).string()}, io);
-    if (!inst) return fail(artifact + ": cannot install its run dependencies: " + inst.error().message, inst.error().hint);
+    if (!inst) {  // a dependency missing from the channel is the input's fault, a lock the job's: keep the kind
+        Error e = inst.error();
+        e.message = artifact + ": cannot install its run dependencies: " + e.message;
+        return Unexpected<Error>{std::move(e)};
+    }
 
     stdfs::path stage = tmp.path() / "stage" / "libtorch";
     if (auto ok = stage_prefix(tmp.path() / "prefix", *meta->paths, stage, res.bundled); !ok) return Unexpected<Error>{ok.error()};

@@ -41,7 +41,7 @@ void register_libtorch_archive(CLI::App& app, Cli& cli) {
                 if (!std::filesystem::exists(p))
                     throw Failure(Error{SourceLoc{p}, "no such package file", "give a built libtorch .conda file"});
                 o.package = p;
-                auto r = job_or_throw(binary::make_libtorch_archive(o), p);
+                auto r = job_or_throw(binary::make_libtorch_archive(o));  // its errors name the package
                 if (cli.console.json)
                     made.push_back({{"path", r.path.string()}, {"version", r.version}, {"variant", r.variant},
                                     {"members", r.members}, {"size", r.size}, {"bundled", r.bundled}});
