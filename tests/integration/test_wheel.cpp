@@ -74,8 +74,9 @@ struct Fixture {
 // GLIBC) or in C (nothing versioned beyond glibc's oldest): two tags.
 enum class FooLang { cxx, c };
 
+// `ext_flags` go to the extension module's compile and link.
 Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool with_foo = true,
-                     FooLang lang = FooLang::cxx) {
+                     FooLang lang = FooLang::cxx, const std::vector<std::string>& ext_flags = {}) {
     Fixture f{root / "build", root / "channel", py.minor};
     const stdfs::path b = f.build;
     auto cfg = run({py.exe.string(), "-c",
@@ -119,9 +120,13 @@ Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool w
     ok({"g++", "-shared", "-fPIC", "-o", (b / "pt/lib/libtorch_python.so").string(), "-Wl,-soname,libtorch_python.so",
         s + "tp.cpp", (b / "lt/lib/libtorch.so").string(), "-Wl,-rpath,$ORIGIN",
         "-Wl,-rpath-link," + (b / "foo/lib").string() + ":" + (b / "bar/lib").string()});
-    ok({"gcc", "-shared", "-fPIC", "-I" + lines[0], "-o", (b / ("pt/" + site + "_C" + lines[1])).string(), s + "C.c",
-        (b / "pt/lib/libtorch_python.so").string(), "-Wl,-rpath,$ORIGIN/../../..",
-        "-Wl,-rpath-link," + (b / "lt/lib").string() + ":" + (b / "foo/lib").string() + ":" + (b / "bar/lib").string()});
+    std::vector<std::string> ext = {"gcc", "-shared", "-fPIC", "-I" + lines[0], "-o",
+                                    (b / ("pt/" + site + "_C" + lines[1])).string(), s + "C.c",
+                                    (b / "pt/lib/libtorch_python.so").string(), "-Wl,-rpath,$ORIGIN/../../..",
+                                    "-Wl,-rpath-link," + (b / "lt/lib").string() + ":" + (b / "foo/lib").string() +
+                                        ":" + (b / "bar/lib").string()};
+    ext.insert(ext.end(), ext_flags.begin(), ext_flags.end());
+    ok(ext);
     auto pkg = [&](const std::string& dir, std::vector<std::string> args) {
         std::vector<std::string> argv = {"package", (b / dir).string(), "-o", (b / "out").string(), "--channel",
                                          f.channel.string()};
@@ -241,6 +246,24 @@ TEST_CASE("wheel: a library no dependency provides is an error naming the file a
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("torch/lib/libtorch.so") != std::string::npos);
     CHECK(r.err.find("needs libfoo.so.1") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    std::error_code ec;
+    if (stdfs::exists(out, ec)) CHECK(stdfs::is_empty(out, ec));
+}
+
+TEST_CASE("wheel: an extension module linked for x86-64-v3 is refused, naming the file and the level") {
+#if !defined(__x86_64__)
+    test::skip("x86-64 ISA levels exist on x86_64 only");
+#endif
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f = make_fixture(tmp.path(), *py, true, FooLang::cxx, {"-march=x86-64-v3", "-Wl,-z,x86-64-v3"});
+    const stdfs::path out = tmp.path() / "wheels";
+    auto r = sf_run({"wheel", f.channel.string(), "--output-folder", out.string()});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);  // as `auditwheel repair` refuses it: 'depends on unsupported ISA extensions'
+    CHECK(r.err.find("torch wheel: torch/_C.") != std::string::npos);
+    CHECK(r.err.find(": needs the x86_64_v3 instruction set (GNU_PROPERTY_X86_ISA_1_NEEDED)") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     std::error_code ec;
     if (stdfs::exists(out, ec)) CHECK(stdfs::is_empty(out, ec));
