@@ -70,7 +70,11 @@ Result<std::vector<Finding>> check_consumer(const std::string& artifact, const s
          {(build / "libtorch_consumer").string()}},
     };
     for (const auto& s : steps) {
-        process::Command c{s.argv, tmp.path(), env, {{tmp.path().string(), "$WORK"}}};
+        process::Command c;
+        c.argv = s.argv;
+        c.cwd = tmp.path();
+        c.env = env;
+        c.masks = {{tmp.path().string(), "$WORK"}};
         auto r = process::capture(c);
         if (!r) return Unexpected<Error>{r.error()};
         if (r->exit_code != 0) return std::vector<Finding>{{artifact, s.member, s.what + ": " + tail_of(*r)}};

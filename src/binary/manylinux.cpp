@@ -250,11 +250,10 @@ int python_extension_major(const package::ElfSymbols& elf, std::string_view file
 
 namespace {
 
-// The LinuxOnly reasons of one file: its ISA level (x86_64 only, as
-// auditwheel reads the note there only), then for a Python extension its
-// UCS2 (Python 2 modules) and PyFPE symbols, each an undefined reference.
-void add_linux_only(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view arch,
-                    std::string_view file) {
+// An ISA level above the baseline (x86_64 only: auditwheel reads the note
+// there only).
+void add_isa(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view arch,
+             std::string_view file) {
     const std::string level = arch == "x86_64" ? x86_isa_level(elf.x86_isa_needed) : "";
     if (level == "unknown")
         req.linux_only.push_back({std::string(file), "needs an unknown x86_64 ISA level (GNU_PROPERTY_X86_ISA_1_NEEDED " +
@@ -269,6 +268,11 @@ void add_linux_only(ManylinuxRequirements& req, const package::ElfSymbols& elf, 
                  ", or pick the level at run time; auditwheel refuses it too ('depends on unsupported ISA "
                  "extensions')"});
     }
+}
+
+// In a Python extension module: UCS2 symbols (Python 2 modules only) and
+// PyFPE ones, each an undefined reference of the type auditwheel asks.
+void add_python_abi(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view file) {
     const int py = python_extension_major(elf, file);
     if (!py) return;
     for (const auto& s : elf.symbols) {
@@ -316,7 +320,8 @@ Result<void> add_requirements(ManylinuxRequirements& req, const package::ElfSymb
         for (const auto& s : elf.symbols)
             if (!s.defined && has_word(b.symbols, s.name)) req.blacklisted.emplace(b.soname, s.name);
     }
-    add_linux_only(req, elf, arch, file);
+    add_isa(req, elf, arch, file);
+    add_python_abi(req, elf, file);
     return {};
 }
 
