@@ -55,7 +55,9 @@ packages=()
 for p in "$out"/*/*.conda "$out"/*/*.tar.bz2; do
   [[ $p == *-0_system.* ]] || packages+=("$p")
 done
-"$SPLITFORGE" check "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
+# --consumer: the archives are the ones this run just made, so building and
+# running the consumer program against them (their CMake code) is safe.
+"$SPLITFORGE" check --consumer "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
 echo "==> checking the channel with conda-check" >&2
 SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
   bash "$root/scripts/conda-check.sh" "$out" --strict --solve "pytorch,libtorch"

@@ -85,6 +85,23 @@ void check_abi(const ElfTree& t, CheckResult& res) {
     }
 }
 
+// A manylinux tag promises what auditwheel's machine, UCS2 and PyFPE
+// policies check: the x86_64 baseline ISA, no narrow-unicode and no fpectl
+// symbols in extension modules. A linux_* tag promises none of it.
+void check_manylinux(const ElfTree& t, const std::string& platform_tags, CheckResult& res) {
+    if (platform_tags.find("manylinux") == std::string::npos) return;
+    res.checks.push_back("manylinux");
+    for (const auto& member : t.files) {
+        auto syms = package::read_elf_symbols(t.root / member);
+        if (!syms || !syms->is_elf) continue;  // an unreadable ELF file is the links check's finding
+        ManylinuxRequirements req;
+        if (!add_requirements(req, *syms, member)) continue;  // an unknown machine: no policy to judge
+        for (const auto& l : req.linux_only)
+            res.findings.push_back({t.artifact, member, l.why + ": no manylinux policy admits it, yet the wheel is "
+                                                                 "tagged " + platform_tags});
+    }
+}
+
 Result<void> run_links(const ElfTree& t, CheckResult& res) {
     res.checks.push_back("links");
     for (const auto& f : t.files) {
@@ -155,14 +172,22 @@ Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, cons
         res.checks.push_back("record");
         auto rec = check_record(t.artifact, t.root, t.files);
         res.findings.insert(res.findings.end(), rec.begin(), rec.end());
-        return run_links(t, res);
+        if (auto ok = run_links(t, res); !ok) return ok;
+        check_manylinux(t, tag, res);
+        return {};
     }
     t.allowed = [](std::string_view so) { return libtorch_platform_library(so); };
     for (const char* need : {"libtorch/lib/libtorch.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
                              "libtorch/build-version", "libtorch/build-hash"})
         if (!t.available.count(need)) res.findings.push_back({t.artifact, need, "missing from the libtorch archive"});
     if (auto ok = run_links(t, res); !ok) return ok;
-    if (o.consumer == CheckOptions::Consumer::skip || !res.findings.empty()) return {};
+    if (!res.findings.empty()) return {};
+    if (o.consumer == CheckOptions::Consumer::skip) {
+        reporter_or_default(o.reporter)
+            .note(t.artifact + ": consumer program not built (it would run the archive's TorchConfig.cmake and "
+                               "libraries; pass --consumer for an archive you trust)");
+        return {};
+    }
     res.checks.push_back("consumer");
     auto c = check_consumer(t.artifact, t.root / "libtorch", reporter_or_default(o.reporter));
     if (!c) return Unexpected<Error>{c.error()};

@@ -8,7 +8,8 @@
 //   - the C++11 ABI: no old std::string / std::list in c10::, at::, torch::
 //     among exported symbols (check_abi.hpp);
 //   - a wheel's RECORD (check_record.hpp);
-//   - a libtorch archive: its layout, and the consumer program configured,
+//   - a libtorch archive: its layout, and (only when asked: it executes the
+//     archive's CMake code and libraries) the consumer program configured,
 //     built and run against it with LD_LIBRARY_PATH unset.
 // Every problem is a Finding (one line naming the artifact, the file inside
 // it and the library, symbol or path); an Error is for an artifact that
@@ -30,7 +31,10 @@ struct CheckOptions {
     std::vector<std::filesystem::path> channels;  // conda dependencies; empty: the channel next to the file
     std::set<std::string> host_provided;           // names the host provides (the system map's ignore entries)
     std::set<std::string> system_libraries;        // library stems the system map maps packages to (libopenblas.so)
-    enum class Consumer { build_and_run, skip } consumer = Consumer::build_and_run;
+    // Building the consumer runs code from the archive (its TorchConfig.cmake
+    // at configure time, its libraries' initialisers at run time), so it is
+    // opt-in: only for archives the caller trusts (ones it just made).
+    enum class Consumer { skip, build_and_run } consumer = Consumer::skip;
     Reporter* reporter = nullptr;
 };
 

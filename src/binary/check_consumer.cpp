@@ -1,6 +1,9 @@
 // The libtorch archive's consumer check: PyTorch compiles a small program
 // against each archive it ships; we configure, build and run
-// demo/libtorch-consumer (compiled in, consumer.hpp) the same way.
+// demo/libtorch-consumer (compiled in, consumer.hpp) the same way. It runs
+// the archive's own code (TorchConfig.cmake, its libraries), so check.cpp
+// calls it only when the caller asked (--consumer); it runs in a scratch
+// dir that is also HOME and TMPDIR, with a minimal environment.
 #include <algorithm>
 
 #include "binary/check.hpp"
@@ -26,11 +29,14 @@ std::string tail_of(const process::Outcome& r) {
     return last.empty() ? "no output" : str::join(last, " | ");
 }
 
-// PATH, HOME and the like, and no LD_LIBRARY_PATH: libraries resolve
-// through RPATH or not at all.
-process::Env consumer_env() {
+// PATH, LANG and the like, and no LD_LIBRARY_PATH: libraries resolve
+// through RPATH or not at all. HOME and TMPDIR are the scratch dir, so what
+// CMake keeps per user (its package registry) stays there.
+process::Env consumer_env(const stdfs::path& scratch) {
     process::Env env = process::minimal_env();
     env.erase("LD_LIBRARY_PATH");
+    env["HOME"] = scratch.string();
+    env["TMPDIR"] = scratch.string();
     return env;
 }
 
@@ -38,18 +44,19 @@ process::Env consumer_env() {
 
 Result<std::vector<Finding>> check_consumer(const std::string& artifact, const stdfs::path& libtorch_dir,
                                             Reporter& reporter) {
-    process::Env env = consumer_env();
+    fs::TempDir tmp("libtorch-consumer");
+    process::Env env = consumer_env(tmp.path());
     auto cmake = process::find_executable("cmake", env["PATH"]);
     if (!cmake) return fail_runtime(SourceLoc{artifact}, "cmake not found on PATH: the libtorch consumer check needs cmake and a C++ compiler",
-                                    "install cmake, or pass --no-consumer");
-    fs::TempDir tmp("libtorch-consumer");
+                                    "install cmake, or leave out --consumer");
     auto src = fs::Dir::open(tmp.path() / "src", fs::Create::yes);
     if (!src) return Unexpected<Error>{src.error()};
     for (const auto& [name, text] : libtorch_consumer_sources())
         if (auto ok = src->write_atomic(name, text); !ok) return Unexpected<Error>{ok.error()};
     stdfs::path build = tmp.path() / "build";
     std::vector<std::string> configure = {cmake->string(), "-S", (tmp.path() / "src").string(), "-B", build.string(),
-                                          "-DCMAKE_BUILD_TYPE=Release",
+                                          "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
+                                          "-DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF",
                                           "-DCMAKE_PREFIX_PATH=" + stdfs::absolute(libtorch_dir).string()};
     if (process::find_executable("ninja", env["PATH"])) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
     struct Step {
@@ -63,7 +70,11 @@ Result<std::vector<Finding>> check_consumer(const std::string& artifact, const s
          {(build / "libtorch_consumer").string()}},
     };
     for (const auto& s : steps) {
-        process::Command c{s.argv, tmp.path(), env, {{tmp.path().string(), "$WORK"}}};
+        process::Command c;
+        c.argv = s.argv;
+        c.cwd = tmp.path();
+        c.env = env;
+        c.masks = {{tmp.path().string(), "$WORK"}};
         auto r = process::capture(c);
         if (!r) return Unexpected<Error>{r.error()};
         if (r->exit_code != 0) return std::vector<Finding>{{artifact, s.member, s.what + ": " + tail_of(*r)}};

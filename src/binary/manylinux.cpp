@@ -229,6 +229,74 @@ bool admits_version(const ManylinuxPolicy& policy, std::string_view arch, std::s
     return false;
 }
 
+std::string x86_isa_level(std::uint32_t isa_needed) {
+    const std::uint32_t bits = isa_needed & ~1u;  // bit 0: the baseline
+    if (bits & 8) return "x86_64_v4";
+    if (bits & 4) return "x86_64_v3";
+    if (bits & 2) return "x86_64_v2";
+    return bits ? "unknown" : "";
+}
+
+int python_extension_major(const package::ElfSymbols& elf, std::string_view file) {
+    std::string_view name = file.substr(file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/') + 1);
+    const std::string mod(name.substr(0, name.find('.')));
+    for (const auto& s : elf.symbols) {
+        if (!s.defined || s.type != package::SymbolType::func) continue;
+        if (s.name == "PyInit_" + mod) return 3;
+        if (s.name == "init" + mod || s.name == "_cffi_pypyinit_" + mod) return 2;
+    }
+    return 0;
+}
+
+namespace {
+
+// An ISA level above the baseline (x86_64 only: auditwheel reads the note
+// there only).
+void add_isa(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view arch,
+             std::string_view file) {
+    const std::string level = arch == "x86_64" ? x86_isa_level(elf.x86_isa_needed) : "";
+    if (level == "unknown")
+        req.linux_only.push_back({std::string(file), "needs an unknown x86_64 ISA level (GNU_PROPERTY_X86_ISA_1_NEEDED " +
+                                  std::to_string(elf.x86_isa_needed) + ")", "rebuild for the x86_64 baseline"});
+    else if (!level.empty()) {
+        const std::string gnu = "x86-64-" + level.substr(7);  // as gcc and ld spell it
+        req.linux_only.push_back(
+            {std::string(file),
+             "needs the " + level + " instruction set (GNU_PROPERTY_X86_ISA_1_NEEDED), above the x86_64 baseline "
+             "every manylinux tag promises",
+             "build without -march=" + gnu + " and -Wl,-z," + gnu +
+                 ", or pick the level at run time; auditwheel refuses it too ('depends on unsupported ISA "
+                 "extensions')"});
+    }
+}
+
+// In a Python extension module: UCS2 symbols (Python 2 modules only) and
+// PyFPE ones, each an undefined reference of the type auditwheel asks.
+void add_python_abi(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view file) {
+    const int py = python_extension_major(elf, file);
+    if (!py) return;
+    for (const auto& s : elf.symbols) {
+        if (s.defined) continue;
+        if (py == 2 && s.type == package::SymbolType::func && s.name.find("PyUnicodeUCS2_") != std::string::npos) {
+            req.linux_only.push_back({std::string(file),
+                                      "is built against a narrow-unicode (UCS2) Python: it uses " + s.name,
+                                      "build it against a wide-unicode (UCS4) Python"});
+            break;
+        }
+    }
+    for (const auto& s : elf.symbols) {
+        if (s.defined || (s.type != package::SymbolType::func && s.type != package::SymbolType::notype)) continue;
+        if (s.name == "PyFPE_jbuf" || s.name == "PyFPE_dummy" || s.name == "PyFPE_counter") {
+            req.linux_only.push_back({std::string(file),
+                                      "uses " + s.name + ", which only a Python built --with-fpectl has (PEP 513)",
+                                      "build it against a Python without fpectl"});
+            break;
+        }
+    }
+}
+
+}  // namespace
+
 Result<void> add_requirements(ManylinuxRequirements& req, const package::ElfSymbols& elf, std::string_view file) {
     const std::string_view arch = package::machine_arch(elf.machine, elf.little_endian);
     if (!table_of(arch).first)
@@ -252,6 +320,8 @@ Result<void> add_requirements(ManylinuxRequirements& req, const package::ElfSymb
         for (const auto& s : elf.symbols)
             if (!s.defined && has_word(b.symbols, s.name)) req.blacklisted.emplace(b.soname, s.name);
     }
+    add_isa(req, elf, arch, file);
+    add_python_abi(req, elf, file);
     return {};
 }
 
@@ -263,6 +333,7 @@ std::vector<std::string> refusals(const ManylinuxPolicy& policy, const Manylinux
         if (!allowed(policy, lib)) why.push_back("library " + lib + " (not on the allow-list)");
     for (const auto& [lib, sym] : req.blacklisted)
         if (blacklisted_in(policy.glibc_minor, lib, sym)) why.push_back("symbol " + sym + " of " + lib);
+    for (const auto& l : req.linux_only) why.push_back(l.file + " " + l.why);
     return why;
 }
 
@@ -271,6 +342,10 @@ Result<ManylinuxPolicy> oldest_policy(const ManylinuxRequirements& req) {
     if (policies.empty())
         return fail("no manylinux policy for architecture '" + req.arch + "'",
                     "splitforge knows the x86_64 and aarch64 policies");
+    if (!req.linux_only.empty()) {
+        const auto& l = req.linux_only.front();
+        return fail(SourceLoc{l.file}, l.why + ": no manylinux policy admits it", l.hint);
+    }
     for (const auto& p : policies)
         if (refusals(p, req).empty()) return p;
     const auto why = refusals(policies.back(), req);

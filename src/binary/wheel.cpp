@@ -17,6 +17,7 @@
 #include "binary/wheel_bundle.hpp"
 #include "binary/wheel_inputs.hpp"
 #include "binary/wheel_meta.hpp"
+#include "binary/wheel_prefix.hpp"
 #include "package/elf.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -50,15 +51,15 @@ private:
     std::map<std::string, stdfs::path> done_;
 };
 
-// The files of a package that hold the conda prefix placeholder: a wheel
-// cannot replace it at install time.
-Result<std::set<std::string>> placeholder_files(const PackageFile& p) {
+// The files of a package that hold the conda prefix placeholder, by path:
+// a wheel has no install step to replace it (wheel_prefix.hpp).
+Result<std::map<std::string, types::PathEntry>> placeholder_files(const PackageFile& p) {
     auto meta = archive::read_package_metadata(p.file);
     if (!meta) return unexpected(meta.error());
-    std::set<std::string> out;
+    std::map<std::string, types::PathEntry> out;
     if (meta->paths)
         for (const auto& e : meta->paths->paths)
-            if (!e.prefix_placeholder.empty()) out.insert(e.path);
+            if (!e.prefix_placeholder.empty()) out.emplace(e.path, e);
     return out;
 }
 
@@ -67,6 +68,7 @@ struct Stage {
     std::string site, dist;
     std::map<std::string, std::string> owner;  // wheel path -> package file name
     std::vector<std::string> skipped;
+    std::vector<PlaceholderFile> placeholders;  // staged as built; relocate_placeholders() rewrites them
 };
 
 Result<void> put_file(Stage& s, const PackageFile& p, const stdfs::path& from, const std::string& rel,
@@ -82,7 +84,8 @@ Result<void> put_file(Stage& s, const PackageFile& p, const stdfs::path& from, c
 
 // Copies a package's files to their wheel paths. A symlink is kept (as a
 // copy of its target) only where the loader needs it: named as the
-// library's SONAME; development links go.
+// library's SONAME; development links go. Files holding the prefix
+// placeholder are noted for relocate_placeholders().
 Result<void> stage_package(Stage& s, const PackageFile& p, const stdfs::path& tree) {
     auto placeholders = placeholder_files(p);
     if (!placeholders) return unexpected(placeholders.error());
@@ -99,16 +102,33 @@ Result<void> stage_package(Stage& s, const PackageFile& p, const stdfs::path& tr
             s.skipped.push_back(p.file.filename().string() + ": " + rel);
             continue;
         }
-        if (placeholders->count(rel))
-            return fail(SourceLoc{p.file.filename().string() + ": " + rel},
-                        "holds the conda prefix placeholder, which a wheel cannot replace at install time",
-                        "make the file relocatable (relative paths) in the recipe");
         const stdfs::path from = tree / rel;
         if (stdfs::is_symlink(from, ec)) {
             auto elf = package::read_elf(from);  // follows the link, inside the package
             if (!elf || !elf->is_elf || elf->soname != stdfs::path(rel).filename().string()) continue;
         }
         if (auto r = put_file(s, p, from, rel, dest); !r) return r;
+        if (auto ph = placeholders->find(rel); ph != placeholders->end())
+            s.placeholders.push_back({p.file.filename().string(), rel, dest, ph->second.prefix_placeholder,
+                                      ph->second.file_mode == types::FileMode::binary});
+    }
+    return {};
+}
+
+// Once every content package is staged (so what the wheel ships is
+// known): each file holding the prefix placeholder made relative to itself,
+// or refused (wheel_prefix.hpp).
+Result<void> relocate_placeholders(const Stage& s) {
+    const auto ships = [&](const std::string& rel) {
+        std::error_code ec;
+        return stdfs::exists(s.root / rel, ec);
+    };
+    for (const auto& f : s.placeholders) {
+        auto text = f.binary ? Result<std::string>(std::string()) : fs::read_file(s.root / f.dest);
+        if (!text) return unexpected(text.error());
+        auto fixed = relocate_placeholder_text(f, *text, s.site, s.dist, ships);
+        if (!fixed) return unexpected(fixed.error());
+        if (auto w = fs::write_file_atomic(s.root / f.dest, *fixed); !w) return w;
     }
     return {};
 }
@@ -373,6 +393,7 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
         if (!tree) return unexpected(tree.error());
         if (auto r = stage_package(stage, *d, *tree); !r) return unexpected(r.error());
     }
+    if (auto r = relocate_placeholders(stage); !r) return unexpected(r.error());
     if (auto r = point_build_config_at_lib(stage); !r) return unexpected(r.error());
     auto bundle = bundle_tree(o, stage, providers, extracted, patchelf, cache);
     if (!bundle) {

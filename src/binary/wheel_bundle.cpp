@@ -244,7 +244,8 @@ std::string rpath_for(const stdfs::path& root, const ElfFile& f) {
 }
 
 // The oldest policy admitting every file; none: an error naming the first
-// file whose own needs the newest policy refuses.
+// file whose own needs the newest policy refuses (or that no policy can
+// admit: an ISA level above the baseline, UCS2 or PyFPE symbols).
 Result<ManylinuxPolicy> tag(const std::vector<ElfFile>& done, const std::vector<std::string>& system,
                             const ManylinuxPolicy& newest) {
     ManylinuxRequirements req;
@@ -252,7 +253,7 @@ Result<ManylinuxPolicy> tag(const std::vector<ElfFile>& done, const std::vector<
     for (const auto& f : done)
         if (auto r = add_requirements(req, f.symbols, f.rel); !r) return unexpected(r.error());
     auto policy = oldest_policy(req);
-    if (policy) return policy;
+    if (policy || !req.linux_only.empty()) return policy;  // the latter names its file
     for (const auto& f : done) {
         ManylinuxRequirements one;
         if (!add_requirements(one, f.symbols, f.rel)) continue;

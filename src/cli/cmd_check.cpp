@@ -1,4 +1,4 @@
-// splitforge check FILE... [-c CHANNEL]... [--system-map FILE]... [--no-consumer] [--json]
+// splitforge check FILE... [-c CHANNEL]... [--system-map FILE]... [--consumer] [--json]
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -15,7 +15,7 @@ namespace sf::cli {
 namespace {
 struct CheckArgs {
     std::vector<std::string> files, channels, system_maps;
-    bool no_consumer = false;
+    bool consumer = false;
 };
 
 nlohmann::json result_json(const binary::CheckResult& r) {
@@ -29,13 +29,16 @@ nlohmann::json result_json(const binary::CheckResult& r) {
 void register_check(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<CheckArgs>();
     auto* sub = app.add_subcommand("check", "Check built binaries as PyTorch's release tooling does "
-                                            "(links, RPATHs, C++11 ABI, wheel RECORD, libtorch consumer)");
+                                            "(links, RPATHs, ISA level, C++11 ABI, wheel RECORD; the libtorch consumer with --consumer)");
     sub->add_option("FILE", a->files, ".conda, .tar.bz2, .whl or libtorch .zip files")->required();
     sub->add_option("-c,--channel", a->channels,
                     "Where a conda package's dependencies come from (default: the channel the file sits in)")
         ->allow_extra_args(false);
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
-    sub->add_flag("--no-consumer", a->no_consumer, "Do not build and run the consumer program against libtorch archives");
+    sub->add_flag("--consumer,!--no-consumer", a->consumer,
+                  "Also build and run the consumer program against libtorch archives. This runs the archive's "
+                  "TorchConfig.cmake and libraries: use it only for archives you trust (ones you made); "
+                  "off by default");
     add_json_flag(sub, cli);
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
@@ -45,7 +48,7 @@ void register_check(CLI::App& app, Cli& cli) {
             auto map = env::default_system_map();
             for (const auto& f : a->system_maps) value_or_throw(env::extend_system_map_file(map, f));
             binary::use_system_map(o, map);
-            o.consumer = a->no_consumer ? binary::CheckOptions::Consumer::skip : binary::CheckOptions::Consumer::build_and_run;
+            o.consumer = a->consumer ? binary::CheckOptions::Consumer::build_and_run : binary::CheckOptions::Consumer::skip;
             o.reporter = &reporter;
             nlohmann::json all = nlohmann::json::array();
             std::vector<binary::CheckResult> results;

@@ -41,7 +41,9 @@ void register_libtorch_archive(CLI::App& app, Cli& cli) {
                 if (!std::filesystem::exists(p))
                     throw Failure(Error{SourceLoc{p}, "no such package file", "give a built libtorch .conda file"});
                 o.package = p;
-                auto r = job_or_throw(binary::make_libtorch_archive(o));  // its errors name the package
+                // Its errors name the package and keep their kind: a package that is
+                // not libtorch is an input error (2), a failed patchelf a runtime one (1).
+                auto r = value_or_throw(binary::make_libtorch_archive(o));
                 if (cli.console.json)
                     made.push_back({{"path", r.path.string()}, {"version", r.version}, {"variant", r.variant},
                                     {"members", r.members}, {"size", r.size}, {"bundled", r.bundled}});

@@ -15,8 +15,9 @@ using elf_detail::Section;
 
 namespace {
 
-constexpr std::uint32_t kShtDynsym = 11, kShtVerdef = 0x6ffffffd, kShtVerneed = 0x6ffffffe,
+constexpr std::uint32_t kShtNote = 7, kShtDynsym = 11, kShtVerdef = 0x6ffffffd, kShtVerneed = 0x6ffffffe,
                         kShtVersym = 0x6fffffff;
+constexpr std::uint32_t kNtGnuPropertyType0 = 5, kGnuPropertyX86Isa1Needed = 0xc0008002;
 constexpr std::uint16_t kVersymHidden = 0x8000;
 
 // The parts of one file the readers below share: its sections and a bounded
@@ -110,6 +111,42 @@ Result<void> read_verdef(const Reader& r, const Section& s, std::unordered_map<s
     return {};
 }
 
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// The ISA_1_NEEDED property of one NT_GNU_PROPERTY_TYPE_0 descriptor: an
+// array of {pr_type, pr_datasz, data padded to 8 bytes (4 on ELF32)}.
+std::optional<std::uint32_t> isa_needed_in(const Reader& r, const std::vector<unsigned char>& d, std::uint64_t at,
+                                           std::uint64_t end) {
+    const std::uint64_t pad = r.h.d.is64 ? 8 : 4;
+    while (at + 8 <= end) {
+        const std::uint64_t type = r.get(d, at, 4), size = r.get(d, at + 4, 4);
+        if (size > end - at - 8) return std::nullopt;
+        if (type == kGnuPropertyX86Isa1Needed && size == 4) return static_cast<std::uint32_t>(r.get(d, at + 8, 4));
+        at += 8 + align_up(size, pad);
+    }
+    return std::nullopt;
+}
+
+// SHT_NOTE: the first GNU property note's ISA_1_NEEDED, as auditwheel reads
+// it (a note section, its notes in order; a malformed note ends the walk).
+std::optional<std::uint32_t> read_isa_needed(const Reader& r, const Section& s) {
+    if (s.size > (1u << 20)) return std::nullopt;  // property notes are a few dozen bytes
+    auto data = r.bytes(s, "note section");
+    if (!data) return std::nullopt;
+    const auto& d = *data;
+    const std::uint64_t align = s.align == 8 ? 8 : 4;
+    std::uint64_t at = 0;
+    while (at + 12 <= d.size()) {
+        const std::uint64_t namesz = r.get(d, at, 4), descsz = r.get(d, at + 4, 4), type = r.get(d, at + 8, 4);
+        const std::uint64_t desc = align_up(at + 12 + namesz, align);
+        if (namesz > d.size() || descsz > d.size() || desc + descsz > d.size()) return std::nullopt;
+        if (type == kNtGnuPropertyType0 && namesz == 4 && std::memcmp(d.data() + at + 12, "GNU", 4) == 0)
+            return isa_needed_in(r, d, desc, desc + descsz);
+        at = align_up(desc + descsz, align);
+    }
+    return std::nullopt;
+}
+
 SymbolBinding binding_of(unsigned b) {
     switch (b) {
         case 0: return SymbolBinding::local;
@@ -189,6 +226,8 @@ Result<ElfSymbols> read_elf_symbols(const std::filesystem::path& p) {
     std::optional<Section> dynsym, versym, verneed, verdef;
     for (std::size_t i = 0; i < h.shnum; ++i) {
         Section s = h.section(i);
+        if (s.type == kShtNote && !out.x86_isa_needed)
+            if (auto isa = read_isa_needed(r, s)) out.x86_isa_needed = *isa;
         if (s.type == kShtDynsym) dynsym = s;
         if (s.type == kShtVersym) versym = s;
         if (s.type == kShtVerneed) verneed = s;

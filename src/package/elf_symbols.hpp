@@ -2,8 +2,9 @@
 // What an ELF file asks of the system it loads on, for manylinux tags and
 // binary checks: the symbol versions it requires per needed file
 // (SHT_GNU_verneed: GLIBC_2.17, GLIBCXX_3.4.21, CXXABI_1.3.9, GCC_4.2.0 ...),
-// and its dynamic symbols (SHT_DYNSYM), defined or not, with the version each
-// one is bound to (SHT_GNU_versym).
+// its dynamic symbols (SHT_DYNSYM), defined or not, with the version each
+// one is bound to (SHT_GNU_versym), and the x86 ISA level it says it needs
+// (the .note.gnu.property note).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -47,6 +48,10 @@ struct ElfSymbols {
     bool little_endian = true;
     std::vector<VersionNeed> needs;
     std::vector<DynamicSymbol> symbols;  // .dynsym without its null entry
+    // The GNU_PROPERTY_X86_ISA_1_NEEDED bits of the first NT_GNU_PROPERTY_TYPE_0
+    // note holding one (ld -z x86-64-v3 writes 0x4 | 0x1: v3 over the
+    // baseline); 0: no such note. Read on every machine, meaningful on x86.
+    std::uint32_t x86_isa_needed = 0;
 };
 
 // The architecture name wheels and manylinux policies use for an e_machine

@@ -336,7 +336,7 @@ TEST_CASE("e2e: a libtorch archive from a cpu demo build: the consumer builds an
     CHECK(ran.out.find("ok: torch 0.3.0 (minitorch 0.3.0, BLAS=") != std::string::npos);
 
     // `splitforge check` builds the same program (compiled in) and agrees.
-    auto chk = run({"check", zip.string()});
+    auto chk = run({"check", "--consumer", zip.string()});
     INFO(chk.out << chk.err);
     CHECK(chk.rc == 0);
     CHECK(chk.out.find("ok   " + zip.filename().string() + " (libtorch, ") != std::string::npos);

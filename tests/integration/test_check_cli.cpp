@@ -87,7 +87,7 @@ TEST_CASE("check CLI: a libtorch zip without its layout names each missing file"
               std::string::npos);
 }
 
-TEST_CASE("check and libtorch-archive CLI: input errors exit 2, a package that is not libtorch exits 1") {
+TEST_CASE("check and libtorch-archive CLI: input errors exit 2, a package that is not libtorch too") {
     fs::TempDir tmp;
     CHECK(sf_cmd({"check", (tmp.path() / "missing.conda").string()}).exit_code == 2);
     REQUIRE(fs::write_file_atomic(tmp.path() / "notes.txt", "x"));
@@ -99,7 +99,41 @@ TEST_CASE("check and libtorch-archive CLI: input errors exit 2, a package that i
     CHECK(sf_cmd({"libtorch-archive", (tmp.path() / "missing.conda").string()}).exit_code == 2);
     auto pkg = package_with_lib(tmp.path(), "notlibtorch", {});
     auto r = sf_cmd({"libtorch-archive", pkg.string(), "-o", (tmp.path() / "out").string()});
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);  // as `check` and `wheel` treat a wrong input
     CHECK(r.err.find("notlibtorch-1.0-0.conda: is a 'notlibtorch' package, not libtorch") != std::string::npos);
     CHECK(!stdfs::exists(tmp.path() / "out"));
+}
+
+// An archive handed to `check` is untrusted input: by default nothing of it
+// runs. Its TorchConfig.cmake writes outside the scratch dir only when the
+// user asks for the consumer program (--consumer).
+TEST_CASE("check CLI: a libtorch archive's CMake code runs only with --consumer") {
+    INFO("cmake not on PATH (scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("cmake", process::current_env()["PATH"]));
+    fs::TempDir tmp;
+    const stdfs::path victim = tmp.path() / "outside" / "pwned";
+    stdfs::path zip = tmp.path() / "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip";
+    auto out = archive::OutputFile::create(zip);
+    REQUIRE(out);
+    archive::ZipWriter w(**out, 315532800);
+    REQUIRE(w.add("libtorch/build-hash", "0\n"));
+    REQUIRE(w.add("libtorch/build-version", "0.3.0+cpu\n"));
+    REQUIRE(w.add("libtorch/lib/libtorch.so", "not an ELF file\n"));
+    REQUIRE(w.add("libtorch/share/cmake/Torch/TorchConfig.cmake",
+                  "file(WRITE \"" + victim.string() + "\" \"owned\")\nset(TORCH_LIBRARIES torch)\n"));
+    REQUIRE(w.finish());
+    REQUIRE((*out)->commit());
+
+    auto r = sf_cmd({"check", zip.string()});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("(libtorch, 0 ELF files; links, abi)") != std::string::npos);
+    CHECK(r.err.find("consumer program not built (it would run the archive's TorchConfig.cmake and libraries; pass "
+                     "--consumer for an archive you trust)") != std::string::npos);
+    CHECK(!stdfs::exists(victim));
+
+    auto asked = sf_cmd({"check", "--consumer", zip.string()});
+    INFO(asked.out << asked.err);
+    CHECK(asked.exit_code == 1);  // the consumer cannot link against a libtorch.so that is no library
+    CHECK(stdfs::exists(victim));  // so the first run would have shown a write
 }

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <regex>
 
+#include "archive/zip_read.hpp"
 #include "binary/artifact.hpp"
 #include "env/python_env.hpp"
 #include "process/process.hpp"
@@ -74,8 +75,12 @@ struct Fixture {
 // GLIBC) or in C (nothing versioned beyond glibc's oldest): two tags.
 enum class FooLang { cxx, c };
 
+// `ext_flags` go to the extension module's compile and link; libtorch's
+// TorchConfig.cmake is `torch_config` with @PREFIX@ the prefix `package
+// --prefix` detects (so the file holds the conda placeholder).
 Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool with_foo = true,
-                     FooLang lang = FooLang::cxx) {
+                     FooLang lang = FooLang::cxx, const std::vector<std::string>& ext_flags = {},
+                     const std::string& torch_config = "# Torch\n") {
     Fixture f{root / "build", root / "channel", py.minor};
     const stdfs::path b = f.build;
     auto cfg = run({py.exe.string(), "-c",
@@ -101,7 +106,9 @@ Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool w
               "PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&mod); }\n");
     test::put(b / ("pt/" + site + "__init__.py"), "from torch import _C\n\ndef compute(x):\n    return _C.compute(x)\n");
     test::put(b / "lt/include/torch/torch.h", "int torch_compute(int);\n");
-    test::put(b / "lt/share/cmake/Torch/TorchConfig.cmake", "# Torch\n");
+    const bool with_prefix = torch_config.find("@PREFIX@") != std::string::npos;
+    test::put(b / "lt/share/cmake/Torch/TorchConfig.cmake",
+              std::regex_replace(torch_config, std::regex("@PREFIX@"), (b / "lt").string()));
     const std::string s = (b / "src").string() + "/";
     stdfs::create_directories(b / "bar/lib");
     stdfs::create_directories(b / "foo/lib");
@@ -119,9 +126,13 @@ Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool w
     ok({"g++", "-shared", "-fPIC", "-o", (b / "pt/lib/libtorch_python.so").string(), "-Wl,-soname,libtorch_python.so",
         s + "tp.cpp", (b / "lt/lib/libtorch.so").string(), "-Wl,-rpath,$ORIGIN",
         "-Wl,-rpath-link," + (b / "foo/lib").string() + ":" + (b / "bar/lib").string()});
-    ok({"gcc", "-shared", "-fPIC", "-I" + lines[0], "-o", (b / ("pt/" + site + "_C" + lines[1])).string(), s + "C.c",
-        (b / "pt/lib/libtorch_python.so").string(), "-Wl,-rpath,$ORIGIN/../../..",
-        "-Wl,-rpath-link," + (b / "lt/lib").string() + ":" + (b / "foo/lib").string() + ":" + (b / "bar/lib").string()});
+    std::vector<std::string> ext = {"gcc", "-shared", "-fPIC", "-I" + lines[0], "-o",
+                                    (b / ("pt/" + site + "_C" + lines[1])).string(), s + "C.c",
+                                    (b / "pt/lib/libtorch_python.so").string(), "-Wl,-rpath,$ORIGIN/../../..",
+                                    "-Wl,-rpath-link," + (b / "lt/lib").string() + ":" + (b / "foo/lib").string() +
+                                        ":" + (b / "bar/lib").string()};
+    ext.insert(ext.end(), ext_flags.begin(), ext_flags.end());
+    ok(ext);
     auto pkg = [&](const std::string& dir, std::vector<std::string> args) {
         std::vector<std::string> argv = {"package", (b / dir).string(), "-o", (b / "out").string(), "--channel",
                                          f.channel.string()};
@@ -133,7 +144,10 @@ Fixture make_fixture(const stdfs::path& root, const env::Interpreter& py, bool w
     const std::string next = std::to_string(std::stoi(py.minor.substr(2)) + 1);
     pkg("bar", {"--name", "libbar", "--version", "1.0", "--build", "h0_0"});
     if (with_foo) pkg("foo", {"--name", "libfoo", "--version", "1.0", "--build", "h0_0", "--depends", "libbar >=1.0"});
-    pkg("lt", {"--name", "libtorch", "--version", "0.3.0", "--build", "cpu_generic_h0_0", "--depends", "libfoo"});
+    std::vector<std::string> lt = {"--name", "libtorch", "--version", "0.3.0", "--build", "cpu_generic_h0_0",
+                                   "--depends", "libfoo"};
+    if (with_prefix) lt.insert(lt.end(), {"--prefix", (b / "lt").string()});
+    pkg("lt", lt);
     pkg("pt", {"--name", "pytorch", "--version", "0.3.0", "--build", "cpu_generic_py_h0_0", "--summary", "tiny torch",
                "--depends", "libtorch 0.3.0 cpu_generic_h0_0", "--depends",
                "python >=" + py.minor + ",<3." + next + ".0a0"});
@@ -241,6 +255,59 @@ TEST_CASE("wheel: a library no dependency provides is an error naming the file a
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("torch/lib/libtorch.so") != std::string::npos);
     CHECK(r.err.find("needs libfoo.so.1") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    std::error_code ec;
+    if (stdfs::exists(out, ec)) CHECK(stdfs::is_empty(out, ec));
+}
+
+TEST_CASE("wheel: an extension module linked for x86-64-v3 is refused, naming the file and the level") {
+#if !defined(__x86_64__)
+    test::skip("x86-64 ISA levels exist on x86_64 only");
+#endif
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f = make_fixture(tmp.path(), *py, true, FooLang::cxx, {"-march=x86-64-v3", "-Wl,-z,x86-64-v3"});
+    const stdfs::path out = tmp.path() / "wheels";
+    auto r = sf_run({"wheel", f.channel.string(), "--output-folder", out.string()});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);  // as `auditwheel repair` refuses it: 'depends on unsupported ISA extensions'
+    CHECK(r.err.find("torch wheel: torch/_C.") != std::string::npos);
+    CHECK(r.err.find(": needs the x86_64_v3 instruction set (GNU_PROPERTY_X86_ISA_1_NEEDED)") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    std::error_code ec;
+    if (stdfs::exists(out, ec)) CHECK(stdfs::is_empty(out, ec));
+}
+
+TEST_CASE("wheel: a CMake file holding the conda prefix ships with its paths relative to itself") {
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f = make_fixture(tmp.path(), *py, true, FooLang::cxx, {},
+                                   "set(TORCH_INCLUDE_DIRS \"@PREFIX@/include\")\n"
+                                   "set(TORCH_LIBRARY \"@PREFIX@/lib/libtorch.so\")\n");
+    const json j = wheel_json(f, tmp.path() / "wheels");
+    REQUIRE(j["wheels"].size() == 1);
+    const std::string wheel = j["wheels"][0]["wheel"];
+    REQUIRE(archive::extract_zip(wheel, tmp.path() / "unzipped"));
+    CHECK(test::slurp(tmp.path() / "unzipped/torch/share/cmake/Torch/TorchConfig.cmake") ==
+          "set(TORCH_INCLUDE_DIRS \"${CMAKE_CURRENT_LIST_DIR}/../../../include\")\n"
+          "set(TORCH_LIBRARY \"${CMAKE_CURRENT_LIST_DIR}/../../../lib/libtorch.so\")\n");
+    auto chk = sf_run({"check", wheel});  // its RECORD holds the rewritten file's hash
+    INFO(chk.out << chk.err);
+    CHECK(chk.exit_code == 0);
+}
+
+TEST_CASE("wheel: a CMake path to what the wheel does not ship is refused, naming the package and the file") {
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f =
+        make_fixture(tmp.path(), *py, true, FooLang::cxx, {}, "set(CUDART \"@PREFIX@/lib/libcudart.so\")\n");
+    const stdfs::path out = tmp.path() / "wheels";
+    auto r = sf_run({"wheel", f.channel.string(), "--output-folder", out.string()});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("libtorch-0.3.0-cpu_generic_h0_0.conda: share/cmake/Torch/TorchConfig.cmake: uses the conda "
+                     "prefix as '") != std::string::npos);
+    CHECK(r.err.find("/lib/libcudart.so', which the wheel does not ship") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     std::error_code ec;
     if (stdfs::exists(out, ec)) CHECK(stdfs::is_empty(out, ec));

@@ -9,6 +9,9 @@
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
 
 using namespace sf;
 using namespace sf::binary;
@@ -40,7 +43,8 @@ std::string record_hash(const stdfs::path& p) {
 // A wheel of everything under `tree` with a right RECORD (then `edit` may
 // spoil it).
 stdfs::path make_wheel(const stdfs::path& dir, const stdfs::path& tree,
-                       const std::function<void(std::string&)>& edit = {}) {
+                       const std::function<void(std::string&)>& edit = {},
+                       const std::string& platform_tag = "linux_x86_64") {
     stdfs::create_directories(tree / "demo-1.0.dist-info");
     REQUIRE(fs::write_file_atomic(tree / "demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n"));
     std::string record;
@@ -49,7 +53,7 @@ stdfs::path make_wheel(const stdfs::path& dir, const stdfs::path& tree,
     record += "demo-1.0.dist-info/RECORD,,\n";
     if (edit) edit(record);
     REQUIRE(fs::write_file_atomic(tree / "demo-1.0.dist-info/RECORD", record));
-    stdfs::path whl = dir / "demo-1.0-cp312-cp312-linux_x86_64.whl";
+    stdfs::path whl = dir / ("demo-1.0-cp312-cp312-" + platform_tag + ".whl");
     auto out = archive::OutputFile::create(whl);
     REQUIRE(out);
     archive::ZipWriter zip(**out, 315532800);
@@ -186,26 +190,34 @@ TEST_CASE("check: a file of no known kind is an input error") {
     CHECK(r.error().message == "not a binary splitforge checks");
 }
 
-TEST_CASE("check: a libtorch archive whose find_package(Torch) fails names TorchConfig.cmake") {
-    INFO("cmake not on PATH (scripts/deps.sh installs it)");
-    REQUIRE(process::find_executable("cmake", process::current_env()["PATH"]));
-    fs::TempDir tmp;
-    stdfs::path t = tmp.path() / "t";
+// A libtorch archive (its layout, one good library) whose TorchConfig.cmake
+// is `config`.
+stdfs::path libtorch_zip(const stdfs::path& dir, const std::string& config) {
+    stdfs::path t = dir / "t";
     stdfs::create_directories(t / "libtorch/lib");
     stdfs::create_directories(t / "libtorch/share/cmake/Torch");
     compile_so(t / "libtorch/lib/libtorch.so", kGoodLib);
-    REQUIRE(fs::write_file_atomic(t / "libtorch/share/cmake/Torch/TorchConfig.cmake",
-                                  "message(FATAL_ERROR \"this TorchConfig is broken\")\n"));
+    REQUIRE(fs::write_file_atomic(t / "libtorch/share/cmake/Torch/TorchConfig.cmake", config));
     REQUIRE(fs::write_file_atomic(t / "libtorch/build-version", "0.3.0+cpu\n"));
     REQUIRE(fs::write_file_atomic(t / "libtorch/build-hash", "0\n"));
-    stdfs::path zip = tmp.path() / "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip";
+    stdfs::path zip = dir / "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip";
     auto out = archive::OutputFile::create(zip);
     REQUIRE(out);
     archive::ZipWriter w(**out, 315532800);
     for (const auto& rel : list_tree(t)) REQUIRE(w.add(rel, *fs::read_file(t / rel)));
     REQUIRE(w.finish());
     REQUIRE((*out)->commit());
-    auto r = check_artifact(zip, {});
+    return zip;
+}
+
+TEST_CASE("check: a libtorch archive whose find_package(Torch) fails names TorchConfig.cmake") {
+    INFO("cmake not on PATH (scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("cmake", process::current_env()["PATH"]));
+    fs::TempDir tmp;
+    auto zip = libtorch_zip(tmp.path(), "message(FATAL_ERROR \"this TorchConfig is broken\")\n");
+    CheckOptions o;
+    o.consumer = CheckOptions::Consumer::build_and_run;
+    auto r = check_artifact(zip, o);
     REQUIRE(r);
     INFO(lines(*r));
     REQUIRE(r->findings.size() == 1);
@@ -213,4 +225,131 @@ TEST_CASE("check: a libtorch archive whose find_package(Torch) fails names Torch
     CHECK(r->findings[0].problem.rfind("find_package(Torch) failed: ", 0) == 0);
     CHECK(r->findings[0].problem.find("this TorchConfig is broken") != std::string::npos);
     CHECK(r->checks == std::vector<std::string>{"links", "abi", "consumer"});
+}
+
+// An archive from anywhere is untrusted input: by default its CMake code
+// never runs, so a TorchConfig.cmake that writes outside the scratch dir
+// writes nothing. Asked for (--consumer), it runs, with HOME in the scratch dir.
+TEST_CASE("check: a hostile TorchConfig.cmake is not executed unless the consumer is asked for") {
+    INFO("cmake not on PATH (scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("cmake", process::current_env()["PATH"]));
+    fs::TempDir tmp;
+    const stdfs::path victim = tmp.path() / "outside" / "pwned";
+    auto zip = libtorch_zip(tmp.path(), "file(WRITE \"" + victim.string() + "\" \"owned\")\n"
+                                        "file(WRITE \"$ENV{HOME}/home-file\" \"x\")\n"
+                                        "message(FATAL_ERROR \"HOME=$ENV{HOME}\")\n");
+    auto r = check_artifact(zip, {});
+    REQUIRE(r);
+    CHECK(r->ok());
+    CHECK(r->checks == std::vector<std::string>{"links", "abi"});
+    CHECK(!stdfs::exists(victim));
+
+    CheckOptions o;
+    o.consumer = CheckOptions::Consumer::build_and_run;
+    auto asked = check_artifact(zip, o);
+    REQUIRE(asked);
+    CHECK(stdfs::exists(victim));  // the test above would have seen a write
+    REQUIRE(asked->findings.size() == 1);
+    const std::string home = asked->findings[0].problem;
+    INFO(home);
+    CHECK(home.find("HOME=$WORK") != std::string::npos);  // the scratch dir, masked
+    CHECK(!stdfs::exists(stdfs::path(process::current_env()["HOME"]) / "home-file"));
+}
+
+namespace {
+
+// What auditwheel's machine, UCS2 and PyFPE policies catch, one crafted
+// manylinux-tagged wheel each: an extension module linked for x86-64-v3, a
+// Python 2 module built against a narrow-unicode Python (its
+// PyUnicodeUCS2_* reference a FUNC, from a stub libpython in the wheel), a
+// module using PyFPE_jbuf.
+enum class Crafted { isa, ucs2, pyfpe };
+
+struct CraftedWheel {
+    stdfs::path wheel;
+    std::string member;
+};
+
+CraftedWheel crafted_wheel(const stdfs::path& dir, Crafted what) {
+    const stdfs::path t = dir / "t";
+    stdfs::create_directories(t / "demo");
+    CraftedWheel w;
+    if (what == Crafted::isa) {
+        w.member = "demo/_ext.cpython-312-x86_64-linux-gnu.so";
+        compile_so(t / w.member, "extern \"C\" void* PyInit__ext() { return 0; }\n",
+                   {"-march=x86-64-v3", "-Wl,-z,x86-64-v3"});
+    } else if (what == Crafted::ucs2) {
+        w.member = "demo/foo.so";
+        compile_so(t / "demo/libpystub.so", "extern \"C\" void* PyUnicodeUCS2_FromString(const char*) { return 0; }\n");
+        compile_so(t / w.member,
+                   "extern \"C\" void* PyUnicodeUCS2_FromString(const char*);\n"
+                   "extern \"C\" void initfoo() { PyUnicodeUCS2_FromString(\"x\"); }\n",
+                   {"-L" + (t / "demo").string(), "-lpystub", "-Wl,-rpath,$ORIGIN"});
+    } else {
+        w.member = "demo/_fpe.cpython-312-x86_64-linux-gnu.so";
+        compile_so(t / w.member, "extern \"C\" char PyFPE_jbuf[];\nextern \"C\" void* PyInit__fpe() { return PyFPE_jbuf; }\n");
+    }
+    w.wheel = make_wheel(dir, t, {}, "manylinux_2_17_x86_64");
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("check: a manylinux wheel that no manylinux policy admits names the file and why") {
+#if !defined(__x86_64__)
+    test::skip("the crafted wheels are x86_64 ones");
+#endif
+    fs::TempDir tmp;
+    const auto what = GENERATE(Crafted::isa, Crafted::ucs2, Crafted::pyfpe);
+    const auto w = crafted_wheel(tmp.path(), what);
+    auto r = check(w.wheel);
+    INFO(lines(r));
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].member == w.member);
+    const std::string why = what == Crafted::isa    ? "needs the x86_64_v3 instruction set (GNU_PROPERTY_X86_ISA_1_NEEDED)"
+                            : what == Crafted::ucs2 ? "is built against a narrow-unicode (UCS2) Python: it uses "
+                                                      "PyUnicodeUCS2_FromString"
+                                                    : "uses PyFPE_jbuf, which only a Python built --with-fpectl has";
+    CHECK(r.findings[0].problem.rfind(why, 0) == 0);
+    CHECK(str::ends_with(r.findings[0].problem,
+                         ": no manylinux policy admits it, yet the wheel is tagged manylinux_2_17_x86_64"));
+    CHECK(r.checks == std::vector<std::string>{"record", "links", "abi", "manylinux"});
+}
+
+TEST_CASE("check: the same files in a linux_x86_64 wheel are fine (that tag promises none of it)") {
+    fs::TempDir tmp;
+    stdfs::create_directories(tmp.path() / "t/demo");
+    compile_so(tmp.path() / "t/demo/_fpe.cpython-312-x86_64-linux-gnu.so",
+               "extern \"C\" char PyFPE_jbuf[];\nextern \"C\" void* PyInit__fpe() { return PyFPE_jbuf; }\n");
+    auto r = check(make_wheel(tmp.path(), tmp.path() / "t"));
+    INFO(lines(r));
+    CHECK(r.ok());
+    CHECK(r.checks == std::vector<std::string>{"record", "links", "abi"});
+}
+
+// The yardstick: auditwheel 6.8.1's `show` on the same crafted wheels says
+// the wheel is linux_x86_64 only, for the same reason.
+TEST_CASE("check: auditwheel show agrees on the crafted ISA, UCS2 and PyFPE wheels") {
+    const char* aw_env = std::getenv("SF_AUDITWHEEL");
+    const stdfs::path aw = stdfs::path(aw_env ? aw_env : "/tmp/auditwheel") / "bin/auditwheel";
+    std::error_code ec;
+    if (!stdfs::exists(aw, ec))
+        test::skip("auditwheel is not installed (bash ../shared/peer/auditwheel-setup.sh installs it into "
+                   "/tmp/auditwheel; SF_AUDITWHEEL names another place)");
+#if !defined(__x86_64__)
+    test::skip("the crafted wheels are x86_64 ones");
+#endif
+    fs::TempDir tmp;
+    const auto what = GENERATE(Crafted::isa, Crafted::ucs2, Crafted::pyfpe);
+    const auto w = crafted_wheel(tmp.path(), what);
+    CHECK_FALSE(check(w.wheel).ok());
+    auto r = process::capture({{aw.string(), "show", "--json", w.wheel.string()}, tmp.path(), process::current_env()});
+    REQUIRE(r);
+    INFO(r->out << r->err);
+    REQUIRE(r->exit_code == 0);
+    auto j = nlohmann::json::parse(r->out);
+    CHECK(j["overall_tag"] == "linux_x86_64");
+    CHECK(j["unsupported_isa"] == (what == Crafted::isa));
+    CHECK(j["ucs2"] == (what == Crafted::ucs2));
+    CHECK(j["pyfpe"] == (what == Crafted::pyfpe));
 }

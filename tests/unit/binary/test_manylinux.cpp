@@ -227,3 +227,115 @@ TEST_CASE("manylinux: the table is auditwheel's, policy by policy") {
     }
     CHECK(compared == 16 + 14);
 }
+
+namespace {
+
+// Compiles C++ `code` into tmp/`name` (a shared library) with `flags`;
+// nullopt when the toolchain refuses the flags (the caller skips).
+std::optional<package::ElfSymbols> compiled(const stdfs::path& tmp, const std::string& name, const std::string& code,
+                                            std::vector<std::string> flags = {}) {
+    process::Command c;
+    c.env = process::current_env();
+    INFO("needs g++ on PATH (bash scripts/deps.sh installs it)");
+    REQUIRE(process::find_executable("g++", c.env["PATH"]).has_value());
+    test::put(tmp / (name + ".cpp"), code);
+    c.argv = {"g++", "-shared", "-fPIC", "-o", (tmp / name).string(), (tmp / (name + ".cpp")).string()};
+    c.argv.insert(c.argv.end(), flags.begin(), flags.end());
+    auto r = process::capture(c);
+    REQUIRE(r);
+    if (r->exit_code != 0) return std::nullopt;
+    auto elf = package::read_elf_symbols(tmp / name);
+    REQUIRE(elf);
+    return *elf;
+}
+
+std::vector<std::string> linux_only_of(const package::ElfSymbols& elf, const std::string& file) {
+    ManylinuxRequirements req;
+    REQUIRE(add_requirements(req, elf, file));
+    std::vector<std::string> out;
+    for (const auto& l : req.linux_only) out.push_back(l.file + ": " + l.why);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("manylinux: x86_isa_level reads ISA_1_NEEDED as auditwheel does") {
+    CHECK(x86_isa_level(0) == "");
+    CHECK(x86_isa_level(1) == "");  // the baseline bit alone
+    CHECK(x86_isa_level(1 | 2) == "x86_64_v2");
+    CHECK(x86_isa_level(1 | 4) == "x86_64_v3");
+    CHECK(x86_isa_level(2 | 4) == "x86_64_v3");  // the highest level set wins
+    CHECK(x86_isa_level(1 | 8) == "x86_64_v4");
+    CHECK(x86_isa_level(0x10) == "unknown");
+}
+
+TEST_CASE("manylinux: a file linked for x86-64-v3 fits no policy, naming the file and the level") {
+#if !defined(__x86_64__)
+    test::skip("not an x86_64 machine: its compilers write no x86-64 ISA notes");
+#endif
+    fs::TempDir tmp("sf-manylinux");
+    const std::string code = "int f(int x) { return x * 3; }\n";
+    auto v3 = compiled(tmp.path(), "libv3.so", code, {"-march=x86-64-v3", "-Wl,-z,x86-64-v3"});
+    if (!v3) test::skip("this toolchain cannot write x86-64 ISA notes (-Wl,-z,x86-64-v3 needs binutils 2.36)");
+    CHECK(x86_isa_level(v3->x86_isa_needed) == "x86_64_v3");
+    auto v2 = compiled(tmp.path(), "libv2.so", code, {"-march=x86-64-v2", "-Wl,-z,x86-64-v2"});
+    REQUIRE(v2);
+    CHECK(x86_isa_level(v2->x86_isa_needed) == "x86_64_v2");
+    auto base = compiled(tmp.path(), "libbase.so", code);
+    REQUIRE(base);
+    CHECK(x86_isa_level(base->x86_isa_needed) == "");
+    CHECK(linux_only_of(*base, "torch/lib/libbase.so").empty());
+
+    ManylinuxRequirements req;
+    REQUIRE(add_requirements(req, *base, "torch/lib/libbase.so"));
+    REQUIRE(add_requirements(req, *v3, "torch/lib/libv3.so"));
+    auto p = oldest_policy(req);
+    REQUIRE_FALSE(p);
+    CHECK(p.error().str() ==
+          "torch/lib/libv3.so: needs the x86_64_v3 instruction set (GNU_PROPERTY_X86_ISA_1_NEEDED), above the x86_64 "
+          "baseline every manylinux tag promises: no manylinux policy admits it (build without -march=x86-64-v3 "
+          "and -Wl,-z,x86-64-v3, or pick the level at run time; auditwheel refuses it too ('depends on unsupported "
+          "ISA extensions'))");
+}
+
+TEST_CASE("manylinux: UCS2 symbols count in Python 2 extension modules only, as auditwheel looks") {
+    fs::TempDir tmp("sf-manylinux");
+    // A stub libpython defines the function, so the module's reference is a
+    // FUNC, as auditwheel requires of a UCS2 symbol.
+    auto stub = compiled(tmp.path(), "libpystub.so",
+                         "extern \"C\" void* PyUnicodeUCS2_FromString(const char*) { return 0; }\n");
+    REQUIRE(stub);
+    const std::vector<std::string> link = {"-L" + tmp.path().string(), "-lpystub"};
+    const std::string use = "extern \"C\" void* PyUnicodeUCS2_FromString(const char*);\n";
+    auto py2 = compiled(tmp.path(), "foo.so", use + "extern \"C\" void initfoo() { PyUnicodeUCS2_FromString(\"x\"); }\n", link);
+    REQUIRE(py2);
+    CHECK(python_extension_major(*py2, "pkg/foo.so") == 2);
+    CHECK(linux_only_of(*py2, "pkg/foo.so") ==
+          std::vector<std::string>{"pkg/foo.so: is built against a narrow-unicode (UCS2) Python: it uses "
+                                   "PyUnicodeUCS2_FromString"});
+    // The module's name is the file's up to its first dot: not foo here.
+    CHECK(linux_only_of(*py2, "pkg/bar.so").empty());
+    auto py3 = compiled(tmp.path(), "foo3.so",
+                        use + "extern \"C\" void* PyInit_foo3() { return PyUnicodeUCS2_FromString(\"x\"); }\n", link);
+    REQUIRE(py3);
+    CHECK(python_extension_major(*py3, "foo3.cpython-312-x86_64-linux-gnu.so") == 3);
+    CHECK(linux_only_of(*py3, "foo3.cpython-312-x86_64-linux-gnu.so").empty());
+}
+
+TEST_CASE("manylinux: PyFPE_jbuf in any Python extension module fits no policy") {
+    fs::TempDir tmp("sf-manylinux");
+    const std::string use = "extern \"C\" char PyFPE_jbuf[];\n";
+    auto py3 = compiled(tmp.path(), "fpe.so", use + "extern \"C\" void* PyInit_fpe() { return PyFPE_jbuf; }\n");
+    REQUIRE(py3);
+    CHECK(linux_only_of(*py3, "fpe.cpython-312-x86_64-linux-gnu.so") ==
+          std::vector<std::string>{"fpe.cpython-312-x86_64-linux-gnu.so: uses PyFPE_jbuf, which only a Python built "
+                                   "--with-fpectl has (PEP 513)"});
+    auto py2 = compiled(tmp.path(), "fpe2.so", use + "extern \"C\" void* initfpe2() { return PyFPE_jbuf; }\n");
+    REQUIRE(py2);
+    CHECK(linux_only_of(*py2, "fpe2.so").size() == 1);
+    // A library that is no extension module may reference it: auditwheel
+    // looks at extension modules only.
+    auto lib = compiled(tmp.path(), "libfpe.so", use + "extern \"C\" void* f() { return PyFPE_jbuf; }\n");
+    REQUIRE(lib);
+    CHECK(linux_only_of(*lib, "libfpe.so").empty());
+}
