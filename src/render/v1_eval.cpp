@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/try.hpp"
+#include "jinja/minijinja_display.hpp"
 #include "types/version.hpp"
 #include "types/version_spec.hpp"
 #include "util/strings.hpp"
@@ -88,10 +89,11 @@ std::string platform_family(const types::Platform& p) {
 
 }  // namespace
 
+// rattler-build's Variable prints a boolean as Rust does (true, false), and
+// everything else as minijinja displays it.
 std::string to_text(const Value& v) {
     if (v.is_bool()) return v.as_bool() ? "true" : "false";
-    if (v.is_none()) return "none";
-    return v.str();
+    return jinja::minijinja::display(v);
 }
 
 Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::Platform& build, const Vars& variant,
@@ -101,7 +103,7 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     vars_.base = &base_;
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
-    vars_.hooks.display = &to_text;
+    vars_.hooks.display = &jinja::minijinja::display;
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
@@ -352,7 +354,7 @@ Result<Value> Env::value(const YamlNode& n) {
         bool whole = open == 0 && end + 2 == s.size();
         if (whole) only = v;
         out += s.substr(pos, open - pos);
-        out += to_text(v);
+        out += jinja::minijinja::display(v);  // minijinja's template output
         pos = end + 2;
         open = s.find("${{", pos);
     }

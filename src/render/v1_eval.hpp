@@ -25,7 +25,8 @@ namespace sf::render::v1 {
 
 using Vars = std::map<std::string, jinja::Value, std::less<>>;
 
-// How minijinja prints a value into text.
+// A whole `${{ }}` value as text, as rattler-build's Variable prints it
+// (booleans as true/false; the rest as jinja::minijinja::display).
 std::string to_text(const jinja::Value& v);
 
 // A pin_subpackage()/pin_compatible() result travels as a dict with this key.
