@@ -1,4 +1,5 @@
-// recipe.yaml evaluation (render/v1_eval.cpp): how values become text.
+// recipe.yaml evaluation (render/v1_eval.cpp): how values become text, and
+// how variant files type their values.
 #include <catch2/catch.hpp>
 
 #include "recipe/v1_recipe.hpp"
@@ -56,4 +57,39 @@ build:
     // A whole `${{ }}` is a typed value: rattler-build's Variable prints a
     // boolean as Rust does.
     CHECK(rr.outputs[0].build_string == "true");
+}
+
+TEST_CASE("v1 variant files: numbers in conda_build_config.yaml are strings, in variants.yaml integers") {
+    std::string recipe = R"(package:
+  name: foo
+  version: 1.0
+build:
+  string: ${{ hash }}
+requirements:
+  host:
+    - num ${{ num }}
+    - flt ${{ flt }}
+    - sci ${{ sci }}
+    - flag ${{ flag }}
+)";
+    std::string values = "num:\n  - 3  # a comment\nflt:\n  - 3.10\nsci:\n  - 1e3\nflag:\n  - true\n";
+    auto cbc = render_with(recipe, "conda_build_config.yaml", values);
+    auto v1 = render_with(recipe, "variants.yaml", values);
+    REQUIRE(cbc.outputs.size() == 1);
+    REQUIRE(v1.outputs.size() == 1);
+    // rattler-build's legacy loader quotes each `- <number>` line before
+    // serde_yaml reads it; VariantConfig's own loader keeps integers typed.
+    // Floats are their text in both (3.10 is a version, not 3.1).
+    const auto& h1 = cbc.outputs[0].hash_input;
+    const auto& h2 = v1.outputs[0].hash_input;
+    CHECK(h1.at("num") == "3");
+    CHECK(h2.at("num") == 3);
+    CHECK(h1.at("flt") == "3.10");
+    CHECK(h2.at("flt") == "3.10");
+    CHECK(h1.at("sci") == "1e3");
+    CHECK(h2.at("sci") == "1e3");
+    CHECK(h1.at("flag") == true);
+    CHECK(h2.at("flag") == true);
+    CHECK(cbc.outputs[0].requirements.host.at(1).str() == "flt 3.10");
+    CHECK(cbc.outputs[0].build_string != v1.outputs[0].build_string);
 }
