@@ -277,8 +277,10 @@ Result<void> Env::eval_context() {
             SF_TRY(x, value(v));
             val = std::move(x);
         }
-        for (const auto& a : accessed_)
-            if (!context_.count(a)) read_by_context_.insert(a);
+        // By name, as rattler-build's accessed_during_context: a context
+        // value reading an earlier context value that shadows a variant key
+        // counts that key too (render keeps only the variant's keys).
+        read_by_context_.insert(accessed_.begin(), accessed_.end());
         context_[k.scalar] = val;
         vars_.globals[k.scalar] = std::move(val);
     }

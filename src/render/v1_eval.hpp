@@ -53,7 +53,9 @@ public:
     // The names read since the last clear (loop variables aside).
     const std::set<std::string, std::less<>>& accessed() const { return accessed_; }
     void clear_accessed() { accessed_.clear(); }
-    // Variant keys read while the context was evaluated.
+    // The names read while the context was evaluated, context names too (a
+    // context value shadowing a variant key still counts the key, as
+    // rattler-build's accessed_during_context does): each output uses them.
     const std::set<std::string, std::less<>>& read_by_context() const { return read_by_context_; }
     const Vars& context_values() const { return context_; }
     bool is_context_name(const std::string& k) const { return context_.count(k) > 0; }

@@ -1,5 +1,5 @@
-// recipe.yaml evaluation (render/v1_eval.cpp): how values become text, and
-// how variant files type their values.
+// recipe.yaml evaluation (render/v1_eval.cpp): how values become text, how
+// variant files type their values, and which keys the context makes used.
 #include <catch2/catch.hpp>
 
 #include "recipe/v1_recipe.hpp"
@@ -92,4 +92,60 @@ requirements:
     CHECK(h2.at("flag") == true);
     CHECK(cbc.outputs[0].requirements.host.at(1).str() == "flt 3.10");
     CHECK(cbc.outputs[0].build_string != v1.outputs[0].build_string);
+}
+
+TEST_CASE("v1 context: a variant key the context reads is used by every output") {
+    // rattler-build (stage0/evaluate.rs, MultiOutputRecipe::evaluate):
+    // accessed_during_context joins each output's used variant, with the
+    // variant's own value, whether or not the output reads the context value.
+    auto rr = render_text(R"(context:
+  mpi_prefix: ${{ "mpi_" ~ mpi if mpi != "nompi" else "nompi" }}
+recipe:
+  name: split
+  version: 1.0
+outputs:
+  - package:
+      name: reads-it
+    build:
+      string: ${{ mpi_prefix }}_h${{ hash }}
+  - package:
+      name: does-not
+)",
+                          {{"mpi", "openmpi"}});
+    REQUIRE(rr.outputs.size() == 2);
+    for (const auto& o : rr.outputs) {
+        INFO(o.name);
+        CHECK(o.used.count("mpi") == 1);
+        CHECK(o.hash_input.at("mpi") == "openmpi");
+    }
+    CHECK(rr.outputs[0].build_string.substr(0, 13) == "mpi_openmpi_h");
+}
+
+TEST_CASE("v1 context: a context value shadowing a variant key counts the key only when the context reads it") {
+    std::string recipe = R"(context:
+  mpi: fixed
+  label: ${{ mpi }}
+package:
+  name: foo
+  version: 1.0
+about:
+  summary: ${{ label }}
+)";
+    // `label` reads the context's `mpi`; rattler-build tracks names, so the
+    // variant's mpi is used, with the variant's value.
+    auto rr = render_text(recipe, {{"mpi", "openmpi"}});
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].about.at("summary") == "fixed");
+    CHECK(rr.outputs[0].hash_input.at("mpi") == "openmpi");
+    // Without `label`, the output's read of `mpi` is the context's: not used.
+    auto plain = render_text(R"(context:
+  mpi: fixed
+package:
+  name: foo
+  version: 1.0
+about:
+  summary: ${{ mpi }}
+)",
+                             {{"mpi", "openmpi"}});
+    CHECK(plain.outputs[0].used.count("mpi") == 0);
 }
