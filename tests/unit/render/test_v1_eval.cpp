@@ -149,3 +149,33 @@ about:
                              {{"mpi", "openmpi"}});
     CHECK(plain.outputs[0].used.count("mpi") == 0);
 }
+
+TEST_CASE("v1 requirements: the non-finalized lists are rattler-build's stage1 requirements, pins unresolved") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - package:
+      name: liba
+    requirements:
+      host:
+        - zlib
+  - package:
+      name: b
+    requirements:
+      run:
+        - ${{ pin_subpackage('liba', exact=True) }}
+        - python
+)",
+                          {{"zlib", "1.3"}});
+    REQUIRE(rr.outputs.size() == 2);
+    const auto& a = rr.outputs[0].name == "liba" ? rr.outputs[0] : rr.outputs[1];
+    const auto& b = rr.outputs[0].name == "liba" ? rr.outputs[1] : rr.outputs[0];
+    REQUIRE(b.nonfinal_requirements.run.size() == 2);
+    CHECK(b.nonfinal_requirements.run[0].is_pin());
+    CHECK(b.nonfinal_requirements.run[0].str() == "liba");
+    CHECK(b.requirements.run[0].str() == "liba ==2.0 " + a.build_string);
+    CHECK(b.nonfinal_requirements.run[1].str() == "python");
+    REQUIRE(a.nonfinal_requirements.host.size() == 1);
+    CHECK(a.nonfinal_requirements.host[0].str() == "zlib");  // a free spec stays bare until resolution
+}
