@@ -235,11 +235,45 @@ void add_env(Globals& g, const Env::Environ& environ) {
     g["env"] = Value(jinja::Dict{{"get", Value(jinja::Function(env_get))}, {"exists", Value(jinja::Function(env_exists))}});
 }
 
+// jinja's own limit on one string value.
+constexpr size_t kMaxJoined = 16u << 20;
+
 void add_filters(std::map<std::string, jinja::Function, std::less<>>& filters) {
     filters["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
         std::string s = to_text(a[0]);
         s = s.substr(0, s.find_first_of(" \t"));
         return Value(short_version(s, 2));
+    };
+    // minijinja's own `string` and `join`: items print as it displays them.
+    filters["string"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
+        return a[0].is_string() ? a[0] : Value(jinja::minijinja::display(a[0]));
+    };
+    filters["join"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+        const Value* sep = a.size() > 1 ? &a[1] : kwarg(kw, "d");
+        std::string joiner = sep && !sep->is_none() ? to_text(*sep) : "";
+        // What minijinja iterates: a list's items, a map's keys, a string's characters.
+        std::string out;
+        size_t count = 0;
+        auto emit = [&](const std::string& item) {
+            if (count++) out += joiner;
+            out += item;
+            return out.size() <= kMaxJoined;
+        };
+        bool ok = true;
+        const Value& in = a[0];
+        if (in.is_list())
+            for (size_t i = 0; ok && i < in.as_list().size(); ++i) ok = emit(jinja::minijinja::display(in.as_list()[i]));
+        else if (in.is_dict())
+            for (size_t i = 0; ok && i < in.as_dict().size(); ++i) ok = emit(in.as_dict()[i].first);
+        else if (in.is_string())
+            for (size_t i = 0, n = 1; ok && i < in.as_string().size(); i += n) {
+                auto lead = static_cast<unsigned char>(in.as_string()[i]);
+                n = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+                ok = emit(in.as_string().substr(i, n));
+            }
+        else return fail("cannot join value of type " + std::string(in.type_name()));
+        if (!ok) return fail("string result is too long");
+        return jinja::Value(std::move(out));
     };
     filters["split"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         std::string s = to_text(a[0]);

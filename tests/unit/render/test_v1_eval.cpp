@@ -179,3 +179,13 @@ outputs:
     REQUIRE(a.nonfinal_requirements.host.size() == 1);
     CHECK(a.nonfinal_requirements.host[0].str() == "zlib");  // a free spec stays bare until resolution
 }
+
+TEST_CASE("v1 text: the string and join filters print items as minijinja does") {
+    auto rr = render_text(R"(package:
+  name: foo
+  version: 1.0
+about:
+  summary: '${{ [1, "a"] | string }}|${{ [1.0, none, true] | join(",") }}|${{ 1e20 | string }}|${{ "ab" | join("-") }}'
+)");
+    CHECK(rr.outputs[0].about.at("summary") == "[1, \"a\"]|1.0,None,True|100000000000000000000.0|a-b");
+}
