@@ -145,7 +145,7 @@ struct V1Linter {
     void check_keys(const YamlNode& root) {
         for (const auto& p : recipe::v1::check_keys(root)) {
             bool refused = p.refusal == recipe::v1::Refusal::parse_error;
-            add(refused ? "unknown-key" : "ignored-key", p.at->line, p.at->col + 1,
+            add(p.no_kind ? "no-kind" : refused ? "unknown-key" : "ignored-key", p.at->line, p.at->col + 1,
                 refused ? Severity::error : Severity::warning, p.message, p.hint);
         }
     }

@@ -25,6 +25,7 @@ struct Section {
     Refusal unknown = Refusal::parse_error;
     bool conditionals = true;  // `- if:` items are conditionals (not in steps)
     std::string_view hint;     // said instead of the list of fields
+    std::string_view no_kind;  // an entry holding none of `kinds`: the error
 };
 
 using Table = std::map<std::string_view, Section, std::less<>>;
@@ -67,6 +68,7 @@ const Table& table() {
                                 {"tests", "test"}}};
         t["inherit"] = {"inherit", {{"from", ""}, {"run_exports", ""}}};
         t["source"] = {"source", {}, {{"git", "git source"}, {"url", "url source"}, {"path", "path source"}}};
+        t["source"].no_kind = "a source must have one of: git, url or path";
         t["git source"] = {"git source",
                            {{"git", ""}, {"rev", ""}, {"tag", ""}, {"branch", ""}, {"depth", ""}, {"patches", ""},
                             {"target_directory", ""}, {"lfs", ""}, {"submodules", ""}, {"expected_commit", ""},
@@ -119,6 +121,7 @@ const Table& table() {
                      {{"python", "python test entry"}, {"perl", "perl test entry"}, {"r", "r test entry"},
                       {"ruby", "ruby test entry"}, {"script", "script test"}, {"downstream", "downstream test"},
                       {"package_contents", "package_contents test entry"}}};
+        t["test"].no_kind = "a test must have one of: python, perl, r, ruby, script, downstream, package_contents";
         t["python test entry"] = kind_entry("python test", "python", "python test",
                                             "rattler-build reads only 'python' in a python test");
         t["perl test entry"] = kind_entry("perl test", "perl", "perl test", "rattler-build reads only 'perl' in a perl test");
@@ -167,7 +170,9 @@ public:
         if (!s.kinds.empty()) {
             for (const auto& k : s.kinds)
                 if (n.find(k.key)) return walk(n, k.section);
-            return;  // no kind: the recipe checker names what is missing
+            // An output with neither kind: the recipe checker names it.
+            if (!s.no_kind.empty()) out_.push_back({&n, Refusal::parse_error, std::string(s.no_kind), "", true});
+            return;
         }
         for (const auto& [k, v] : n.pairs) {
             auto f = std::find_if(s.fields.begin(), s.fields.end(), [&](const Field& x) { return x.key == k.scalar; });

@@ -23,10 +23,12 @@ struct KeyProblem {
     Refusal refusal;
     std::string message;  // "unknown field 'hots' in requirements"
     std::string hint;     // "did you mean 'host'? valid fields are: ..."
+    bool no_kind = false; // an entry (a source, a test) that is of no kind at all
 };
 
 // Every key below `root` (a recipe.yaml mapping) that its section does not
-// name, in document order. `if:`/`then:`/`else:` items are walked into both
+// name, and every source or test entry holding none of its kinds' keys, in
+// document order. `if:`/`then:`/`else:` items are walked into both
 // branches, as either may be taken for some variant.
 std::vector<KeyProblem> check_keys(const YamlNode& root);
 

@@ -84,3 +84,11 @@ TEST_CASE("v1 schema: conditionals") {
               std::vector<std::string>{"7:unknown field 'then' in step"});
     }
 }
+
+TEST_CASE("v1 schema: a source or test of no kind is refused, as rattler-build's parser refuses it") {
+    CHECK(problems(kPkg + "source:\n  - sha256: abc\n") ==
+          std::vector<std::string>{"5:a source must have one of: git, url or path"});
+    CHECK(problems(kPkg + "tests:\n  - pyhton:\n      imports: [foo]\n") ==
+          std::vector<std::string>{
+              "5:a test must have one of: python, perl, r, ruby, script, downstream, package_contents"});
+}
