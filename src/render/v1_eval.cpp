@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <optional>
 
@@ -294,34 +295,6 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
     add_filters(filters_);
 }
 
-Result<void> Env::eval_context() {
-    const YamlNode* c = r_.section("context");
-    if (!c || !c->is_mapping()) return {};
-    for (const auto& [k, v] : c->pairs) {
-        accessed_.clear();
-        Value val;
-        if (v.is_sequence()) {
-            jinja::List l;
-            for (const auto& item : v.items) {
-                SF_TRY(x, value(item));
-                l.push_back(std::move(x));
-            }
-            val = Value(std::move(l));
-        } else {
-            SF_TRY(x, value(v));
-            val = std::move(x);
-        }
-        // By name, as rattler-build's accessed_during_context: a context
-        // value reading an earlier context value that shadows a variant key
-        // counts that key too (render keeps only the variant's keys).
-        read_by_context_.insert(accessed_.begin(), accessed_.end());
-        context_[k.scalar] = val;
-        vars_.globals[k.scalar] = std::move(val);
-    }
-    accessed_.clear();
-    return {};
-}
-
 Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int offset) {
     // Keyed by place too: an error must name the node it came from.
     std::string key = std::to_string(where.line) + ":" + std::to_string(where.col + offset) + ":";
@@ -371,6 +344,31 @@ Value plain_scalar(const YamlNode& n) {
     return Value(s);
 }
 
+// rattler-build's is_simple_expression: one `${{ ... }}` spanning the
+// trimmed text.
+bool is_single_expression(std::string_view s) {
+    s = str::trim(s);
+    return str::starts_with(s, "${{") && str::ends_with(s, "}}") &&
+           s.substr(3, s.size() - 5).find("${{") == std::string_view::npos;
+}
+
+// rattler-build's parse_rendered_value: true/false in any case, an i64, or
+// the text.
+Value rendered_scalar(const std::string& s) {
+    std::string t(str::trim(s)), low;
+    for (char c : t) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (low == "true" || low == "false") return Value(low == "true");
+    if (!t.empty()) {
+        size_t digits = t[0] == '+' || t[0] == '-' ? 1 : 0;
+        if (digits < t.size() && t.find_first_not_of("0123456789", digits) == std::string::npos) {
+            errno = 0;
+            long long v = std::strtoll(t.c_str(), nullptr, 10);
+            if (errno != ERANGE) return Value(static_cast<std::int64_t>(v));
+        }
+    }
+    return Value(s);
+}
+
 }  // namespace
 
 Result<Value> Env::value(const YamlNode& n) {
@@ -397,6 +395,40 @@ Result<Value> Env::value(const YamlNode& n) {
     if (only) return *only;
     out += s.substr(pos);
     return Value(std::move(out));
+}
+
+// rattler-build's with_context: list items are taken as written (typed,
+// not evaluated); a quoted or block scalar is a string whatever its
+// expression gives; one `${{ }}` keeps its value's type; a text of several is
+// read back as a boolean or an integer when it spells one.
+Result<Value> Env::context_value(const YamlNode& v) {
+    if (v.is_sequence()) {
+        jinja::List l;
+        for (const auto& item : v.items) l.push_back(item.is_scalar() ? plain_scalar(item) : Value(jinja::None{}));
+        return Value(std::move(l));
+    }
+    SF_TRY(x, value(v));
+    if (!v.is_scalar() || v.scalar.find("${{") == std::string::npos) return x;
+    if (!v.plain) return Value(to_text(x));
+    if (!x.is_string() || is_single_expression(v.scalar)) return x;
+    return rendered_scalar(x.as_string());
+}
+
+Result<void> Env::eval_context() {
+    const YamlNode* c = r_.section("context");
+    if (!c || !c->is_mapping()) return {};
+    for (const auto& [k, v] : c->pairs) {
+        accessed_.clear();
+        SF_TRY(val, context_value(v));
+        // By name, as rattler-build's accessed_during_context: a context
+        // value reading an earlier context value that shadows a variant key
+        // counts that key too (render keeps only the variant's keys).
+        read_by_context_.insert(accessed_.begin(), accessed_.end());
+        context_[k.scalar] = val;
+        vars_.globals[k.scalar] = std::move(val);
+    }
+    accessed_.clear();
+    return {};
 }
 
 Result<std::string> Env::text(const YamlNode& n) {

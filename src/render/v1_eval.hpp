@@ -76,6 +76,7 @@ public:
     const recipe::V1Recipe& recipe() const { return r_; }
 
 private:
+    Result<jinja::Value> context_value(const recipe::YamlNode& v);
     Result<jinja::Value> eval_expr(std::string_view expr, const recipe::YamlNode& where, int offset);
     void add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ);
 

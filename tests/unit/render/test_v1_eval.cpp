@@ -189,3 +189,27 @@ about:
 )");
     CHECK(rr.outputs[0].about.at("summary") == "[1, \"a\"]|1.0,None,True|100000000000000000000.0|a-b");
 }
+
+TEST_CASE("v1 context: values typed as rattler-build's with_context types them") {
+    auto rr = render_text(R"(context:
+  plain: ${{ 1 + 1 }}
+  quoted: "${{ 1 + 1 }}"
+  block: |
+    ${{ 1 + 1 }}
+  two: ${{ 1 }}${{ 2 }}
+  yes: ${{ "tr" }}${{ "UE" }}
+  text: ${{ 1 }}.${{ 2 }}
+  items: ["${{ plain }}", 3, true]
+package:
+  name: foo
+  version: 1.0
+build:
+  number: ${{ plain + two }}
+about:
+  summary: '${{ quoted ~ "|" ~ (block | trim) ~ "|" ~ (two + 1) ~ "|" ~ (yes is sameas true) ~ "|" ~ text ~ "|" ~ items }}'
+)");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].build_number == 14);
+    // quoted and block scalars are strings; `items` holds its text unevaluated.
+    CHECK(rr.outputs[0].about.at("summary") == "2|2|13|True|1.2|[\"${{ plain }}\", 3, True]");
+}
