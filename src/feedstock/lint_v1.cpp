@@ -7,7 +7,7 @@
 #include <string>
 
 #include "feedstock/ci_job.hpp"
-#include "feedstock/lint_v1_schema.hpp"
+#include "recipe/v1_schema.hpp"
 #include "recipe/yaml_tree.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -140,42 +140,13 @@ struct V1Linter {
         }
     }
 
-    // Checks the keys of `n` against `section`, and below it.
-    void check(const YamlNode& n, std::string_view section) {
-        if (section.empty()) return;
-        if (n.is_sequence()) {
-            for (const auto& item : n.items) check(item, section);
-            return;
-        }
-        if (!n.is_mapping()) return;
-        if (is_conditional(n)) {
-            for (const auto& [k, v] : n.pairs) {
-                if (k.scalar == "then" || k.scalar == "else") check(v, section);
-                else if (k.scalar != "if")
-                    add("unknown-key", k.line, 0, Severity::error, "unknown field '" + k.scalar + "' in a conditional",
-                        "a conditional has if, then and else");
-            }
-            return;
-        }
-        const auto* fields = v1::fields_of(section);
-        if (!fields) return;
-        for (const auto& [k, v] : n.pairs) {
-            auto f = std::find_if(fields->begin(), fields->end(), [&](const v1::Field& x) { return x.key == k.scalar; });
-            if (f != fields->end()) {
-                if (k.scalar == "outputs" && v.is_sequence()) {
-                    for (const auto& o : v.items) check(o, v1::output_section(o.is_mapping() && o.find("staging")));
-                } else {
-                    check(v, f->section);
-                }
-                continue;
-            }
-            std::vector<std::string> names;
-            for (const auto& x : *fields) names.emplace_back(x.key);
-            std::string near = str::closest(k.scalar, names);
-            add("unknown-key", k.line, 0, Severity::error,
-                "unknown field '" + k.scalar + "' in " + std::string(section),
-                (near.empty() ? std::string() : "did you mean '" + near + "'? ") + "valid fields: " +
-                    str::join(names, ", "));
+    // The keys rattler-build's parser refuses (errors) and those it reads
+    // past without a word (warnings), from recipe/v1_schema's one table.
+    void check_keys(const YamlNode& root) {
+        for (const auto& p : recipe::v1::check_keys(root)) {
+            bool refused = p.refusal == recipe::v1::Refusal::parse_error;
+            add(p.no_kind ? "no-kind" : refused ? "unknown-key" : "ignored-key", p.at->line, p.at->col + 1,
+                refused ? Severity::error : Severity::warning, p.message, p.hint);
         }
     }
 
@@ -362,7 +333,7 @@ Result<V1Lint> lint_v1(const LintOptions& opts) {
     if (!root) return unexpected(root.error());
     if (!root->is_mapping()) return fail(SourceLoc{path.string(), 1}, "recipe.yaml is not a mapping", "");
     V1Linter l{opts, path.string()};
-    l.check(*root, root->find("outputs") ? "multi-output recipe" : "recipe");
+    l.check_keys(*root);
     l.read_structure(*root);
     l.variant_files();
     if (l.missing_variants_dir)

@@ -1,7 +1,10 @@
 #pragma once
 // `splitforge lint` on a recipe.yaml (v1, rattler-build's format). What it
 // checks, without rendering:
-//   error    a field rattler-build's parser does not know (lint_v1_schema)
+//   error    a field rattler-build's parser refuses (recipe/v1_schema's
+//            table, the one render checks too)
+//   warning  a field rattler-build parses past and never reads (a python
+//            test's siblings of `python:`)
 //   error    a name in `${{ }}`, `if:` or `skip:` that is neither in the
 //            context, a variant file (the recipe's variants.yaml or
 //            conda_build_config.yaml, the CI files of --variants-dir or the

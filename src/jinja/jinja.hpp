@@ -52,7 +52,8 @@ struct Hooks {
     // Filters tried before the built-in ones (minijinja's `split`,
     // rattler-build's `version_to_buildstring`).
     const std::map<std::string, Function, std::less<>>* filters = nullptr;
-    // How `~` turns values into text (minijinja: true, none; Jinja2: True, None).
+    // How `~` turns values into text (recipe.yaml: minijinja::display, lists
+    // as [1, "a"] and floats as 1.0; Jinja2: Python's str()).
     std::string (*display)(const Value&) = nullptr;
 };
 

@@ -1,6 +1,7 @@
 // recipe.yaml stage 0: the tree and the schema's structural rules, as
-// rattler-build's stage0 parser checks them (unknown keys, the output kinds,
-// schema_version), each error at file:line:col.
+// rattler-build's stage0 parser checks them (unknown keys through
+// v1_schema's table, the output kinds, schema_version, context names), each
+// error at file:line:col.
 #include "recipe/v1_recipe.hpp"
 
 #include <algorithm>
@@ -8,28 +9,12 @@
 
 #include "core/try.hpp"
 #include "recipe/raw_recipe.hpp"
+#include "recipe/v1_schema.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::recipe {
 namespace {
-
-using Keys = std::vector<std::string_view>;
-
-const Keys kSingleKeys = {"$schema", "schema_version", "context", "package", "build", "about",
-                              "requirements", "extra", "source", "tests"};
-const Keys kMultiKeys = {"$schema", "schema_version", "context", "recipe", "build", "about",
-                             "extra", "source", "tests", "outputs"};
-const Keys kPackageOutputKeys = {"package", "inherit", "source", "build", "requirements", "tests", "about",
-                                     "extra"};
-const Keys kStagingOutputKeys = {"staging", "source", "requirements", "build"};
-const Keys kRequirementKeys = {"build", "host", "run", "run_constraints", "run_exports", "ignore_run_exports"};
-
-std::string joined(const Keys& keys) {
-    std::string out;
-    for (auto k : keys) out += (out.empty() ? "" : ", ") + std::string(k);
-    return out;
-}
 
 class Checker {
 public:
@@ -39,26 +24,14 @@ public:
         if (n.is_mapping()) return {};
         return fail(r_.at(n), what + " must be a mapping", "write '" + what + ":' followed by indented 'key: value' lines");
     }
-    // Every key of `n` is one of `keys` (conditionals aside, where allowed).
-    Result<void> keys(const YamlNode& n, const std::string& what, const Keys& keys) const {
-        SF_TRY_VOID(mapping(n, what));
-        for (const auto& [k, v] : n.pairs) {
-            if (std::find(keys.begin(), keys.end(), k.scalar) != keys.end()) continue;
-            return fail(r_.at(k), "unknown field '" + k.scalar + "' in " + what, "valid fields are: " + joined(keys));
-        }
-        return {};
-    }
     Result<void> name_in(const YamlNode& n, const std::string& what, bool version_required) const {
-        SF_TRY_VOID(keys(n, what, {"name", "version"}));
+        SF_TRY_VOID(mapping(n, what));
         const YamlNode* name = n.find("name");
         if (!name || !name->is_scalar() || name->scalar.empty())
             return fail(r_.at(n), "missing field 'name' in " + what, "add 'name: <package name>'");
         if (version_required && !n.find("version"))
             return fail(r_.at(n), "missing field 'version' in " + what, "add 'version: <version>'");
         return {};
-    }
-    Result<void> requirements(const YamlNode& n, const std::string& what) const {
-        return keys(n, what + " requirements", kRequirementKeys);
     }
     Result<void> conditionals(const YamlNode& n) const {
         if (is_conditional(n)) {
@@ -73,25 +46,18 @@ public:
                 return fail(r_.at(*cond), "the condition of 'if' must be an expression", "write e.g. 'if: linux'");
         }
         for (const auto& item : n.items) SF_TRY_VOID(conditionals(item));
-        for (const auto& [k, v] : n.pairs) SF_TRY_VOID(conditionals(v));
+        // A build step's `if:` is its own field, not a conditional.
+        for (const auto& [k, v] : n.pairs)
+            if (k.scalar != "steps") SF_TRY_VOID(conditionals(v));
         return {};
     }
     Result<void> output(const YamlNode& o) const {
         if (!o.is_mapping()) return fail(r_.at(o), "an output must be a mapping", "start it with 'package:' or 'staging:'");
-        if (o.find("staging")) {
-            SF_TRY_VOID(keys(o, "staging output", kStagingOutputKeys));
-            SF_TRY_VOID(name_in(*o.find("staging"), "staging", false));
-            if (const auto* req = o.find("requirements"))
-                SF_TRY_VOID(keys(*req, "staging requirements", {"build", "host", "ignore_run_exports"}));
-            return {};
-        }
+        if (o.find("staging")) return name_in(*o.find("staging"), "staging", false);
         if (!o.find("package"))
             return fail(r_.at(o), "an output must have either a 'staging' or a 'package' key",
                         "outputs are '- package: {name: ...}' or '- staging: {name: ...}'");
-        SF_TRY_VOID(keys(o, "output", kPackageOutputKeys));
-        SF_TRY_VOID(name_in(*o.find("package"), "package", false));
-        if (const auto* req = o.find("requirements")) SF_TRY_VOID(requirements(*req, "output"));
-        return {};
+        return name_in(*o.find("package"), "package", false);
     }
     Result<void> schema_version(const YamlNode& root) const {
         const YamlNode* v = root.find("schema_version");
@@ -105,10 +71,14 @@ public:
         const YamlNode* c = root.find("context");
         if (!c || c->is_null()) return {};
         SF_TRY_VOID(mapping(*c, "context"));
-        for (const auto& [k, v] : c->pairs)
+        for (const auto& [k, v] : c->pairs) {
+            if (k.scalar.find('-') != std::string::npos)
+                return fail(r_.at(k), "context variable '" + k.scalar + "' has a '-' in its name",
+                            "Jinja reads '-' as minus: use '_' instead");
             if (v.is_mapping())
                 return fail(r_.at(v), "context value '" + k.scalar + "' must be a scalar or a list",
                             "context holds variables: 'name: value'");
+        }
         return {};
     }
     Result<void> recipe(const YamlNode& root) const {
@@ -120,8 +90,11 @@ public:
         SF_TRY_VOID(schema_version(root));
         SF_TRY_VOID(context(root));
         SF_TRY_VOID(conditionals(root));
+        // The first key rattler-build's parser refuses; the ones it reads
+        // past are lint's to report.
+        for (const auto& p : v1::check_keys(root))
+            if (p.refusal == v1::Refusal::parse_error) return fail(r_.at(*p.at), p.message, p.hint);
         if (const YamlNode* outs = root.find("outputs")) {
-            SF_TRY_VOID(keys(root, "multi-output recipe", kMultiKeys));
             if (const auto* rec = root.find("recipe")) SF_TRY_VOID(name_in(*rec, "recipe", false));
             if (!outs->is_sequence() || outs->items.empty())
                 return fail(r_.at(*outs), "outputs must be a non-empty list", "write '- package: {name: ...}' items");
@@ -129,12 +102,9 @@ public:
                 if (!is_conditional(o)) SF_TRY_VOID(output(o));
             return {};
         }
-        SF_TRY_VOID(keys(root, "recipe", kSingleKeys));
         const YamlNode* pkg = root.find("package");
         if (!pkg) return fail(r_.at(root), "missing field 'package'", "add 'package:' with 'name:' and 'version:', or 'outputs:'");
-        SF_TRY_VOID(name_in(*pkg, "package", true));
-        if (const auto* req = root.find("requirements")) SF_TRY_VOID(requirements(*req, "recipe"));
-        return {};
+        return name_in(*pkg, "package", true);
     }
 
 private:

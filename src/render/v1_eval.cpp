@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <optional>
 
 #include "core/try.hpp"
+#include "jinja/minijinja_display.hpp"
 #include "types/version.hpp"
 #include "types/version_spec.hpp"
 #include "util/strings.hpp"
@@ -88,10 +90,11 @@ std::string platform_family(const types::Platform& p) {
 
 }  // namespace
 
+// rattler-build's Variable prints a boolean as Rust does (true, false), and
+// everything else as minijinja displays it.
 std::string to_text(const Value& v) {
     if (v.is_bool()) return v.as_bool() ? "true" : "false";
-    if (v.is_none()) return "none";
-    return v.str();
+    return jinja::minijinja::display(v);
 }
 
 Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::Platform& build, const Vars& variant,
@@ -101,7 +104,7 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     vars_.base = &base_;
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
-    vars_.hooks.display = &to_text;
+    vars_.hooks.display = &jinja::minijinja::display;
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 
@@ -233,11 +236,45 @@ void add_env(Globals& g, const Env::Environ& environ) {
     g["env"] = Value(jinja::Dict{{"get", Value(jinja::Function(env_get))}, {"exists", Value(jinja::Function(env_exists))}});
 }
 
+// jinja's own limit on one string value.
+constexpr size_t kMaxJoined = 16u << 20;
+
 void add_filters(std::map<std::string, jinja::Function, std::less<>>& filters) {
     filters["version_to_buildstring"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
         std::string s = to_text(a[0]);
         s = s.substr(0, s.find_first_of(" \t"));
         return Value(short_version(s, 2));
+    };
+    // minijinja's own `string` and `join`: items print as it displays them.
+    filters["string"] = [](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
+        return a[0].is_string() ? a[0] : Value(jinja::minijinja::display(a[0]));
+    };
+    filters["join"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+        const Value* sep = a.size() > 1 ? &a[1] : kwarg(kw, "d");
+        std::string joiner = sep && !sep->is_none() ? to_text(*sep) : "";
+        // What minijinja iterates: a list's items, a map's keys, a string's characters.
+        std::string out;
+        size_t count = 0;
+        auto emit = [&](const std::string& item) {
+            if (count++) out += joiner;
+            out += item;
+            return out.size() <= kMaxJoined;
+        };
+        bool ok = true;
+        const Value& in = a[0];
+        if (in.is_list())
+            for (size_t i = 0; ok && i < in.as_list().size(); ++i) ok = emit(jinja::minijinja::display(in.as_list()[i]));
+        else if (in.is_dict())
+            for (size_t i = 0; ok && i < in.as_dict().size(); ++i) ok = emit(in.as_dict()[i].first);
+        else if (in.is_string())
+            for (size_t i = 0, n = 1; ok && i < in.as_string().size(); i += n) {
+                auto lead = static_cast<unsigned char>(in.as_string()[i]);
+                n = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+                ok = emit(in.as_string().substr(i, n));
+            }
+        else return fail("cannot join value of type " + std::string(in.type_name()));
+        if (!ok) return fail("string result is too long");
+        return jinja::Value(std::move(out));
     };
     filters["split"] = [](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         std::string s = to_text(a[0]);
@@ -256,32 +293,6 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
     add_helpers(base_.globals);
     add_env(base_.globals, environ);
     add_filters(filters_);
-}
-
-Result<void> Env::eval_context() {
-    const YamlNode* c = r_.section("context");
-    if (!c || !c->is_mapping()) return {};
-    for (const auto& [k, v] : c->pairs) {
-        accessed_.clear();
-        Value val;
-        if (v.is_sequence()) {
-            jinja::List l;
-            for (const auto& item : v.items) {
-                SF_TRY(x, value(item));
-                l.push_back(std::move(x));
-            }
-            val = Value(std::move(l));
-        } else {
-            SF_TRY(x, value(v));
-            val = std::move(x);
-        }
-        for (const auto& a : accessed_)
-            if (!context_.count(a)) read_by_context_.insert(a);
-        context_[k.scalar] = val;
-        vars_.globals[k.scalar] = std::move(val);
-    }
-    accessed_.clear();
-    return {};
 }
 
 Result<Value> Env::eval_expr(std::string_view expr, const YamlNode& where, int offset) {
@@ -333,6 +344,31 @@ Value plain_scalar(const YamlNode& n) {
     return Value(s);
 }
 
+// rattler-build's is_simple_expression: one `${{ ... }}` spanning the
+// trimmed text.
+bool is_single_expression(std::string_view s) {
+    s = str::trim(s);
+    return str::starts_with(s, "${{") && str::ends_with(s, "}}") &&
+           s.substr(3, s.size() - 5).find("${{") == std::string_view::npos;
+}
+
+// rattler-build's parse_rendered_value: true/false in any case, an i64, or
+// the text.
+Value rendered_scalar(const std::string& s) {
+    std::string t(str::trim(s)), low;
+    for (char c : t) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (low == "true" || low == "false") return Value(low == "true");
+    if (!t.empty()) {
+        size_t digits = t[0] == '+' || t[0] == '-' ? 1 : 0;
+        if (digits < t.size() && t.find_first_not_of("0123456789", digits) == std::string::npos) {
+            errno = 0;
+            long long v = std::strtoll(t.c_str(), nullptr, 10);
+            if (errno != ERANGE) return Value(static_cast<std::int64_t>(v));
+        }
+    }
+    return Value(s);
+}
+
 }  // namespace
 
 Result<Value> Env::value(const YamlNode& n) {
@@ -352,13 +388,47 @@ Result<Value> Env::value(const YamlNode& n) {
         bool whole = open == 0 && end + 2 == s.size();
         if (whole) only = v;
         out += s.substr(pos, open - pos);
-        out += to_text(v);
+        out += jinja::minijinja::display(v);  // minijinja's template output
         pos = end + 2;
         open = s.find("${{", pos);
     }
     if (only) return *only;
     out += s.substr(pos);
     return Value(std::move(out));
+}
+
+// rattler-build's with_context: list items are taken as written (typed,
+// not evaluated); a quoted or block scalar is a string whatever its
+// expression gives; one `${{ }}` keeps its value's type; a text of several is
+// read back as a boolean or an integer when it spells one.
+Result<Value> Env::context_value(const YamlNode& v) {
+    if (v.is_sequence()) {
+        jinja::List l;
+        for (const auto& item : v.items) l.push_back(item.is_scalar() ? plain_scalar(item) : Value(jinja::None{}));
+        return Value(std::move(l));
+    }
+    SF_TRY(x, value(v));
+    if (!v.is_scalar() || v.scalar.find("${{") == std::string::npos) return x;
+    if (!v.plain) return Value(to_text(x));
+    if (!x.is_string() || is_single_expression(v.scalar)) return x;
+    return rendered_scalar(x.as_string());
+}
+
+Result<void> Env::eval_context() {
+    const YamlNode* c = r_.section("context");
+    if (!c || !c->is_mapping()) return {};
+    for (const auto& [k, v] : c->pairs) {
+        accessed_.clear();
+        SF_TRY(val, context_value(v));
+        // By name, as rattler-build's accessed_during_context: a context
+        // value reading an earlier context value that shadows a variant key
+        // counts that key too (render keeps only the variant's keys).
+        read_by_context_.insert(accessed_.begin(), accessed_.end());
+        context_[k.scalar] = val;
+        vars_.globals[k.scalar] = std::move(val);
+    }
+    accessed_.clear();
+    return {};
 }
 
 Result<std::string> Env::text(const YamlNode& n) {

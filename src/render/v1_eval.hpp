@@ -25,7 +25,8 @@ namespace sf::render::v1 {
 
 using Vars = std::map<std::string, jinja::Value, std::less<>>;
 
-// How minijinja prints a value into text.
+// A whole `${{ }}` value as text, as rattler-build's Variable prints it
+// (booleans as true/false; the rest as jinja::minijinja::display).
 std::string to_text(const jinja::Value& v);
 
 // A pin_subpackage()/pin_compatible() result travels as a dict with this key.
@@ -52,7 +53,9 @@ public:
     // The names read since the last clear (loop variables aside).
     const std::set<std::string, std::less<>>& accessed() const { return accessed_; }
     void clear_accessed() { accessed_.clear(); }
-    // Variant keys read while the context was evaluated.
+    // The names read while the context was evaluated, context names too (a
+    // context value shadowing a variant key still counts the key, as
+    // rattler-build's accessed_during_context does): each output uses them.
     const std::set<std::string, std::less<>>& read_by_context() const { return read_by_context_; }
     const Vars& context_values() const { return context_; }
     bool is_context_name(const std::string& k) const { return context_.count(k) > 0; }
@@ -73,6 +76,7 @@ public:
     const recipe::V1Recipe& recipe() const { return r_; }
 
 private:
+    Result<jinja::Value> context_value(const recipe::YamlNode& v);
     Result<jinja::Value> eval_expr(std::string_view expr, const recipe::YamlNode& where, int offset);
     void add_functions(const types::Platform& target, const types::Platform& build, const Environ& environ);
 

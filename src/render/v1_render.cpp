@@ -228,6 +228,9 @@ void resolve_subpackage_pins(std::vector<Item>& items) {
             }
         };
         auto& R = it.ev.out.requirements;
+        // rattler-build's stage1 recipe.requirements, before its finalized
+        // dependencies: pins unresolved (printed by name), free specs bare.
+        it.ev.out.nonfinal_requirements = R;
         for (auto* l : {&R.build, &R.host, &R.run, &R.run_constrained}) fix(*l);
         auto& X = it.ev.out.run_exports;
         for (auto* l : {&X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains}) fix(*l);

@@ -2,8 +2,10 @@
 #include "variant/limits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "jinja/jinja.hpp"
 #include "recipe/raw_recipe.hpp"
@@ -486,6 +488,37 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     return with_overrides(std::move(sources), sel);
 }
 
+namespace {
+
+// Whether Rust's i64 or f64 FromStr accepts `s`: [+-] then digits with an
+// optional '.' and exponent, or inf, infinity, nan in any case.
+bool rust_number(std::string_view s) {
+    if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+    std::string low;
+    for (char c : s) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (low == "inf" || low == "infinity" || low == "nan") return true;
+    size_t i = 0, digits = 0;
+    auto run = [&] {
+        size_t n = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++n;
+        return n;
+    };
+    digits += run();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        digits += run();
+    }
+    if (digits == 0) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (run() == 0) return false;
+    }
+    return i == s.size();
+}
+
+}  // namespace
+
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                              Diagnostics* diag) {
     std::vector<SpecSource> sources;
@@ -502,11 +535,16 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         sources.push_back(*sel.spec);
     }
     for (const auto& f : files) {
-        auto syntax = f.filename() == "variants.yaml" && recipe_config && f == *recipe_config
-                          ? ConfigSyntax::conditionals
-                          : ConfigSyntax::selectors;
-        auto s = read_config_file(f, sel, diag, {}, syntax);
+        // VariantConfig::from_files: only a file named conda_build_config.yaml
+        // takes the legacy loader (`# [selector]` lines); any other is plain
+        // YAML with `if:` items.
+        bool legacy = f.filename() == "conda_build_config.yaml";
+        auto s = read_config_file(f, sel, diag, {}, legacy ? ConfigSyntax::selectors : ConfigSyntax::conditionals);
         if (!s) return unexpected(s.error());
+        // The legacy loader quotes a `- <number>` line before serde_yaml reads
+        // it, so 1, 3.10 and 1e3 there are strings; other files keep 1 an
+        // integer (floats stay text in both).
+        if (legacy) std::erase_if(s->plain, [](const auto& kv) { return rust_number(kv.second); });
         sources.push_back(std::move(*s));
     }
     return with_overrides(std::move(sources), sel);

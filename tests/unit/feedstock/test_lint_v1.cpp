@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "feedstock/lint.hpp"
@@ -8,6 +9,7 @@
 #include "recipe/v1_recipe.hpp"
 #include "testskip.hpp"
 #include "testutil.hpp"
+#include "util/fs.hpp"
 
 using namespace sf;
 using namespace sf::feedstock;
@@ -114,4 +116,40 @@ TEST_CASE("lint v1: extra/splitforge/lint_skip silences a check") {
     for (const auto& f : found) CHECK(f.id != "unknown-key");
     for (const auto& f : found) CHECK(f.id != "bad-checksum");
     CHECK(found.size() == 5);
+}
+
+TEST_CASE("lint v1: the keys render refuses are lint errors, from the same table") {
+    // Every render snapshot of an unknown key: lint names the same key at the
+    // same line, as an error, instead of stopping.
+    for (const char* name : {"v1-unknown-build-key", "v1-multi-output-schema", "v1-output-extra", "v1-staging-run",
+                             "v1-unknown-source-key", "v1-unknown-step-key", "v1-unknown-test-key",
+                             "v1-unknown-requirements-key", "v1-unknown-top-level"}) {
+        SECTION(name) {
+            auto dir = test::data_dir() / "render/bad" / name;
+            auto rendered = recipe::load_v1_recipe(dir);
+            REQUIRE_FALSE(rendered);
+            auto found = run_lint(dir);
+            auto it = std::find_if(found.begin(), found.end(), [](const Finding& f) { return f.id == "unknown-key"; });
+            REQUIRE(it != found.end());
+            CHECK(it->severity == Severity::error);
+            CHECK(it->loc.line == rendered.error().loc.line);
+            CHECK(rendered.error().message == it->message);
+        }
+    }
+}
+
+TEST_CASE("lint v1: a key rattler-build reads past is a warning, and render accepts it") {
+    fs::TempDir tmp("sf-lint-v1-ignored");
+    std::string recipe =
+        "package:\n  name: foo\n  version: 1.0\n"
+        "tests:\n  - python:\n      imports: [foo]\n    requirements:\n      run: [pytest]\n";
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe.yaml", recipe));
+    REQUIRE(recipe::load_v1_recipe(tmp.path()));
+    auto found = run_lint(tmp.path());
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].id == "ignored-key");
+    CHECK(found[0].severity == Severity::warning);
+    CHECK(found[0].loc.line == 7);
+    CHECK(found[0].message == "field 'requirements' is ignored in python test");
+    CHECK(found[0].suggestion == "rattler-build reads only 'python' in a python test");
 }

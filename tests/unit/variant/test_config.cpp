@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "util/fs.hpp"
 #include "variant/config.hpp"
+#include "variant/selection.hpp"
 
 using namespace sf::variant;
 
@@ -70,4 +72,31 @@ TEST_CASE("reduce: unused keys keep their first value, used keys all of theirs")
     CHECK(reduced.size() == 2);
     CHECK(values_of(reduced, "y") == std::vector<std::string>{"a", "a"});
     CHECK(loop_vars(vs, spec->specials, {"x", "pin_run_as_build"}) == std::vector<std::string>{"x"});
+}
+
+TEST_CASE("load_v1: each file takes the loader rattler-build picks by its name") {
+    sf::fs::TempDir tmp("sf-load-v1");
+    auto cbc = tmp.path() / "conda_build_config.yaml";
+    auto other = tmp.path() / "linux_64_.yaml";
+    REQUIRE(sf::fs::write_file_atomic(cbc, "num:\n  - 3  # note\nflag:\n  - true\nflt:\n  - 3.10\nneg:\n  - -2e-3\n"
+                                           "osonly:\n  - a  # [osx]\n"));
+    REQUIRE(sf::fs::write_file_atomic(other, "ci:\n  - if: linux\n    then: 7\n    else: 8\nkeep:\n  - b  # [osx]\n"));
+    auto sel = select("linux-64", {other}, {});
+    REQUIRE(sel);
+    auto spec = load_v1(*sel, cbc);
+    INFO((spec ? std::string() : spec.error().str()));
+    REQUIRE(spec);
+    SECTION("conda_build_config.yaml: # [selectors]; a `- <number>` line is a string") {
+        CHECK_FALSE(is_plain(*spec, "num", "3"));
+        CHECK_FALSE(is_plain(*spec, "neg", "-2e-3"));
+        CHECK(is_plain(*spec, "flag", "true"));
+        CHECK(spec->get("osonly") == nullptr);
+    }
+    SECTION("any other name: plain YAML with if: items, its integers typed, a '# [osx]' only a comment") {
+        REQUIRE(spec->get("ci"));
+        CHECK(*spec->get("ci") == std::vector<std::string>{"7"});
+        CHECK(is_plain(*spec, "ci", "7"));
+        REQUIRE(spec->get("keep"));
+        CHECK(*spec->get("keep") == std::vector<std::string>{"b"});
+    }
 }
