@@ -450,9 +450,14 @@ SpecSource as_source(const CombinedSpec& spec, std::string name) {
 
 namespace {
 
+// Whether the merged spec's whole matrix must fit kMaxVariants: conda-build
+// explodes it all; rattler-build only the keys a recipe reads (render_v1
+// checks that matrix).
+enum class SizeCheck { whole_matrix, by_caller };
+
 // The command line's --variant values go last (they win), then the merge
-// and the size check both front ends share.
-Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selection& sel) {
+// and the size check.
+Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selection& sel, SizeCheck check) {
     if (!sel.overrides.empty()) {
         SpecSource cli;
         cli.name = "<command line>";
@@ -460,7 +465,7 @@ Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selec
         sources.push_back(std::move(cli));
     }
     auto combined = combine(std::move(sources));
-    if (combined)
+    if (combined && check == SizeCheck::whole_matrix)
         if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
     return combined;
 }
@@ -483,7 +488,7 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    return with_overrides(std::move(sources), sel);
+    return with_overrides(std::move(sources), sel, SizeCheck::whole_matrix);
 }
 
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
@@ -509,7 +514,7 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    return with_overrides(std::move(sources), sel);
+    return with_overrides(std::move(sources), sel, SizeCheck::by_caller);
 }
 
 bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {
