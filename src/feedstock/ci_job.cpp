@@ -6,6 +6,7 @@
 #include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "types/platform.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -35,6 +36,15 @@ std::string first_value(const YAML::Node& n) {
     if (n && n.IsSequence() && n.size() > 0 && n[0].IsScalar()) return n[0].as<std::string>();
     if (n && n.IsScalar()) return n.as<std::string>();
     return {};
+}
+
+// The platform a conda-smithy file name starts with (`linux_64_...`):
+// files of noarch recipes carry no target_platform.
+std::string platform_of_name(const std::string& stem) {
+    auto parts = str::split(stem, '_');
+    if (parts.size() < 2) return {};
+    auto p = types::Platform::parse(parts[0] + "-" + parts[1]);
+    return p && !p->is_noarch() ? p->name() : std::string();
 }
 
 }  // namespace
@@ -120,8 +130,9 @@ Result<CiJob> read_job_file(const std::filesystem::path& file) {
         job.keys.emplace_back(key, vals);
     }
     job.platform = first_value(root["target_platform"]);
+    if (job.platform.empty()) job.platform = platform_of_name(job.name);
     if (job.platform.empty())
-        return fail(SourceLoc{file.string()}, "no target_platform in the variant file",
+        return fail(SourceLoc{file.string()}, "no target_platform in the variant file, and its name starts with no platform",
                     "regenerate it with `splitforge rerender`");
     job.runner = first_value(root[kRunnerKey]);
     if (job.runner.empty()) job.runner = default_runner(job.platform);

@@ -53,13 +53,14 @@ bool needs_quotes(const std::string& s) {
     return false;
 }
 
-std::string dump(const Config& c, bool bools) {
+// `ints`: (key, value) pairs written as YAML integers (Target::ints).
+std::string dump(const Config& c, bool bools, const std::set<std::pair<std::string, std::string>>& ints) {
     std::map<std::string, std::string> blocks;  // key -> its YAML lines
     for (const auto& [k, v] : c.lists) {
         std::string b = yaml_scalar(k, bools) + ":";
         if (v.empty()) b += " []";
         b += "\n";
-        for (const auto& x : v) b += "- " + yaml_scalar(x, bools) + "\n";
+        for (const auto& x : v) b += "- " + (ints.count({k, x}) ? x : yaml_scalar(x, bools)) + "\n";
         blocks[k] = b;
     }
     if (c.has_prab) {
@@ -250,7 +251,7 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
         for (const auto& c : t.configs) {
             std::string name = file_name(t.t, c, t.top_loop, feedstock_name);
             if (!seen.insert(name).second) continue;
-            res.files.push_back({name, t.t.name, dump(c, compat->bools)});
+            res.files.push_back({name, t.t.name, dump(c, compat->bools, t.ints)});
         }
     std::sort(res.files.begin(), res.files.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     // One warning per text.

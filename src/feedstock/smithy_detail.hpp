@@ -113,6 +113,9 @@ struct Target {
     std::set<std::string> top_loop;
     std::string first_dist, first_name;  // metas[0] once sorted by dist(), as conda-smithy names the feedstock
     std::vector<Error> warnings;         // the pinning's, the migrations' and the render's, in that order
+    // (key, value) pairs written as YAML integers: variants.yaml's plain
+    // integers, which conda-smithy reads with ruamel and dumps as ints.
+    std::set<std::pair<std::string, std::string>> ints;
 };
 
 // The keys the files hold (`used`), the ones every output uses

@@ -187,8 +187,15 @@ bool may_be_used(std::string k, const KeyCorpus& corpus) {
     return corpus.has(k);
 }
 
-void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus) {
-    auto wanted = [&](const std::string& k) { return may_be_used(k, corpus); };
+// On osx, c_stdlib_version stays even where the recipe cannot use it: the
+// package variants carry every key (unused ones at their first value), and
+// conda-smithy's _merge_deployment_target sets MACOSX_SDK_VERSION from it.
+bool kept_for_platform(const std::string& k, const types::Platform& platform) {
+    return k == "c_stdlib_version" && platform.os() == "osx";
+}
+
+void prune_unused(AlgebraSpec& spec, const KeyCorpus& corpus, const types::Platform& platform) {
+    auto wanted = [&](const std::string& k) { return may_be_used(k, corpus) || kept_for_platform(k, platform); };
     std::set<std::string> kept;
     for (const auto& [k, v] : spec.lists)
         if (wanted(k)) kept.insert(k);
@@ -239,12 +246,23 @@ Result<Migrations> read_migrations(const std::vector<stdfs::path>& paths, const 
     return out;
 }
 
+// A YAML integer that ruamel loads as a plain Python int (decimal, no
+// leading zero or '+').
+bool is_yaml_int(const std::string& v) {
+    std::string_view d = v;
+    if (!d.empty() && d.front() == '-') d.remove_prefix(1);
+    if (d.empty() || (d.size() > 1 && d.front() == '0')) return false;
+    return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // The pinning (-e) and the recipe's config merged, the migrations laid over
 // them, and the keys the recipe cannot use dropped.
 Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant::Selection& sel, Diagnostics& diag) {
     auto migrations = read_migrations(in.migration_paths, sel);
     if (!migrations) return unexpected(migrations.error());
-    auto keep = [&](const std::string& k) { return migrations->keys.count(k) || may_be_used(k, in.corpus); };
+    auto keep = [&](const std::string& k) {
+        return migrations->keys.count(k) || may_be_used(k, in.corpus) || kept_for_platform(k, sel.platform);
+    };
     std::vector<variant::SpecSource> sources;
     std::vector<RecipeConfig> files;
     for (const auto& f : in.opts.exclusive_files) files.push_back({f});
@@ -252,14 +270,21 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     for (const auto& f : files) {
         auto s = variant::read_config_file(f.file, sel, &diag, keep, f.syntax);
         if (!s) return unexpected(s.error());
+        // conda-build's loader makes every number of conda_build_config.yaml
+        // a string; ruamel keeps variants.yaml's plain integers ints.
+        if (f.syntax != variant::ConfigSyntax::conditionals) s->plain.clear();
         sources.push_back(std::move(*s));
     }
     auto combined = variant::combine(sources);
     if (!combined) return unexpected(combined.error());
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations->list);
     if (!migrated) return unexpected(migrated.error());
-    prune_unused(*migrated, in.corpus);
-    return migrated->to_source("<migrated spec>");
+    prune_unused(*migrated, in.corpus, sel.platform);
+    variant::SpecSource out = migrated->to_source("<migrated spec>");
+    for (const auto& [k, vals] : out.lists)
+        for (const auto& v : vals)
+            if (is_yaml_int(v) && variant::is_plain(*combined, k, v)) out.plain.emplace(k, v);
+    return out;
 }
 
 // The recipe rendered as conda-smithy renders it: every output, nothing
@@ -293,7 +318,7 @@ Result<variant::SpecSource> rattler_spec(const variant::SpecSource& migrated, co
     variant::SpecSource s = variant::as_source(*combined, "<conda-smithy's variants for rattler-build>");
     for (const auto& [k, vals] : s.lists)
         for (const auto& v : vals)
-            if (v == "true" || v == "false") s.plain.emplace(k, v);
+            if (v == "true" || v == "false" || migrated.plain.count({k, v})) s.plain.emplace(k, v);
     return s;
 }
 
@@ -524,6 +549,7 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     Diagnostics diag{in.opts.strict};
     auto spec = migrated_spec(in, *sel, diag);
     if (!spec) return unexpected(spec.error());
+    out.ints = spec->plain;
     sel->spec = std::make_shared<const variant::SpecSource>(std::move(*spec));
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());

@@ -22,6 +22,8 @@
 //     variants), then intersected over the outputs.
 //   - the recipe file read for compiler('cuda') and `{{ python_min }}` is
 //     recipe.yaml; outputs rattler-build skips never reach conda-smithy.
+//   - variants.yaml is read by ruamel, not conda-build's loader: its plain
+//     integers stay ints, in the files too (Target::ints).
 // The spec (pinning, recipe config, migrations), the files' names and
 // contents are the v0 ones.
 #include <algorithm>

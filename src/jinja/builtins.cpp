@@ -383,6 +383,12 @@ Result<bool> apply_test(std::string_view name, const Value& v, const List& args)
         return x % n.as_int() == 0;
     }
     SF_TRY(other, arg(std::string(name).c_str()));
+    if (name == "startingwith" || name == "endingwith") {  // minijinja's, parsed only in its dialect
+        if (!v.is_string() || !other.is_string())
+            return fail(std::string("test '") + std::string(name) + "' compares strings");
+        return name == "startingwith" ? v.as_string().starts_with(other.as_string())
+                                      : v.as_string().ends_with(other.as_string());
+    }
     Budget budget;
     if (name == "eq" || name == "equalto" || name == "sameas" || name == "ne") {
         bool eq = equals_within(v, other, budget.left);

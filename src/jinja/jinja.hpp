@@ -40,7 +40,8 @@ enum class Undefinedness {
 
 // Which language an expression is parsed as. minijinja (recipe.yaml, through
 // rattler-build) also names the filters `split` and `version_to_buildstring`,
-// which the caller supplies through Hooks::filters.
+// which the caller supplies through Hooks::filters, and the tests
+// `startingwith` and `endingwith`.
 enum class Dialect { jinja2, minijinja };
 
 // What a caller adds to one evaluation: both are off unless set. recipe.yaml

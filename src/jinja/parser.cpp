@@ -538,7 +538,8 @@ private:
                 if (test == "none" || test == "None") test = "none";
                 if (test == "true" || test == "True") test = "true";
                 if (test == "false" || test == "False") test = "false";
-                if (!is_known_test(test)) return fail(loc(name), "unknown test '" + name.text + "'");
+                bool mini_test = dialect_ == Dialect::minijinja && (test == "startingwith" || test == "endingwith");
+                if (!is_known_test(test) && !mini_test) return fail(loc(name), "unknown test '" + name.text + "'");
                 auto e = make(ExprKind::test, name);
                 e->name = test;
                 e->negated = negated;

@@ -71,7 +71,10 @@ jinja::Dict build_environment(const variant::Variant& v, const PackageInfo& pkg,
     std::string os = target.substr(0, target.find('-'));
     std::string arch = target.substr(target.find('-') + 1);
     bool win = os == "win";
-    auto var = [win](const std::string& name) { return win ? "%" + name + "%" : "$" + name; };
+    // "$PREFIX" on Windows too: "%PREFIX%" would open a plain YAML scalar
+    // with '%' (a directive), where conda-build's absolute path parses, as
+    // in `script: {{ PYTHON }} -m pip install .` (jax, pyarrow).
+    auto var = [](const std::string& name) { return "$" + name; };
     std::string prefix = var("PREFIX");
     std::string py_ver = two_parts(v.value_or("python", "3.12"));
     std::string stdlib = win ? prefix + "\\Lib" : prefix + "/lib/python" + py_ver;

@@ -213,8 +213,10 @@ void add_helpers(Globals& g) {
     }
 }
 
-// env.get() and env.exists(), over the selection's environment.
-void add_env(Globals& g, const Env::Environ& environ) {
+// env.get() and env.exists(), over the selection's environment. In a script
+// (`undefined` lenient) an unset name without a default renders as "":
+// rattler-build keeps script text unevaluated until the build runs it.
+void add_env(Globals& g, const Env::Environ& environ, const jinja::Undefinedness* undefined) {
     const Env::Environ* overlay = &environ;
     auto lookup = [overlay](const std::string& name) -> std::optional<std::string> {
         for (auto it = overlay->rbegin(); it != overlay->rend(); ++it)
@@ -222,11 +224,12 @@ void add_env(Globals& g, const Env::Environ& environ) {
         if (const char* v = std::getenv(name.c_str())) return std::string(v);
         return std::nullopt;
     };
-    auto env_get = [lookup](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
+    auto env_get = [lookup, undefined](const jinja::List& a, const jinja::KwArgs& kw) -> Result<Value> {
         SF_TRY(name, need_string(a, 0, "env.get"));
         if (auto v = lookup(name.as_string())) return Value(*v);
         if (const Value* d = kwarg(kw, "default")) return *d;
         if (a.size() > 1) return a[1];
+        if (*undefined == jinja::Undefinedness::lenient) return Value(jinja::Undefined{"env." + name.as_string()});
         return fail("environment variable '" + name.as_string() + "' is not set", "give env.get() a default=");
     };
     auto env_exists = [lookup](const jinja::List& a, const jinja::KwArgs&) -> Result<Value> {
@@ -291,7 +294,7 @@ void Env::add_functions(const types::Platform& target, const types::Platform& bu
     add_platform_names(base_.globals, target, build);
     add_tools(base_.globals, &accessed_, &vars_.globals, target);
     add_helpers(base_.globals);
-    add_env(base_.globals, environ);
+    add_env(base_.globals, environ, &vars_.undefined);
     add_filters(filters_);
 }
 
@@ -452,6 +455,14 @@ Result<bool> Env::condition(const YamlNode& cond) {
     }
     SF_TRY(v, eval_expr(cond.scalar, cond, 0));
     return v.truthy();
+}
+
+Result<bool> Env::skip_condition(const YamlNode& cond) {
+    if (!cond.is_scalar() || cond.scalar.find("${{") == std::string::npos) return condition(cond);
+    SF_TRY(s, text(cond));
+    if (str::trim(s).empty()) return false;
+    auto v = eval_expr(s, cond, 0);
+    return v && v->truthy();  // rattler-build's is_skipped ignores a text it cannot evaluate
 }
 
 Result<std::vector<const YamlNode*>> Env::items(const YamlNode& n) {

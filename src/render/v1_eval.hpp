@@ -68,6 +68,10 @@ public:
     Result<jinja::Value> value(const recipe::YamlNode& n);
     Result<std::string> text(const recipe::YamlNode& n);
     Result<bool> condition(const recipe::YamlNode& cond);
+    // One `skip:` item as rattler-build reads it: an expression, or a
+    // `${{ }}` template whose text is then evaluated as one ("false" does not
+    // skip; empty text or text that does not evaluate is no condition).
+    Result<bool> skip_condition(const recipe::YamlNode& cond);
     // A list (or one item) with if/then/else resolved: the items that apply.
     Result<std::vector<const recipe::YamlNode*>> items(const recipe::YamlNode& n);
     // A template string (no YAML node), e.g. build.string, at `where`.

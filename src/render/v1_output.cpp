@@ -139,7 +139,7 @@ Result<bool> skipped(Env& env, const YamlNode* n) {
     SF_TRY(items, env.items(*n));
     for (const YamlNode* i : items) {
         if (!i->is_scalar()) return fail(env.recipe().at(*i), "skip conditions must be expressions");
-        SF_TRY(yes, env.condition(*i));
+        SF_TRY(yes, env.skip_condition(*i));
         if (yes) return true;
     }
     return false;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
 
 #include "core/try.hpp"
 #include "render/pins.hpp"
@@ -12,6 +13,7 @@
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
+#include "variant/limits.hpp"
 
 namespace sf::render {
 
@@ -299,14 +301,32 @@ void order_for_build(std::vector<RenderedOutput>& outs) {
     outs = std::move(done);
 }
 
-// The combinations to evaluate: the matrix reduced to the keys the recipe
-// can read, each once, with values typed as rattler-build reads them.
-std::vector<Combo> combinations(const recipe::V1Recipe& r, const variant::CombinedSpec& spec,
-                                const std::vector<variant::Variant>& all) {
+// The keys of `spec` the recipe can read.
+std::vector<std::string> readable_keys(const recipe::V1Recipe& r, const variant::CombinedSpec& spec) {
     auto scanned = v1::scan_used_keys(r);
     std::vector<std::string> used_keys;
     for (const auto& [k, v] : spec.lists)
         if (scanned.count(k) || scanned.count(normalized(k))) used_keys.push_back(k);
+    return used_keys;
+}
+
+// rattler-build expands only the keys the recipe can read (and their zip
+// partners): every other key keeps its first value, so a pinning's many
+// multi-valued keys multiply nothing, and the size limit is that matrix's.
+Result<variant::CombinedSpec> narrowed(variant::CombinedSpec spec, const std::vector<std::string>& readable) {
+    std::set<std::string> keep(readable.begin(), readable.end());
+    for (const auto& k : readable)
+        if (const auto* g = spec.specials.zip_group_of(k)) keep.insert(g->begin(), g->end());
+    for (auto& [k, vals] : spec.lists)
+        if (!keep.count(k) && !spec.specials.is_special(k) && vals.size() > 1) vals.resize(1);
+    SF_TRY_VOID(variant::check_matrix_size(spec));
+    return spec;
+}
+
+// The combinations to evaluate: the matrix reduced to the keys the recipe
+// can read, each once, with values typed as rattler-build reads them.
+std::vector<Combo> combinations(const variant::CombinedSpec& spec, const std::vector<std::string>& used_keys,
+                                const std::vector<variant::Variant>& all) {
     std::vector<Combo> combos;
     std::set<std::vector<std::string>> seen;
     for (const auto& v : variant::reduce(all, spec.specials, used_keys)) {
@@ -376,13 +396,15 @@ Result<void> name_and_version(v1::Env& env, const YamlNode* top, RenderedRecipe&
 }  // namespace
 
 Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selection& sel) {
-    SF_TRY(spec, variant::load_v1(sel, r.variant_config));
+    SF_TRY(full, variant::load_v1(sel, r.variant_config));
+    const std::vector<std::string> readable = readable_keys(r, full);
+    SF_TRY(spec, narrowed(std::move(full), readable));
     RenderedRecipe rr;
     rr.format = RecipeFormat::recipe_yaml;
     rr.recipe_dir = r.dir.string();
     rr.platform = sel.platform;
     rr.variants = variant::explode(spec);
-    auto combos = combinations(r, spec, rr.variants);
+    auto combos = combinations(spec, readable, rr.variants);
     v1::ExprCache cache;
     std::vector<Item> items;
     std::vector<std::unique_ptr<v1::Env>> envs;

@@ -452,9 +452,14 @@ SpecSource as_source(const CombinedSpec& spec, std::string name) {
 
 namespace {
 
+// Whether the merged spec's whole matrix must fit kMaxVariants: conda-build
+// explodes it all; rattler-build only the keys a recipe reads (render_v1
+// checks that matrix).
+enum class SizeCheck { whole_matrix, by_caller };
+
 // The command line's --variant values go last (they win), then the merge
-// and the size check both front ends share.
-Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selection& sel) {
+// and the size check.
+Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selection& sel, SizeCheck check) {
     if (!sel.overrides.empty()) {
         SpecSource cli;
         cli.name = "<command line>";
@@ -462,7 +467,7 @@ Result<CombinedSpec> with_overrides(std::vector<SpecSource> sources, const Selec
         sources.push_back(std::move(cli));
     }
     auto combined = combine(std::move(sources));
-    if (combined)
+    if (combined && check == SizeCheck::whole_matrix)
         if (auto ok = check_matrix_size(*combined); !ok) return unexpected(ok.error());
     return combined;
 }
@@ -485,7 +490,7 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         if (!s) return unexpected(s.error());
         sources.push_back(std::move(*s));
     }
-    return with_overrides(std::move(sources), sel);
+    return with_overrides(std::move(sources), sel, SizeCheck::whole_matrix);
 }
 
 namespace {
@@ -547,7 +552,7 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         if (legacy) std::erase_if(s->plain, [](const auto& kv) { return rust_number(kv.second); });
         sources.push_back(std::move(*s));
     }
-    return with_overrides(std::move(sources), sel);
+    return with_overrides(std::move(sources), sel, SizeCheck::by_caller);
 }
 
 bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {

@@ -101,7 +101,8 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources);
 // rattler-build's order for recipe.yaml (VariantConfig::from_files): no
 // conda-build defaults; the recipe's variants.yaml or conda_build_config.yaml,
 // then the -m files, then the overrides; target_platform and build_platform
-// are set when no file sets them.
+// are set when no file sets them. The matrix size is not checked here: it
+// is that of the keys the recipe reads (render_v1).
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                              Diagnostics* diag = nullptr);
 // Whether the final value `value` of `key` was written as a plain scalar.

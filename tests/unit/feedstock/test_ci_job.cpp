@@ -106,6 +106,16 @@ TEST_CASE("read_job_file: defaults and bad files") {
         REQUIRE(!j);
         CHECK(j.error().message.find("target_platform") != std::string::npos);
     }
+    SECTION("no target_platform in a noarch feedstock's file: its name gives the platform (jax)") {
+        auto p = tmp.path() / "linux_64_.yaml";
+        REQUIRE(fs::write_file_atomic(p, "channel_sources:\n- conda-forge\npython_min:\n- '3.10'\n"));
+        auto j = read_job_file(p);
+        REQUIRE(j);
+        CHECK(j->platform == "linux-64");
+        auto q = tmp.path() / "noarch_64_.yaml";
+        REQUIRE(fs::write_file_atomic(q, "python_min:\n- '3.10'\n"));
+        CHECK(!read_job_file(q));
+    }
     SECTION("a timeout that is not a number") {
         auto p = tmp.path() / "x.yaml";
         REQUIRE(fs::write_file_atomic(p, "target_platform: [linux-64]\nci_timeout_minutes: [soon]\n"));

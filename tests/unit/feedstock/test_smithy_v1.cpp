@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "feedstock/forge_config.hpp"
+#include "feedstock/smithy.hpp"
 #include "feedstock/smithy_detail.hpp"
 #include "recipe/v1_recipe.hpp"
 #include "testutil.hpp"
+#include "util/fs.hpp"
 
 using namespace sf;
 using namespace sf::feedstock;
@@ -40,6 +42,32 @@ render::RenderedOutput output(std::string name, std::map<std::string, std::strin
     o.used = std::move(used);
     o.noarch = noarch;
     return o;
+}
+
+void write(const std::filesystem::path& p, const std::string& text) {
+    std::filesystem::create_directories(p.parent_path());
+    REQUIRE(fs::write_file_atomic(p, text));
+}
+
+// A rattler-build feedstock in `dir` with `recipe_yaml` and `files` (path
+// below the feedstock -> text), rerendered for `platform` against `pinning`.
+std::map<std::string, std::string> rerender_v1(const std::filesystem::path& dir, const std::string& recipe_yaml,
+                                               const std::map<std::string, std::string>& files,
+                                               const std::string& pinning, const std::string& platform) {
+    write(dir / "conda-forge.yml", "conda_build_tool: rattler-build\n");
+    write(dir / "recipe/recipe.yaml", recipe_yaml);
+    for (const auto& [p, text] : files) write(dir / p, text);
+    write(dir / "pinning/conda_build_config.yaml", pinning);
+    SmithyOptions o;
+    o.feedstock_dir = dir;
+    o.exclusive_files = {dir / "pinning/conda_build_config.yaml"};
+    o.platforms = {platform};
+    auto res = smithy_configs(o);
+    INFO((res ? std::string() : res.error().str()));
+    REQUIRE(res);
+    std::map<std::string, std::string> out;
+    for (const auto& f : res->files) out[f.name] = f.text;
+    return out;
 }
 
 variant::Specials zipped() {
@@ -129,4 +157,40 @@ TEST_CASE("smithy v1: a target rattler-build renders nothing of reads the recipe
     auto noarch = parse("recipe:\n  name: split\n  version: 1.0\nbuild:\n  noarch: python\n" + outputs);
     CHECK(!unrendered_output(noarch, false));
     CHECK(unrendered_output(noarch, true));
+}
+
+TEST_CASE("smithy v1: variants.yaml's plain integers are written as integers, conda_build_config.yaml's as strings") {
+    // mamba-feedstock: `pybind11_abi: [4, 11]` in variants.yaml, which
+    // conda-smithy reads with ruamel (ints stay ints); conda-build's loader
+    // makes every number of conda_build_config.yaml a string.
+    const std::string recipe = "package:\n  name: foo\n  version: 1.0\nrequirements:\n  host:\n"
+                               "    - pybind11-abi ==${{ pybind11_abi }}\n    - zlib\n";
+    const std::string pinning = "pybind11_abi:\n  - 4\nzlib:\n  - 1.3\n";
+    const std::string values = "pybind11_abi:\n  - 4\n  - 11\n";
+    fs::TempDir tmp("sf-smithy-ints");
+    auto typed = rerender_v1(tmp.path() / "a", recipe, {{"recipe/variants.yaml", values}}, pinning, "linux_64");
+    REQUIRE(typed.count("linux_64_pybind11_abi11.yaml"));
+    CHECK(typed["linux_64_pybind11_abi11.yaml"].find("pybind11_abi:\n- 11\n") != std::string::npos);
+    CHECK(typed["linux_64_pybind11_abi11.yaml"].find("zlib:\n- '1.3'\n") != std::string::npos);
+    auto text = rerender_v1(tmp.path() / "b", recipe, {{"recipe/conda_build_config.yaml", values}}, pinning, "linux_64");
+    REQUIRE(text.count("linux_64_pybind11_abi11.yaml"));
+    CHECK(text["linux_64_pybind11_abi11.yaml"].find("pybind11_abi:\n- '11'\n") != std::string::npos);
+}
+
+TEST_CASE("smithy v1: on osx MACOSX_SDK_VERSION follows c_stdlib_version, used by the recipe or not") {
+    // yaml-feedstock: no stdlib('c') in the recipe, yet conda-smithy's
+    // _merge_deployment_target sees the pinning's c_stdlib_version in every
+    // package variant (compat restores unused keys at their first value).
+    const std::string recipe = "package:\n  name: foo\n  version: 1.0\nrequirements:\n  host:\n    - zlib\n";
+    const std::string pinning = "c_stdlib_version:     # [unix]\n  - 2.17              # [linux]\n"
+                                "  - 10.13             # [osx and x86_64]\n"
+                                "MACOSX_DEPLOYMENT_TARGET:  # [osx]\n  - 10.13             # [osx and x86_64]\n"
+                                "zlib:\n  - 1.3\n";
+    fs::TempDir tmp("sf-smithy-sdk");
+    auto files = rerender_v1(tmp.path(), recipe, {}, pinning, "osx_64");
+    REQUIRE(files.count("osx_64_.yaml"));
+    const std::string& t = files["osx_64_.yaml"];
+    CHECK(t.find("MACOSX_SDK_VERSION:\n- '10.13'\n") != std::string::npos);
+    CHECK(t.find("MACOSX_DEPLOYMENT_TARGET:\n- '10.13'\n") != std::string::npos);
+    CHECK(t.find("c_stdlib_version") == std::string::npos);  // unused: not written
 }

@@ -64,3 +64,25 @@ TEST_CASE("jinja hooks: display decides how ~ prints booleans") {
     ctx.hooks.display = &mini_text;
     CHECK(e->evaluate(ctx)->str() == "atrue");
 }
+
+TEST_CASE("jinja dialect: minijinja's startingwith and endingwith tests parse only in that dialect") {
+    CHECK_FALSE(Expression::parse("v is startingwith('3.14')", Origin{"t"}));
+    Context ctx;
+    ctx.globals["v"] = Value(std::string("3.14.* *_cp314t"));
+    auto eval = [&](const char* text) {
+        auto e = Expression::parse(text, Origin{"t"}, Dialect::minijinja);
+        REQUIRE(e);
+        auto v = e->evaluate(ctx);
+        REQUIRE(v);
+        return v->truthy();
+    };
+    CHECK(eval("v is startingwith('3.14')"));
+    CHECK_FALSE(eval("v is startingwith('3.13')"));
+    CHECK(eval("v is endingwith('cp314t')"));
+    CHECK(eval("v is not endingwith('cp314')"));
+    // Only strings compare: an integer is an error, as minijinja's is.
+    ctx.globals["n"] = Value(std::int64_t{314});
+    auto e = Expression::parse("n is startingwith('3')", Origin{"t"}, Dialect::minijinja);
+    REQUIRE(e);
+    CHECK_FALSE(e->evaluate(ctx));
+}

@@ -70,3 +70,19 @@ TEST_CASE("render: post.py's build/ keys, with conda-build's defaults") {
         CHECK(by_name["c"] == std::optional<bool>(true));
     }
 }
+
+TEST_CASE("render: on Windows, build paths at the start of a value still parse (jax, pyarrow)") {
+    // conda-build's values are absolute paths; "%PREFIX%" would open a plain
+    // YAML scalar with '%', a directive.
+    fs::TempDir tmp("sf-postbuild-win");
+    std::ofstream(tmp.path() / "meta.yaml") << "package: {name: a, version: '1'}\nbuild:\n"
+                                               "  script: {{ PYTHON }} -m pip install .\n"
+                                               "  rpaths:\n    - {{ SP_DIR }}/a\n";
+    auto sel = variant::select("win-64", {}, {});
+    REQUIRE(sel);
+    auto r = render::render_dir(tmp.path(), *sel);
+    INFO((r ? "" : r.error().str()));
+    REQUIRE(r);
+    REQUIRE(r->outputs.size() == 1);
+    CHECK(r->outputs[0].post_build.rpaths == std::vector<std::string>{"$PREFIX\\Lib\\site-packages/a"});
+}

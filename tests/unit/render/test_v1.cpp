@@ -1,6 +1,8 @@
 // recipe.yaml (v1): rattler-build's hash rules and used variables.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "recipe/v1_recipe.hpp"
 #include "render/format.hpp"
 #include "render/v1_render.hpp"
@@ -319,4 +321,65 @@ outputs:
     CHECK(b.test.files == std::vector<std::string>{"smoke_test.py"});
     CHECK(b.test.source_files == std::vector<std::string>{"tests/"});
     CHECK(a.test.empty());
+}
+
+TEST_CASE("v1 skip: a template's text is evaluated again, as rattler-build's is_skipped does") {
+    auto text = [](const std::string& skip) {
+        return "recipe:\n  name: split\n  version: 1.0\noutputs:\n  - package:\n      name: lib\n"
+               "  - package:\n      name: lib-tests\n    build:\n      skip: " + skip + "\n";
+    };
+    // The string 'false' is not a skip (a non-empty string would be truthy).
+    auto kept = render_text(text("${{ 'true' if aarch64 else 'false' }}"));
+    CHECK(kept.outputs.size() == 2);
+    auto gone = render_text(text("${{ 'true' if linux else 'false' }}"));
+    REQUIRE(gone.outputs.size() == 1);
+    CHECK(gone.outputs[0].name == "lib");
+    // Empty text is no condition; a plain expression is one as before.
+    CHECK(render_text(text("${{ '' }}")).outputs.size() == 2);
+    CHECK(render_text(text("linux")).outputs.size() == 1);
+}
+
+TEST_CASE("v1 scripts: env.get of an unset name renders empty there (rattler-build defers script text)") {
+    const std::string unset = "SF_TEST_V1_SURELY_UNSET_8f3a";
+    REQUIRE(std::getenv(unset.c_str()) == nullptr);
+    auto rr = render_text("package:\n  name: foo\n  version: 1.0\nbuild:\n  script:\n"
+                          "    - export X=${{ env.get(\"" + unset + "\") }}\n"
+                          "tests:\n  - script:\n      - test -n \"${{ env.get(\"" + unset + "\") }}\"\n");
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].script_lines == std::vector<std::string>{"export X="});
+    // Outside a script it is still an error naming the variable.
+    auto r = recipe::parse_v1_recipe("package:\n  name: foo\n  version: ${{ env.get(\"" + unset + "\") }}\n", "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto bad = render_v1(*r, *sel);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().str().find(unset) != std::string::npos);
+}
+
+TEST_CASE("v1 matrix: keys the recipe cannot read multiply nothing, and the limit is the readable matrix's") {
+    std::vector<std::pair<std::string, std::string>> many;
+    for (const char* k : {"k1", "k2", "k3", "k4", "k5"}) many.emplace_back(k, "1,2,3,4,5,6,7,8,9,10");
+    many.emplace_back("zlib", "1.2,1.3");
+    // 10^5 points in all, but the recipe reads only zlib: two combinations.
+    auto rr = render_text("package:\n  name: foo\n  version: 1.0\nrequirements:\n  host:\n    - zlib\n", many);
+    CHECK(rr.variants.size() == 2);
+    CHECK(rr.outputs.size() == 2);
+    // A recipe reading all five keys meets the limit, naming it.
+    auto r = recipe::parse_v1_recipe("package:\n  name: foo\n  version: 1.0\nrequirements:\n  host:\n"
+                                     "    - k1\n    - k2\n    - k3\n    - k4\n    - k5\n", "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    sel->overrides = many;
+    auto big = render_v1(*r, *sel);
+    REQUIRE_FALSE(big);
+    CHECK(big.error().str().find("more than the limit") != std::string::npos);
+}
+
+TEST_CASE("v1 startingwith: minijinja's string tests in a recipe") {
+    auto text = "package:\n  name: foo\n  version: 1.0\nbuild:\n  skip: python is startingwith('3.14') and linux\n"
+                "requirements:\n  host:\n    - python\n";
+    CHECK(render_text(text, {{"python", "3.14.* *_cp314"}}).outputs.empty());
+    CHECK(render_text(text, {{"python", "3.13.* *_cp313"}}).outputs.size() == 1);
 }
