@@ -14,7 +14,10 @@
 // 1 + 1, C = 5 x (1 + 1 + 1). The ratios are printed with and without them;
 // --no-binaries skips them (the numbers of the bench before they counted).
 //   bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,3.10,...]
+#include <sys/resource.h>
+
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,6 +38,16 @@ namespace {
 stdfs::path g_sf;
 bool g_tests = false;
 bool g_binaries = true;
+
+// CPU seconds (user + sys) of every process this bench ran and reaped, with
+// their reaped descendants: on a shared machine it varies far less with the
+// load than the wall clock (but an overlap that saves wall time saves none).
+double children_cpu() {
+    rusage u{};
+    ::getrusage(RUSAGE_CHILDREN, &u);
+    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return sec(u.ru_utime) + sec(u.ru_stime);
+}
 
 // Runs splitforge; seconds taken. Exits on failure.
 double run_sf(const std::vector<std::string>& argv) {
@@ -80,9 +93,9 @@ double make_binaries(const stdfs::path& channel, const stdfs::path& dest) {
 
 // One mode's time: its builds, and the binaries made from them.
 struct Mode {
-    double build = 0, binaries = 0;
+    double build = 0, binaries = 0, cpu = 0;
     double total() const { return build + binaries; }
-    void add(const Mode& o) { build += o.build, binaries += o.binaries; }
+    void add(const Mode& o) { build += o.build, binaries += o.binaries, cpu += o.cpu; }
 };
 
 void seed(const stdfs::path& base, const stdfs::path& dest) {
@@ -147,8 +160,10 @@ int main(int argc, char** argv) {
     auto mode = [&](const std::string& pys) {
         seed(base, ch);
         Mode m;
+        double cpu0 = children_cpu();
         m.build = run_build(recipe, ch, with_py(pys));
         m.binaries = make_binaries(ch, bins);
+        m.cpu = children_cpu() - cpu0;
         return m;
     };
     Mode mega = mode(all);
@@ -173,5 +188,9 @@ int main(int argc, char** argv) {
     std::printf("  C/A = %.2f  (speedup of the megabuild over independent builds)\n", independent.total() / mega.total());
     if (g_binaries)
         std::printf("  builds only: A/B = %.2f, C/A = %.2f\n", mega.build / single.build, independent.build / mega.build);
+    std::printf("  CPU s (user+sys, all processes): A %.2f, B %.2f, C %.2f; A/B = %.2f, C/A = %.2f\n", mega.cpu,
+                single.cpu, independent.cpu, mega.cpu / single.cpu, independent.cpu / mega.cpu);
+    double load[3] = {0, 0, 0};
+    if (::getloadavg(load, 3) == 3) std::printf("  load average at the end: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
     return 0;
 }
