@@ -3,15 +3,49 @@
 #include <fcntl.h>
 #include <stdio.h>
 
+#include <map>
 #include <set>
+#include <vector>
 #include <system_error>
 
 #include "channel/index.hpp"
 #include "engine/interrupt.hpp"
+#include "env/solve.hpp"
 #include "types/match_spec.hpp"
 #include "util/dir_handle.hpp"
 
 namespace sf::engine::detail {
+
+namespace {
+
+// Whether building `step` may read what publishing `pending` adds to the
+// channel: its build and host requirements reach that name through the
+// depends of the local channels' packages or the run requirements of this
+// build's outputs (all a solve can pull in). Unsure (a channel that does not
+// read) counts as yes.
+bool needs(const Ctx& ctx, const plan::StagingBuild& b, const plan::Step& step, const std::string& pending) {
+    auto idx = env::load_channels(ctx.local_channels, ctx.opts.selection.platform);
+    if (!idx) return true;
+    std::map<std::string, std::set<std::string>> deps;
+    for (const auto& c : idx->packages)
+        for (const auto& d : c.record.depends) deps[c.record.name].insert(types::MatchSpec::name_of(d));
+    for (const auto& s : b.steps)
+        for (const auto& d : s.output.requirements.run) deps[s.output.name].insert(d.name());
+    std::vector<std::string> todo;
+    for (const auto* reqs : {&step.output.requirements.build, &step.output.requirements.host})
+        for (const auto& d : *reqs) todo.push_back(d.name());
+    std::set<std::string> seen;
+    while (!todo.empty()) {
+        std::string n = std::move(todo.back());
+        todo.pop_back();
+        if (n == pending) return true;
+        if (!seen.insert(n).second) continue;
+        if (auto it = deps.find(n); it != deps.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+    }
+    return false;
+}
+
+}  // namespace
 
 Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutput built, const std::string& recipe_dir) {
     const std::string dist = step.output.dist();
@@ -80,11 +114,7 @@ Result<void> Publisher::drain() {
 
 Result<void> Publisher::before(const plan::Step& step) {
     if (!pending_) return {};
-    const std::string& name = pending_->step->output.name;
-    const auto& req = step.output.requirements;
-    for (const auto* deps : {&req.build, &req.host})
-        for (const auto& d : *deps)
-            if (d.name() == name) return drain();
+    if (needs(ctx_, *pending_->build, step, pending_->step->output.name)) return drain();
     return {};
 }
 

@@ -2,7 +2,9 @@
 // The last phase of an output: its test in a fresh prefix, then broken/ or
 // the channel. A test touches neither the work dir's build tree nor the host
 // prefix, so it runs on a worker thread while the next output builds; an
-// output that needs the one being tested waits for it. Results are reported
+// output whose build or host env could pull in the one being tested (its
+// requirements reach it through the channels' or this build's depends)
+// waits for it. Results are reported
 // in plan order whatever finishes first.
 #include <future>
 #include <optional>
@@ -31,7 +33,7 @@ public:
     Publisher& operator=(const Publisher&) = delete;
 
     // Before building `step`: waits for the output being published when
-    // `step` needs it (its requirements name it).
+    // `step`'s envs could need it.
     Result<void> before(const plan::Step& step);
     // A built output: reports the one before it, then publishes this one.
     Result<void> submit(const plan::StagingBuild& b, const plan::Step& step, BuiltOutput built,
