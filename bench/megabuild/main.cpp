@@ -7,7 +7,17 @@
 // seeded with minimagma, miniblas and the exported interpreters (made once, untimed),
 // so only the minitorch build itself is measured. Tests are skipped unless
 // --with-tests is given (they cost the same per output in every mode).
-//   bench_megabuild [--splitforge PATH] [--with-tests] [--pythons 3.9,3.10,...]
+// Each mode also makes its binaries as scripts/demo.sh does (issue 23: "with
+// wheels and archives included"): `splitforge wheel` on the mode's channel
+// (one wheel per pytorch package) and `splitforge libtorch-archive` on its
+// libtorch package, so A = 5 builds' outputs + 5 wheels + 1 archive, B = 1 +
+// 1 + 1, C = 5 x (1 + 1 + 1). The ratios are printed with and without them;
+// --no-binaries skips them (the numbers of the bench before they counted).
+//   bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,3.10,...]
+#include <sys/resource.h>
+
+#include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,22 +37,66 @@ namespace {
 
 stdfs::path g_sf;
 bool g_tests = false;
+bool g_binaries = true;
+
+// CPU seconds (user + sys) of every process this bench ran and reaped, with
+// their reaped descendants: on a shared machine it varies far less with the
+// load than the wall clock (but an overlap that saves wall time saves none).
+double children_cpu() {
+    rusage u{};
+    ::getrusage(RUSAGE_CHILDREN, &u);
+    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+// Runs splitforge; seconds taken. Exits on failure.
+double run_sf(const std::vector<std::string>& argv) {
+    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+    auto t = std::chrono::steady_clock::now();
+    auto r = process::capture(c);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    if (!r || r->exit_code != 0) {
+        std::cerr << "bench_megabuild: failed: " << str::join(argv, " ") << "\n" << (r ? r->err : "") << "\n";
+        std::exit(1);
+    }
+    return s;
+}
 
 double run_build(const stdfs::path& recipe, const stdfs::path& channel, const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {g_sf.string(), "build", recipe.string(), "--output-folder", channel.string(),
                                      "-q", "--compression-level", "3"};
     if (!g_tests) argv.push_back("--no-test");
     argv.insert(argv.end(), extra.begin(), extra.end());
-    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
-    auto t = std::chrono::steady_clock::now();
-    auto r = process::capture(c);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    if (!r || r->exit_code != 0) {
-        std::cerr << "bench_megabuild: build failed: " << str::join(argv, " ") << "\n" << (r ? r->err : "") << "\n";
+    return run_sf(argv);
+}
+
+// The binaries of one mode's channel, as scripts/demo.sh makes them: the
+// wheels of its pytorch packages, the archive of its libtorch package.
+double make_binaries(const stdfs::path& channel, const stdfs::path& dest) {
+    if (!g_binaries) return 0;
+    stdfs::remove_all(dest);
+    double s = run_sf({g_sf.string(), "wheel", channel.string(), "--output-folder", (dest / "wheels").string()});
+    std::vector<std::string> archive = {g_sf.string(), "libtorch-archive", "--output-folder",
+                                        (dest / "libtorch").string()};
+    for (const auto& e : stdfs::directory_iterator(channel / "linux-64")) {
+        std::string n = e.path().filename().string();
+        if (str::starts_with(n, "libtorch-") && n.size() > 9 && std::isdigit(static_cast<unsigned char>(n[9])) &&
+            str::ends_with(n, ".conda"))
+            archive.push_back(e.path().string());
+    }
+    if (archive.size() == 4) {
+        std::cerr << "bench_megabuild: no libtorch package in " << channel << "\n";
         std::exit(1);
     }
-    return s;
+    return s + run_sf(archive);
 }
+
+// One mode's time: its builds, and the binaries made from them.
+struct Mode {
+    double build = 0, binaries = 0, cpu = 0;
+    double total() const { return build + binaries; }
+    void add(const Mode& o) { build += o.build, binaries += o.binaries, cpu += o.cpu; }
+};
 
 void seed(const stdfs::path& base, const stdfs::path& dest) {
     stdfs::remove_all(dest);
@@ -59,9 +113,10 @@ int main(int argc, char** argv) {
         std::string a = argv[i];
         if (a == "--splitforge" && i + 1 < argc) g_sf = argv[++i];
         else if (a == "--with-tests") g_tests = true;
+        else if (a == "--no-binaries") g_binaries = false;
         else if (a == "--pythons" && i + 1 < argc) pythons = str::split(argv[++i], ',');
         else {
-            std::cerr << "usage: bench_megabuild [--splitforge PATH] [--with-tests] [--pythons 3.9,...]\n";
+            std::cerr << "usage: bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,...]\n";
             return 2;
         }
     }
@@ -101,22 +156,41 @@ int main(int argc, char** argv) {
     }
 
     std::string all = str::join(pythons, ",");
-    stdfs::path ch = tmp.path() / "ch";
-    seed(base, ch);
-    double mega = run_build(recipe, ch, with_py(all));
-    seed(base, ch);
-    double single = run_build(recipe, ch, with_py("3.12"));
-    double independent = 0;
-    for (const auto& py : pythons) {
+    stdfs::path ch = tmp.path() / "ch", bins = tmp.path() / "binaries";
+    auto mode = [&](const std::string& pys) {
         seed(base, ch);
-        independent += run_build(recipe, ch, with_py(py));
-    }
-    std::printf("megabuild, cpu generic, %zu Pythons (%s)%s\n", pythons.size(), all.c_str(),
-                g_tests ? ", with tests" : ", no tests");
-    std::printf("  A  %zu-Python megabuild:              %7.2f s\n", pythons.size(), mega);
-    std::printf("  B  single-Python build (3.12):        %7.2f s\n", single);
-    std::printf("  C  %zu independent full builds:        %7.2f s\n", pythons.size(), independent);
-    std::printf("  A/B = %.2f  (the megabuild costs this many single builds)\n", mega / single);
-    std::printf("  C/A = %.2f  (speedup of the megabuild over independent builds)\n", independent / mega);
+        Mode m;
+        double cpu0 = children_cpu();
+        m.build = run_build(recipe, ch, with_py(pys));
+        m.binaries = make_binaries(ch, bins);
+        m.cpu = children_cpu() - cpu0;
+        return m;
+    };
+    Mode mega = mode(all);
+    Mode single = mode("3.12");
+    Mode independent;
+    for (const auto& py : pythons) independent.add(mode(py));
+
+    std::printf("megabuild, cpu generic, %zu Pythons (%s)%s%s\n", pythons.size(), all.c_str(),
+                g_tests ? ", with tests" : ", no tests", g_binaries ? ", with wheels and libtorch archives" : "");
+    auto row = [](const char* what, const Mode& m) {
+        if (!g_binaries) {
+            std::printf("  %-38s %7.2f s\n", what, m.build);
+            return;
+        }
+        std::printf("  %-38s %7.2f s  (build %6.2f s + binaries %5.2f s = %4.1f%%)\n", what, m.total(), m.build,
+                    m.binaries, 100.0 * m.binaries / m.total());
+    };
+    row(("A  " + std::to_string(pythons.size()) + "-Python megabuild:").c_str(), mega);
+    row("B  single-Python build (3.12):", single);
+    row(("C  " + std::to_string(pythons.size()) + " independent full builds:").c_str(), independent);
+    std::printf("  A/B = %.2f  (the megabuild costs this many single builds)\n", mega.total() / single.total());
+    std::printf("  C/A = %.2f  (speedup of the megabuild over independent builds)\n", independent.total() / mega.total());
+    if (g_binaries)
+        std::printf("  builds only: A/B = %.2f, C/A = %.2f\n", mega.build / single.build, independent.build / mega.build);
+    std::printf("  CPU s (user+sys, all processes): A %.2f, B %.2f, C %.2f; A/B = %.2f, C/A = %.2f\n", mega.cpu,
+                single.cpu, independent.cpu, mega.cpu / single.cpu, independent.cpu / mega.cpu);
+    double load[3] = {0, 0, 0};
+    if (::getloadavg(load, 3) == 3) std::printf("  load average at the end: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
     return 0;
 }

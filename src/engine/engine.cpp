@@ -16,6 +16,7 @@
 #include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/publish.hpp"
 #include "engine/python_package.hpp"
 #include "engine/work_dir.hpp"
 #include "render/render.hpp"
@@ -34,7 +35,9 @@ namespace sf::engine {
 
 namespace stdfs = std::filesystem;
 using detail::Ctx;
+using detail::Publisher;
 using detail::Staging;
+using detail::Tally;
 
 const char* to_string(Status s) {
     switch (s) {
@@ -86,6 +89,11 @@ void Ctx::notice(const std::string& line) const { reporter.note(line); }
 
 void Ctx::on_line(const std::string& line) const {
     if (opts.verbosity == Verbosity::stream) reporter.output_line("    " + line);
+}
+
+bool Ctx::tell_once(const std::string& key) {
+    std::lock_guard l(told_mu_);
+    return told_.insert(key).second;
 }
 
 std::string variant_of(const plan::StagingBuild& b, const plan::Step& step) {
@@ -340,13 +348,6 @@ Result<BuildReport> run_build(const BuildOptions& opts) {
 
 namespace {
 
-// "[done/total] " in front of each output's line.
-struct Tally {
-    int total = 0;
-    int done = 0;
-    std::string next() { return "[" + std::to_string(++done) + "/" + std::to_string(total) + "] "; }
-};
-
 // The output channel: absolute, its platform's subdir made, its index current.
 Result<void> open_output(Ctx& ctx, const plan::BuildPlan& p) {
     std::error_code ec;
@@ -448,6 +449,13 @@ Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     pc.map = ctx.map;
     pc.tool = opts.provider_tool;
     pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    // The system provider tests beside the next build (publish.hpp), with
+    // its own package cache; an external tool's runs stay one at a time.
+    if (opts.provider == env::ProviderKind::system) {
+        env::ProviderContext tc = pc;
+        tc.pkgs_dir = ctx.work / "pkgs-cache-test";
+        ctx.test_provider = env::make_provider(opts.provider, std::move(tc));
+    }
     ctx.provider = env::make_provider(opts.provider, std::move(pc));
     return {};
 }
@@ -488,30 +496,23 @@ void skip_existing_step(Ctx& ctx, const plan::StagingBuild& b, const plan::Step&
     ctx.report.outputs.push_back(std::move(r));
 }
 
-// One output of a staging build that ran: built (packaged, tested, in the
-// channel), or skipped when already there. A failure ends the build, or
-// with --keep-going becomes a failed row.
-Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const plan::Step& step, Tally& tally) {
+// One output of a staging build that ran: built and packaged here, then
+// tested and added to the channel by `pub` (beside the next output's build),
+// or skipped when already there. A failure ends the build, or with
+// --keep-going becomes a failed row.
+Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const plan::Step& step, Tally& tally,
+                      Publisher& pub) {
     const auto& b = *st.build;
     if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
     if (ctx.opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {
+        if (auto ok = pub.drain(); !ok) return ok;
         skip_existing_step(ctx, b, step, tally);
         return {};
     }
+    if (auto ok = pub.before(step); !ok) return ok;
     auto r = detail::build_output(ctx, st, step);
-    if (!r) {
-        if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
-        if (ctx.opts.keep_going == KeepGoing::no) return unexpected(r.error());
-        auto f = detail::output_result(b, step, Status::failed, r.error().str());
-        ctx.notice(tally.next() + f.dist + "  " + f.variant + "  FAILED, going on (--keep-going): " + f.detail);
-        ctx.report.outputs.push_back(std::move(f));
-        return {};
-    }
-    ctx.progress(tally.next() + r->dist + "  " + r->variant + "  built, test " + r->test + ", " +
-                 detail::fmt_seconds(r->seconds) +
-                 (r->rebuilt.empty() ? "" : ", " + std::to_string(r->rebuilt.size()) + " build edges"));
-    ctx.report.outputs.push_back(std::move(*r));
-    return {};
+    if (!r) return pub.failed(b, step, r.error());
+    return pub.submit(b, step, std::move(*r), st.recipe_dir.string());
 }
 
 // A staging build that failed with --keep-going: each of its outputs a failed row.
@@ -544,8 +545,12 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
         return {};
     }
     auto t_out = std::chrono::steady_clock::now();
-    for (const auto& step : b.steps)
-        if (auto ok = run_step(ctx, p, st, step, tally); !ok) return ok;
+    {
+        Publisher pub(ctx, tally);
+        for (const auto& step : b.steps)
+            if (auto ok = run_step(ctx, p, st, step, tally, pub); !ok) return ok;
+        if (auto ok = pub.drain(); !ok) return ok;
+    }
     timing.outputs_s = detail::seconds_since(t_out);
     ctx.report.stagings.push_back(timing);
     if (ctx.opts.keep == KeepBuild::no) {

@@ -3,8 +3,9 @@
 // build: fetch the source once, run the top-level build.sh once, then each
 // output in order in the same SRC_DIR (host env re-made at the same padded
 // prefix path, script, new files = payload), package it, test it in a fresh
-// prefix, and only then add it to the output channel. A failing test puts the
-// package in <output>/broken/ and fails the build.
+// prefix (while the next output builds), and only then add it to the output
+// channel. A failing test puts the package in <output>/broken/ and fails the
+// build.
 #include <filesystem>
 #include <string>
 #include <utility>

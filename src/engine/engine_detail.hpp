@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,10 +22,30 @@ namespace sf::engine::detail {
 
 namespace stdfs = std::filesystem;
 
+// A Reporter that passes one call at a time to another: the test worker
+// (publish.hpp) reports beside the thread that builds.
+class SerialReporter : public Reporter {
+public:
+    explicit SerialReporter(Reporter& to) : to_(to) {}
+    void warning(const Error& w) override { std::lock_guard l(mu_); to_.warning(w); }
+    void note(std::string_view line) override { std::lock_guard l(mu_); to_.note(line); }
+    void progress(std::string_view line) override { std::lock_guard l(mu_); to_.progress(line); }
+    void output_line(std::string_view line) override { std::lock_guard l(mu_); to_.output_line(line); }
+
+private:
+    Reporter& to_;
+    std::mutex mu_;
+};
+
 struct Ctx {
-    explicit Ctx(const BuildOptions& o) : opts(o), reporter(reporter_or_default(o.reporter)) {}
+    explicit Ctx(const BuildOptions& o) : opts(o), serial_(reporter_or_default(o.reporter)), reporter(serial_) {}
     const BuildOptions& opts;
-    Reporter& reporter;        // opts.reporter, or plain stderr
+
+private:
+    SerialReporter serial_;
+
+public:
+    Reporter& reporter;        // opts.reporter (or plain stderr), one call at a time
     stdfs::path output;        // absolute output channel
     stdfs::path work;          // work root
     stdfs::path host_prefix;   // padded, the same for every step
@@ -37,18 +58,27 @@ struct Ctx {
     env::Interpreters pythons;
     env::SystemMap map;
     std::unique_ptr<env::EnvProvider> provider;
+    // The tests' own provider (its own package cache): a finished output's
+    // test runs beside the next output's build (publish.hpp).
+    std::unique_ptr<env::EnvProvider> test_provider;
     std::vector<stdfs::path> local_channels;  // output first, then -c dirs
     int cpu_count = 2;
     // The packages' timestamp (ms): timestamp::reproducible() of the recipe
     // dir (SOURCE_DATE_EPOCH, else its newest mtime), so rebuilds are byte-identical.
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
-    std::set<std::string> told;  // host tools and their warnings already reported in this build
+    // True the first time `key` is told in this build (host tools, warnings);
+    // the test worker tells too, so it is locked.
+    bool tell_once(const std::string& key);
     std::optional<std::string> host_gcc_version;  // probed once (engine_output.cpp)
 
     void progress(const std::string& line) const;  // only with Progress::show
     void notice(const std::string& line) const;    // always: notes, skips, failures
     void on_line(const std::string& line) const;   // script output, indented; only with Verbosity::stream
+
+private:
+    std::mutex told_mu_;
+    std::set<std::string> told_;  // host tools and their warnings already reported in this build
 };
 
 // "<staging label>", plus " py3.12" for a per-Python step.
@@ -82,8 +112,16 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc);
 // A failed script's hint, plus how to get into its environment.
 std::string dirty_hint(const Ctx& ctx, const std::string& hint);
 
-// Builds, packages, tests and publishes one output (engine_output.cpp).
-Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
+// A packaged output, not yet tested nor in the channel.
+struct BuiltOutput {
+    OutputResult result;
+    stdfs::path package;  // in pkgs_out
+    std::chrono::steady_clock::time_point started;
+};
+
+// Builds and packages one output (engine_output.cpp); publish.hpp tests
+// and publishes it.
+Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 
 // The test phase of one package file (verify.cpp): "passed", or "none"
 // when the output has no tests.

@@ -1,12 +1,9 @@
-// One output of a staging build: envs, script, payload, package, test, publish.
-#include <fcntl.h>
-#include <stdio.h>
-
+// One output of a staging build: envs, script, payload, package (publish.cpp
+// tests it and adds it to the channel).
 #include <algorithm>
 #include <set>
 #include <system_error>
 
-#include "channel/index.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
@@ -144,12 +141,12 @@ Result<package::LinkageOptions> linkage_options(const Ctx& ctx, const render::Re
 
 Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
     for (const auto& t : e.from_host)
-        if (ctx.told.insert(t).second) ctx.progress("==> host tool: " + t);
+        if (ctx.tell_once(t)) ctx.progress("==> host tool: " + t);
     for (const auto& w : e.warnings) {
         // --strict: the package would not be the one conda-forge builds.
         if (ctx.opts.selection.strict)
             return fail(w, "install the compiler and glibc the variant names, or drop --strict");
-        if (ctx.told.insert(w).second) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
+        if (ctx.tell_once(w)) ctx.reporter.warning(Error{SourceLoc{}, w, {}});
     }
     return {};
 }
@@ -183,7 +180,7 @@ Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) 
         auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,
                                      ctx.timestamp_ms);
         if (!r) return fail(ms->name() + ": export as a package: " + r.error().str());
-        if (ctx.told.insert(r->string()).second) {
+        if (ctx.tell_once(r->string())) {
             ctx.report.exported.push_back(r->filename().string());
             ctx.progress("==> " + r->filename().string() + ": the host's runtime, exported into the channel");
         }
@@ -234,7 +231,7 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     return c;
 }
 
-Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
+Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
     auto t0 = std::chrono::steady_clock::now();
     const auto& o = step.output;
     const auto& b = *st.build;
@@ -344,36 +341,10 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 
-    OutputResult res = output_result(b, step, Status::built);
-    res.size = stdfs::file_size(pkg, ec);
-    res.rebuilt = rebuilt;
-    res.test = "skipped";
-    if (ctx.opts.test == TestMode::run) {
-        auto t = test_package(ctx, step, pkg, st.recipe_dir.string());
-        if (!t) {
-            // broken/ below the output folder, never through a symlink; the
-            // package is renamed into the handle (a symlink at its name is
-            // replaced, never followed).
-            auto root = fs::Dir::open(ctx.output, fs::Create::yes);
-            auto broken = root ? root->sub("broken", fs::Create::yes) : Result<fs::Dir>(unexpected(root.error()));
-            bool moved = broken && ::renameat(AT_FDCWD, pkg.c_str(), broken->fd(), pkg.filename().c_str()) == 0;
-            if (!moved) stdfs::remove(pkg, ec);
-            if (interrupted()) return fail("interrupted (Ctrl-C) while testing " + dist);
-            if (!broken) return Unexpected<Error>{broken.error()};
-            Error e = t.error();
-            e.message = dist + ": test: " + e.message + " (package moved to " +
-                        (broken->path() / pkg.filename()).string() + ")";
-            return Unexpected<Error>{e};
-        }
-        res.test = *t;
-    }
-    if (interrupted()) return fail("interrupted (Ctrl-C) before publishing " + dist);
-    auto added = channel::add_package(ctx.output, pkg);
-    stdfs::remove(pkg, ec);
-    if (!added) return err("channel", added.error());
-    res.package = *added;
-    res.seconds = seconds_since(t0);
-    return res;
+    BuiltOutput built{output_result(b, step, Status::built), pkg, t0};
+    built.result.size = stdfs::file_size(pkg, ec);
+    built.result.rebuilt = rebuilt;
+    return built;
 }
 
 }  // namespace sf::engine::detail

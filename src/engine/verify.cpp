@@ -96,7 +96,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
                                            [](const types::Dependency& d) { return d.name() == "python"; }))
         spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
-    auto prepared = ctx.provider->create(spec);
+    auto prepared = (ctx.test_provider ? *ctx.test_provider : *ctx.provider).create(spec);
     if (!prepared) return fail("creating the test prefix: " + prepared.error().str());
 
     stdfs::path cwd = ctx.work / "test_tmp";
@@ -129,7 +129,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     const process::Env env = test_env(ctx, step, prepared->path_dirs, cwd, recipe_dir);
     for (const auto& c : t.commands)
         if (c.find("RECIPE_DIR") != std::string::npos &&
-            ctx.told.insert("test-recipe-dir:" + step.output.dist()).second)
+            ctx.tell_once("test-recipe-dir:" + step.output.dist()))
             ctx.reporter.warning(Error{SourceLoc{recipe_dir + "/meta.yaml"},
                                        step.output.dist() + ": a test command reads RECIPE_DIR, here the recipe dir; "
                                                             "conda-build's is the package's info/recipe copy "

@@ -1,6 +1,12 @@
 #include "env/python_env.hpp"
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <system_error>
+#include <thread>
+
+#include "util/fs.hpp"
 
 #include "util/strings.hpp"
 
@@ -23,28 +29,98 @@ std::string env_get(const process::Env& env, const std::string& k) {
     return it == env.end() ? "" : it->second;
 }
 
-std::vector<stdfs::path> pyenv_versions(const process::Env& env) {
-    std::vector<stdfs::path> roots;
-    if (auto pyenv = process::find_executable("pyenv", env_get(env, "PATH"))) {
-        process::Command c{{pyenv->string(), "root"}, {}, env, {}, {}, {}};
-        if (auto r = process::capture(c); r && r->exit_code == 0) {
-            std::string root(str::trim(r->out));
-            if (!root.empty()) roots.emplace_back(root);
-        }
-    }
-    if (!env_get(env, "PYENV_ROOT").empty()) roots.emplace_back(env_get(env, "PYENV_ROOT"));
-    if (!env_get(env, "HOME").empty()) roots.push_back(stdfs::path(env_get(env, "HOME")) / ".pyenv");
+// pyenv's root as `pyenv root` prints it ($PYENV_ROOT, else ~/.pyenv),
+// without running pyenv (a bash script).
+stdfs::path pyenv_root(const process::Env& env) {
+    std::string root = env_get(env, "PYENV_ROOT");
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (!root.empty()) return root;
+    if (!env_get(env, "HOME").empty()) return stdfs::path(env_get(env, "HOME")) / ".pyenv";
+    return {};
+}
+
+std::vector<stdfs::path> pyenv_versions(const stdfs::path& root) {
     std::vector<stdfs::path> dirs;
     std::error_code ec;
-    for (const auto& root : roots) {
-        if (!stdfs::is_directory(root / "versions", ec)) continue;
-        std::vector<stdfs::path> found;
-        for (const auto& e : stdfs::directory_iterator(root / "versions", ec)) found.push_back(e.path());
-        std::sort(found.begin(), found.end());
-        dirs.insert(dirs.end(), found.begin(), found.end());
-        break;  // the first root that exists is pyenv's
-    }
+    if (root.empty() || !stdfs::is_directory(root / "versions", ec)) return dirs;
+    for (const auto& e : stdfs::directory_iterator(root / "versions", ec)) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
     return dirs;
+}
+
+// The versions pyenv selects (`pyenv version-name`): $PYENV_VERSION, else the
+// nearest .python-version above the working directory, else <root>/version;
+// "system" when none names one.
+std::vector<std::string> pyenv_selected(const process::Env& env, const stdfs::path& root) {
+    if (std::string v = env_get(env, "PYENV_VERSION"); !v.empty()) return str::split(v, ':');
+    std::error_code ec;
+    stdfs::path file;
+    for (stdfs::path d = stdfs::current_path(ec); !ec && !d.empty(); d = d.parent_path()) {
+        if (stdfs::is_regular_file(d / ".python-version", ec)) {
+            file = d / ".python-version";
+            break;
+        }
+        if (d == d.parent_path()) break;
+    }
+    if (file.empty()) file = root / "version";
+    std::vector<std::string> names;
+    if (auto text = fs::read_input_file(file, 64 << 10))
+        for (const auto& line : str::split_lines(*text)) {
+            std::string_view l = str::trim(line);
+            if (l.empty() || l.front() == '#') continue;
+            for (const auto& w : str::split(std::string(l), ' '))
+                if (!str::trim(w).empty()) names.emplace_back(str::trim(w));
+        }
+    if (names.empty()) names.push_back("system");
+    return names;
+}
+
+// A pyenv shim (<root>/shims/NAME) resolved as `pyenv exec NAME` would:
+// the first selected version that has bin/NAME ("system": PATH without
+// the shims). nullopt when only running the shim can tell (a version pyenv
+// resolves as a prefix, like "3.12"); an empty path when the shim would fail.
+std::optional<stdfs::path> resolve_shim(const stdfs::path& shim, const process::Env& env, const stdfs::path& root) {
+    const std::string name = shim.filename().string();
+    std::error_code ec;
+    for (const auto& v : pyenv_selected(env, root)) {
+        if (v == "system") {
+            std::vector<std::string> dirs;
+            for (const auto& d : str::split(env_get(env, "PATH"), ':'))
+                if (stdfs::path(d).lexically_normal() != shim.parent_path().lexically_normal()) dirs.push_back(d);
+            if (auto p = process::find_executable(name, str::join(dirs, ":"))) return *p;
+            continue;
+        }
+        if (v.find('/') != std::string::npos || v == "." || v == "..") return std::nullopt;
+        stdfs::path dir = root / "versions" / v;
+        if (!stdfs::is_directory(dir, ec)) return std::nullopt;  // a prefix: pyenv picks the latest
+        if (process::find_executable(name, (dir / "bin").string())) return dir / "bin" / name;
+    }
+    return stdfs::path();
+}
+
+// A candidate: the executable to probe and the minor its name claims.
+struct Candidate {
+    stdfs::path exe;
+    std::string named;  // "3.12"
+};
+
+// Probes the candidates, each minor's in order, the minors concurrently
+// (one thread per minor): a minor's next candidate runs only while none of
+// the earlier ones gave it an interpreter with headers. Results by index.
+std::vector<std::optional<Interpreter>> probe_all(const std::vector<Candidate>& cands, const process::Env& env) {
+    std::vector<std::optional<Interpreter>> out(cands.size());
+    std::map<std::string, std::vector<size_t>> by_minor;
+    for (size_t i = 0; i < cands.size(); ++i) by_minor[cands[i].named].push_back(i);
+    std::vector<std::thread> workers;
+    for (const auto& [minor, idx] : by_minor)
+        workers.emplace_back([&, m = minor, is = idx] {
+            for (size_t i : is) {
+                if (auto py = probe_python(cands[i].exe, env)) out[i] = *py;
+                if (out[i] && out[i]->headers && out[i]->minor == m) break;
+            }
+        });
+    for (auto& t : workers) t.join();
+    return out;
 }
 
 }  // namespace
@@ -65,27 +141,45 @@ Result<Interpreter> probe_python(const stdfs::path& exe, const process::Env& env
 }
 
 Interpreters discover_pythons(const process::Env& env, const std::set<std::string>& minors) {
-    Interpreters found;
     auto wanted = [&](const std::string& name) { return minors.empty() || minors.count(name.substr(6)) > 0; };
-    std::vector<stdfs::path> candidates;
-    for (int minor = 6; minor <= 15; ++minor)
-        if (wanted("python3." + std::to_string(minor)))
-            if (auto p = process::find_executable("python3." + std::to_string(minor), env_get(env, "PATH")))
-                candidates.push_back(*p);
-    for (const auto& dir : pyenv_versions(env)) {
+    const stdfs::path root = pyenv_root(env);
+    std::vector<Candidate> cands;
+    std::set<stdfs::path> seen;
+    auto add = [&](const stdfs::path& exe, const std::string& name) {
         std::error_code ec;
-        for (const auto& e : stdfs::directory_iterator(dir / "bin", ec)) {
-            std::string n = e.path().filename().string();
-            if (str::starts_with(n, "python3.") && n.find('-') == std::string::npos &&
+        stdfs::path real = stdfs::weakly_canonical(exe, ec);
+        if (seen.insert(ec ? exe : real).second) cands.push_back({exe, name.substr(6)});
+    };
+    for (int minor = 6; minor <= 15; ++minor) {
+        const std::string name = "python3." + std::to_string(minor);
+        if (!wanted(name)) continue;
+        auto p = process::find_executable(name, env_get(env, "PATH"));
+        if (!p) continue;
+        // A shim runs pyenv (dozens of processes) to exec a version's binary:
+        // probe that binary instead, when pyenv's choice is plain to see.
+        if (!root.empty() && p->parent_path().lexically_normal() == (root / "shims").lexically_normal()) {
+            auto real = resolve_shim(*p, env, root);
+            if (real && real->empty()) continue;  // the shim would fail
+            if (real) p = *real;
+        }
+        add(*p, name);
+    }
+    for (const auto& dir : pyenv_versions(root)) {
+        std::error_code ec;
+        std::vector<stdfs::path> exes;
+        for (const auto& e : stdfs::directory_iterator(dir / "bin", ec)) exes.push_back(e.path());
+        std::sort(exes.begin(), exes.end());
+        for (const auto& e : exes) {
+            std::string n = e.filename().string();
+            if (str::starts_with(n, "python3.") && n.size() > 8 && n.find('-') == std::string::npos &&
                 n.find_first_not_of("0123456789", 8) == std::string::npos && wanted(n))
-                candidates.push_back(e.path());
+                add(e, n);
         }
     }
-    for (const auto& c : candidates) {
-        auto py = probe_python(c, env);
-        if (!py || !py->headers || found.count(py->minor)) continue;
-        found[py->minor] = *py;
-    }
+    auto probed = probe_all(cands, env);
+    Interpreters found;  // the first working interpreter with headers, in candidate order
+    for (auto& py : probed)
+        if (py && py->headers && !found.count(py->minor)) found[py->minor] = std::move(*py);
     return found;
 }
 

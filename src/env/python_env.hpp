@@ -1,10 +1,12 @@
 #pragma once
 // Python interpreters of the host, discovered at run time (never hard-coded):
-// `pythonX.Y` on PATH, then every pyenv version (`pyenv root`, or
-// $PYENV_ROOT, or ~/.pyenv). Each candidate is asked for its own version,
-// real executable, prefix and whether Python.h exists (pyenv shims answer
-// for every version, so names are not trusted). A `python X.Y` requirement of
-// the system provider becomes a venv made from the interpreter.
+// `pythonX.Y` on PATH, then every pyenv version ($PYENV_ROOT, else ~/.pyenv,
+// as `pyenv root` says). Each candidate is asked for its own version, real
+// executable, prefix and whether Python.h exists. A pyenv shim on PATH (one
+// run is dozens of bash processes) is resolved as `pyenv exec` would
+// ($PYENV_VERSION, .python-version, <root>/version) and its target probed
+// instead; the probes of different minors run concurrently. A `python X.Y`
+// requirement of the system provider becomes a venv made from the interpreter.
 #include <filesystem>
 #include <map>
 #include <set>
@@ -26,10 +28,10 @@ struct Interpreter {
 
 using Interpreters = std::map<std::string, Interpreter>;  // by minor version
 
-// Candidates probed: python3.6 ... python3.15 on PATH, then pyenv versions.
-// The first working interpreter with headers wins for each minor version.
-// `minors` ("3.12", ...), when not empty, limits the candidates to those
-// named for them: each probe is a process (through pyenv's shims, a dozen).
+// Candidates: python3.6 ... python3.15 on PATH, then pyenv versions. The
+// first working interpreter with headers wins for each minor version; a
+// candidate named for a minor already found is not run. `minors` ("3.12",
+// ...), when not empty, limits the candidates to those named for them.
 Interpreters discover_pythons(const process::Env& env, const std::set<std::string>& minors = {});
 
 // Asks one executable about itself; an error when it does not run.

@@ -1,0 +1,2 @@
+mkdir -p "$PREFIX/share"
+echo a > "$PREFIX/share/ov-a.txt"
