@@ -49,16 +49,29 @@ struct ReqList {
     std::set<std::string> free;  // names without a version, normalized
 };
 
-Result<types::Pin> to_pin(const Value& d, const std::string& where) {
+// A bound is an `x.x` expression or a version (rattler-build's PinBound);
+// null is no bound; an empty string is an error there, and here.
+Result<void> pin_bound(const Value* v, std::string& expr, std::string& version, const char* what, const SourceLoc& at) {
+    if (!v) return {};
+    expr.clear();
+    if (v->is_none()) return {};
+    std::string s(str::trim(to_text(*v)));
+    if (s.empty()) return fail(at, std::string(what) + " is an empty string", "give an expression like 'x.x', a version, or None");
+    if (s.find_first_not_of("x.") == std::string::npos) expr = s;
+    else version = s;
+    return {};
+}
+
+Result<types::Pin> to_pin(const Value& d, const SourceLoc& at) {
     types::Pin p;
     p.kind = d.get(kPinKey)->as_string() == "pin_compatible" ? types::Pin::Kind::compatible : types::Pin::Kind::subpackage;
     p.name = d.get("name")->as_string();
     p.min_pin = "x.x.x.x.x.x";
     p.max_pin = "x";
-    if (const Value* v = d.get("lower_bound")) p.min_pin = v->is_none() ? "" : to_text(*v);
-    if (const Value* v = d.get("upper_bound")) p.max_pin = v->is_none() ? "" : to_text(*v);
+    SF_TRY_VOID(pin_bound(d.get("lower_bound"), p.min_pin, p.lower_bound, "lower_bound", at));
+    SF_TRY_VOID(pin_bound(d.get("upper_bound"), p.max_pin, p.upper_bound, "upper_bound", at));
     if (const Value* v = d.get("exact")) p.exact = v->truthy();
-    (void)where;
+    if (const Value* v = d.get("build"); v && !v->is_none()) p.build = to_text(*v);
     return p;
 }
 
@@ -69,7 +82,7 @@ Result<ReqList> req_list(Env& env, const YamlNode* n, const std::string& what) {
     for (const YamlNode* item : items) {
         SF_TRY(v, env.value(*item));
         if (v.is_dict() && v.get(kPinKey)) {
-            SF_TRY(pin, to_pin(v, what));
+            SF_TRY(pin, to_pin(v, env.recipe().at(*item)));
             out.deps.emplace_back(std::move(pin));
             continue;
         }
