@@ -124,6 +124,21 @@ Result<void> resolve_compatible_pins(render::RenderedOutput& o, const ResolvedEn
     return {};
 }
 
+// A recipe.yaml output inheriting a staging output gets its run_exports
+// unless `inherit: {run_exports: false}`, minus its own ignore_run_exports
+// (by name and from package); never itself.
+void add_inherited_exports(const render::RenderedOutput& o, const std::vector<InheritedExport>& exports,
+                           std::vector<std::string>& depends) {
+    if (o.inherits.empty() || !o.inherit_run_exports) return;
+    std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end()), ignore_from;
+    for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(types::MatchSpec::name_of(s));
+    for (const auto& e : exports) {
+        std::string n = types::MatchSpec::name_of(e.spec);
+        if (n == o.name || ignore.count(n) || ignore_from.count(e.from)) continue;
+        add_unique(depends, e.spec);
+    }
+}
+
 std::string about_str(const nlohmann::json& about, const char* key) {
     if (!about.contains(key)) return "";
     const auto& v = about[key];
@@ -200,6 +215,31 @@ Result<package::LinkageOptions> linkage_options(const Ctx& ctx, const render::Re
 }
 
 }  // namespace
+
+std::vector<InheritedExport> staging_run_exports(const render::StagingOutput& s, const env::PreparedEnv& build_env,
+                                                 const env::PreparedEnv& host_env) {
+    render::RenderedOutput as_output;  // apply_run_exports' rules, for the staging output
+    as_output.name = s.name;
+    as_output.requirements = s.requirements;
+    as_output.ignore_run_exports = s.ignore_run_exports;
+    as_output.ignore_run_exports_from = s.ignore_run_exports_from;
+    std::vector<InheritedExport> out;
+    for (const auto& [name, re] : host_env.run_exports) {
+        env::PreparedEnv one;
+        one.run_exports[name] = re;
+        std::vector<std::string> depends, constrains;
+        apply_run_exports(as_output, {}, one, depends, constrains);
+        for (auto& d : depends) out.push_back({std::move(d), name});
+    }
+    for (const auto& [name, re] : build_env.run_exports) {
+        env::PreparedEnv one;
+        one.run_exports[name] = re;
+        std::vector<std::string> depends, constrains;
+        apply_run_exports(as_output, one, {}, depends, constrains);
+        for (auto& d : depends) out.push_back({std::move(d), name});
+    }
+    return out;
+}
 
 Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
     for (const auto& t : e.from_host)
@@ -369,8 +409,10 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
             if (!o.files.empty()) files = script::select_files(files, o.files);
             files = script::package_files(std::move(files));
             if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
-        } else if (!o.files.empty()) {
-            files = script::package_files(script::select_files(st.staged_files, o.files));
+        } else if (!o.files.empty() || !o.inherits.empty()) {
+            // No script: the staged files (`files:` picks; a recipe.yaml
+            // output inheriting a staging output takes them all, as rattler-build).
+            files = script::package_files(o.files.empty() ? st.staged_files : script::select_files(st.staged_files, o.files));
             if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
     }
@@ -383,6 +425,7 @@ Result<OutputResult> build_output(Ctx& ctx, Staging& st, const plan::Step& step)
     std::vector<std::string> depends = types::dependency_strings(o.requirements.run),
                              constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
+    add_inherited_exports(o, st.run_exports, depends);
     if (auto ok = export_runtimes(ctx, depends); !ok) return err("runtime", ok.error());
 
     package::MakeOptions mo;
