@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -146,4 +147,25 @@ TEST_CASE("v1 build: each staging output runs its own script in its own work dir
     auto b = install(out, tmp.path() / "b", "sf-v1-from-b");
     CHECK(stdfs::exists(b / "share/sf-v1-stagings/from-b.txt"));
     CHECK(record(out, "sf-v1-from-b")["depends"].empty());
+}
+
+TEST_CASE("v1 build: pip_check runs pip check where the test prefix has pip, and says so where it has none") {
+    fs::TempDir tmp("sf-it-v1");
+    stdfs::path out = tmp.path() / "out";
+    auto r = sf_run({"build", recipe("v1_pip_check"), "--output-folder", out.string(), "-q", "--json", "--variant",
+                     "python=3.12"});
+    if (r.exit_code != 0 && r.err.find("no such interpreter") != std::string::npos)
+        test::skip("needs a CPython 3.12 with headers (PATH or pyenv)");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::map<std::string, std::string> test_of;
+    for (const auto& o : nlohmann::json::parse(r.out)["outputs"]) test_of[o["name"]] = o["test"];
+    CHECK(test_of["sf-v1-pip-unchecked"] == "passed");
+    // The system provider's Python package carries no site-packages, so no pip:
+    // never a silent pass. With pip there, `python -m pip check` ran and passed.
+    const std::string& checked = test_of["sf-v1-pip-checked"];
+    CHECK((checked == "passed, pip check skipped (no pip in the test prefix)" || checked == "passed"));
+    if (checked == "passed") CHECK(test::slurp(out / "logs" / (record(out, "sf-v1-pip-checked")["name"].get<std::string>() + "-0.1.0-" +
+                                                               record(out, "sf-v1-pip-checked")["build"].get<std::string>() + ".log"))
+                                       .find("No broken requirements") != std::string::npos);
 }
