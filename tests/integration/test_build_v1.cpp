@@ -156,10 +156,12 @@ TEST_CASE("v1 build: pip_check runs pip check where the test prefix has pip, and
                      "python=3.12"});
     if (r.exit_code != 0 && r.err.find("no such interpreter") != std::string::npos)
         test::skip("needs a CPython 3.12 with headers (PATH or pyenv)");
-    INFO(r.err);
+    INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     std::map<std::string, std::string> test_of;
-    for (const auto& o : nlohmann::json::parse(r.out)["outputs"]) test_of[o["name"]] = o["test"];
+    const auto report = nlohmann::json::parse(r.out);
+    for (const auto& o : report["outputs"])
+        test_of[o["name"].get<std::string>()] = o["test"].get<std::string>();
     CHECK(test_of["sf-v1-pip-unchecked"] == "passed");
     // The system provider's Python package carries no site-packages, so no pip:
     // never a silent pass. With pip there, `python -m pip check` ran and passed.
