@@ -105,9 +105,12 @@ Result<void> copy_test_file(const stdfs::path& src, const stdfs::path& rel, cons
 
 }  // namespace
 
-Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
-                                 const std::string& recipe_dir) {
-    const auto& t = step.output.test;
+namespace {
+
+// One test (meta.yaml's test section, or one recipe.yaml tests: item) in a
+// fresh prefix: the package, its run dependencies and the test's own.
+Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg, const std::string& recipe_dir,
+                             const types::Test& t) {
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
     std::error_code ec;
     env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python};
@@ -175,6 +178,21 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
             return unexpected(ok.error());
     stdfs::remove_all(ctx.test_prefix, ec);
     stdfs::remove_all(cwd, ec);
+    return result;
+}
+
+}  // namespace
+
+Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
+                                 const std::string& recipe_dir) {
+    const auto& elements = step.output.test_elements;
+    if (elements.empty()) return run_test(ctx, step, pkg, recipe_dir, step.output.test);
+    // recipe.yaml: each tests: item in an environment of its own, as rattler-build runs them.
+    std::string result = "none";
+    for (const auto& t : elements) {
+        SF_TRY(r, run_test(ctx, step, pkg, recipe_dir, t));
+        if (r != "none" && (result == "none" || r != "passed")) result = r;  // a skipped pip check stays said
+    }
     return result;
 }
 

@@ -44,7 +44,9 @@ struct RenderedOutput {
     types::RunExportDeps run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
     PostBuildKeys post_build;
-    types::Test test;
+    types::Test test;  // recipe.yaml: all its tests: items together (info/test)
+    // recipe.yaml: each tests: item (python, script), run in an env of its own.
+    std::vector<types::Test> test_elements;
     nlohmann::json about = nlohmann::json::object();
     std::string script;            // output script file, relative to the recipe
     std::vector<std::string> script_lines;  // build/script as inline commands

@@ -315,9 +315,7 @@ Result<void> eval_requirements(Env& env, const YamlNode* req, Evaluated& ev, std
     return {};
 }
 
-// A script test's `requirements.run` and `files` (recipe/source). rattler-build
-// gives each test its own environment; ours is one per output, so the
-// requirements of all script tests meet in it (as a v0 `test: requires:`).
+// A script test's `requirements.run` and `files` (recipe/source).
 Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
     if (const YamlNode* req = t.find("requirements"); req && req->is_mapping()) {
         SF_TRY(l, req_list(env, req->find("run"), "tests.requirements.run"));
@@ -332,32 +330,43 @@ Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
     return {};
 }
 
+// Each tests: item as its own Test (the engine gives each a fresh env, as
+// rattler-build does), and all of them merged into the output's test (info/test).
 Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
     if (!tests) return {};
     SF_TRY(items, env.items(*tests));
     for (const YamlNode* t : items) {
         if (!t->is_mapping()) continue;
+        types::Test one;
         if (const YamlNode* py = t->find("python"); py && py->is_mapping()) {
             SF_TRY(imports, string_list(env, py->find("imports")));
-            for (auto& i : imports) ev.out.test.imports.push_back(std::move(i));
-            bool pip_check = true;  // rattler-build's default
+            one.imports = std::move(imports);
+            one.pip_check = true;  // rattler-build's default
             if (const YamlNode* pc = py->find("pip_check")) {
                 SF_TRY(v, env.value(*pc));
                 if (!v.is_bool()) return fail(env.recipe().at(*pc), "pip_check must be true or false");
-                pip_check = v.as_bool();
+                one.pip_check = v.as_bool();
             }
-            ev.out.test.pip_check = ev.out.test.pip_check || pip_check;
         }
         if (const YamlNode* sc = t->find("script")) {
             env.set_lenient(true);
             auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
             env.set_lenient(false);
             if (!cmds) return unexpected(cmds.error());
-            for (auto& c : *cmds) ev.out.test.commands.push_back(std::move(c));
-            SF_TRY_VOID(eval_test_needs(env, *t, ev.out.test));
+            one.commands = std::move(*cmds);
+            SF_TRY_VOID(eval_test_needs(env, *t, one));
         }
         for (const auto& [k, v] : t->pairs)
             if (k.scalar != "script") SF_TRY_VOID(touch(env, v));
+        if (one.empty()) continue;
+        types::Test& all = ev.out.test;
+        all.imports.insert(all.imports.end(), one.imports.begin(), one.imports.end());
+        all.commands.insert(all.commands.end(), one.commands.begin(), one.commands.end());
+        all.requires_.insert(all.requires_.end(), one.requires_.begin(), one.requires_.end());
+        all.files.insert(all.files.end(), one.files.begin(), one.files.end());
+        all.source_files.insert(all.source_files.end(), one.source_files.begin(), one.source_files.end());
+        all.pip_check = all.pip_check || one.pip_check;
+        ev.out.test_elements.push_back(std::move(one));
     }
     return {};
 }

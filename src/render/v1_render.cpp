@@ -231,6 +231,7 @@ Result<void> resolve_subpackage_pins(std::vector<Item>& items) {
         auto& X = it.ev.out.run_exports;
         for (auto* l : {&X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains}) SF_TRY_VOID(fix(*l));
         SF_TRY_VOID(fix(it.ev.out.test.requires_));
+        for (auto& t : it.ev.out.test_elements) SF_TRY_VOID(fix(t.requires_));
     }
     return {};
 }

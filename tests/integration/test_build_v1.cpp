@@ -1,7 +1,8 @@
 // recipe.yaml builds as rattler-build runs them, on small recipes
 // (tests/data/engine/v1_*): pin_compatible against the build's envs, the
 // default build.sh, several staging outputs each with its own work dir and
-// run_exports, and `inherit: {run_exports: false}`.
+// run_exports, `inherit: {run_exports: false}`, pip_check, and one test
+// environment per tests: item.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -170,4 +171,14 @@ TEST_CASE("v1 build: pip_check runs pip check where the test prefix has pip, and
     if (checked == "passed") CHECK(test::slurp(out / "logs" / (record(out, "sf-v1-pip-checked")["name"].get<std::string>() + "-0.1.0-" +
                                                                record(out, "sf-v1-pip-checked")["build"].get<std::string>() + ".log"))
                                        .find("No broken requirements") != std::string::npos);
+}
+
+TEST_CASE("v1 build: each tests: item runs in an environment of its own") {
+    fs::TempDir tmp("sf-it-v1");
+    stdfs::path out = tmp.path() / "out";
+    build("v1_dep", out);
+    // The second script test checks that the first one's requirement is absent.
+    auto j = build("v1_test_envs", out);
+    REQUIRE(j["outputs"].size() == 1);
+    CHECK(j["outputs"][0]["test"] == "passed");
 }

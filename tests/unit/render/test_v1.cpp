@@ -322,6 +322,14 @@ outputs:
     CHECK(b.test.files == std::vector<std::string>{"smoke_test.py"});
     CHECK(b.test.source_files == std::vector<std::string>{"tests/"});
     CHECK(a.test.empty());
+    // Each tests: item on its own too, for an environment of its own.
+    REQUIRE(b.test_elements.size() == 2);
+    CHECK(b.test_elements[0].imports == std::vector<std::string>{"b"});
+    CHECK(b.test_elements[0].requires_.empty());
+    CHECK(b.test_elements[1].commands == std::vector<std::string>{"b --version"});
+    REQUIRE(b.test_elements[1].requires_.size() == 2);
+    CHECK(b.test_elements[1].requires_[1].str() == "liba ==2.0 " + a.build_string);
+    CHECK(a.test_elements.empty());
 }
 
 namespace {
