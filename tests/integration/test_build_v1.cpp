@@ -125,7 +125,7 @@ TEST_CASE("v1 build: a staging output without a script runs build.sh, a package 
     CHECK(files_of(prefix, "sf-v1-multi-lib") == std::vector<std::string>{"share/sf-v1-multi/staged.txt"});
 }
 
-TEST_CASE("v1 build: each staging output runs its own script in its own work dir; run_exports: false drops its exports") {
+TEST_CASE("v1 build: each staging output runs its own script in its own work dir, and run_exports: false drops its exports") {
     fs::TempDir tmp("sf-it-v1");
     stdfs::path out = tmp.path() / "out";
     build("v1_dep", out);

@@ -418,7 +418,7 @@ outputs:
     }
 }
 
-TEST_CASE("v1 staging outputs: each keeps its sources, requirements and script; outputs name the one they inherit") {
+TEST_CASE("v1 staging outputs: each keeps its sources, requirements and script, and outputs name the one they inherit") {
     auto rr = render_text(R"(recipe:
   name: split
   version: 2.0
@@ -506,7 +506,7 @@ outputs:
     CHECK_FALSE(output_named(rr, "unchecked").test.pip_check);
 }
 
-TEST_CASE("v1 pins: lower_bound and upper_bound as versions or expressions; an empty one is an error at its line") {
+TEST_CASE("v1 pins: lower_bound and upper_bound as versions or expressions, and an empty one is an error at its line") {
     auto rr = render_text(R"(recipe:
   name: split
   version: 2.1.3
