@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "channel/index.hpp"
+#include "core/try.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/publish.hpp"
@@ -187,13 +188,14 @@ std::vector<std::string> without_own(const std::vector<types::Dependency>& reqs,
     return out;
 }
 
-Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, StagingTiming& timing) {
+// A staging build's work dir, emptied, and its sources fetched into it.
+Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const stdfs::path& base,
+                             const std::vector<types::Source>& sources, StagingTiming& timing) {
     const auto& b = *st.build;
     auto t = std::chrono::steady_clock::now();
     stdfs::path recipe = stdfs::absolute(p.recipe_dir);
     st.recipe_dir = recipe;
     std::error_code ec;
-    stdfs::path base = ctx.work / ("staging-" + b.label);
     stdfs::remove_all(base, ec);
     if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
@@ -208,66 +210,106 @@ Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, Stagin
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
-    if (auto r = source::fetch_sources(b.sources, sc); !r)
+    if (auto r = source::fetch_sources(sources, sc); !r)
         return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
     stdfs::create_directories(st.src_dir, ec);
     if (ec) return fail(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
-    timing.source_s = detail::seconds_since(t);
+    timing.source_s += detail::seconds_since(t);
     st.keys = staging_keys(b);
+    return {};
+}
 
-    // A single-output recipe runs build.sh as its one output's script.
-    bool top_is_output = false;
-    for (const auto& s : b.steps) top_is_output = top_is_output || s.output.is_staging;
-    bool own_script = !b.script.empty() || !b.script_lines.empty();
-    if ((p.build_script.empty() && !own_script) || top_is_output) return {};
+// What one staging script needs: meta.yaml's build.sh, or one recipe.yaml
+// staging output.
+struct StagingScript {
+    std::string what;  // "staging build", "staging output NAME"
+    const render::Requirements* requirements = nullptr;
+    std::string python;
+    stdfs::path script;  // absolute, or empty with lines
+    std::vector<std::string> lines;
+    std::map<std::string, std::string> env;
+    const render::StagingOutput* output = nullptr;  // recipe.yaml's, for its run_exports
+};
 
-    t = std::chrono::steady_clock::now();
-    ctx.progress("==> " + p.name + " [" + b.label + "]: staging build" +
-                 (b.python.empty() ? "" : " (python " + b.python + ")"));
-    env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(b.requirements.build, b), {}, ""};
+// Runs a staging script in its envs; what it installs is kept in st.staged
+// for the outputs (and, for a staging output, the run_exports of its envs).
+Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const StagingScript& s,
+                                StagingTiming& timing) {
+    const auto& b = *st.build;
+    auto t = std::chrono::steady_clock::now();
+    const std::string who = p.name + " [" + b.label + "]: " + s.what;
+    ctx.progress("==> " + who + (s.python.empty() ? "" : " (python " + s.python + ")"));
+    env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(s.requirements->build, b), {}, ""};
     auto benv = ctx.provider->create(be);
-    if (!benv) return fail(p.name + " [" + b.label + "]: build env: " + benv.error().str());
-    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok)
-        return fail(p.name + " [" + b.label + "]: build env: " + ok.error().str());
-    env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(b.requirements.host, b), {}, b.python};
+    if (!benv) return fail(who + ": build env: " + benv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok) return fail(who + ": build env: " + ok.error().str());
+    env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(s.requirements->host, b), {}, s.python};
     auto henv = ctx.provider->create(he);
-    if (!henv) return fail(p.name + " [" + b.label + "]: host env: " + henv.error().str());
-    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok)
-        return fail(p.name + " [" + b.label + "]: host env: " + ok.error().str());
+    if (!henv) return fail(who + ": host env: " + henv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail(who + ": host env: " + ok.error().str());
+    if (s.output) st.run_exports = detail::staging_run_exports(*s.output, *benv, *henv);
     auto before = script::snapshot(ctx.host_prefix);
 
     script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
     sctx.pkg_name = p.name;
     sctx.pkg_version = p.version;
     sctx.pkg_buildnum = b.steps.empty() ? 0 : b.steps.front().output.build_number;
-    sctx.script_env = b.script_env;
+    sctx.script_env = s.env;
     script::ScriptRun run;
-    if (own_script) {
-        if (!b.script.empty()) run.script = recipe / b.script;
-        run.lines = b.script_lines;
-    } else {
-        run.script = recipe / p.build_script;
-    }
-    run.work = base;
-    run.log = detail::log_path(ctx, p.name + "-" + p.version + "-" + b.label + "-staging");
+    run.script = s.script;
+    run.lines = s.lines;
+    run.work = st.src_dir.parent_path();
+    std::string log = p.name + "-" + p.version + "-" + b.label + "-staging";
+    if (s.output) log += "-" + std::to_string(&*s.output - b.stagings.data());
+    run.log = detail::log_path(ctx, log);
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     auto logs = script::snapshot_ninja_logs(st.src_dir);
     detail::write_env_setup(ctx, sctx);
     if (auto r = script::run_script(run, sctx); !r) {
         if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
-        return fail(r.error().loc, p.name + " [" + b.label + "]: staging build: " + r.error().message,
-                    detail::dirty_hint(ctx, r.error().hint));
+        return fail(r.error().loc, who + ": " + r.error().message, detail::dirty_hint(ctx, r.error().hint));
     }
-    timing.rebuilt = script::ninja_edges_since(st.src_dir, logs);
+    auto rebuilt = script::ninja_edges_since(st.src_dir, logs);
+    timing.rebuilt.insert(timing.rebuilt.end(), rebuilt.begin(), rebuilt.end());
     st.staged_files = script::new_files(ctx.host_prefix, before);
     if (auto ok = script::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
-    timing.staging_s = detail::seconds_since(t);
-    ctx.progress("==> " + p.name + " [" + b.label + "]: staging build done, " +
-                 std::to_string(st.staged_files.size()) + " files installed, " +
-                 detail::fmt_seconds(timing.staging_s));
+    double secs = detail::seconds_since(t);
+    timing.staging_s += secs;
+    ctx.progress("==> " + who + " done, " + std::to_string(st.staged_files.size()) + " files installed, " +
+                 detail::fmt_seconds(secs));
     return {};
 }
 
+// meta.yaml's staging build (and recipe.yaml's top level): the sources once,
+// then build.sh unless the recipe's one output runs it itself.
+Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, StagingTiming& timing) {
+    const auto& b = *st.build;
+    SF_TRY_VOID(prepare_staging(ctx, p, st, ctx.work / ("staging-" + b.label), b.sources, timing));
+    bool top_is_output = false;
+    for (const auto& s : b.steps) top_is_output = top_is_output || s.output.is_staging;
+    if (p.build_script.empty() || top_is_output || !b.stagings.empty()) return {};
+    StagingScript s{"staging build", &b.requirements, b.python, stdfs::absolute(p.recipe_dir) / p.build_script, {}, {}, nullptr};
+    return run_staging_script(ctx, p, st, s, timing);
+}
+
+// recipe.yaml's staging outputs, each in a work dir of its own (staging-LABEL/N).
+Result<void> run_staging_outputs(Ctx& ctx, const plan::BuildPlan& p, std::map<std::string, Staging>& sts,
+                                 StagingTiming& timing) {
+    const auto& b = *sts.at("").build;
+    for (size_t i = 0; i < b.stagings.size(); ++i) {
+        const render::StagingOutput& so = b.stagings[i];
+        Staging& st = sts[so.name];
+        st.build = &b;
+        stdfs::path base = ctx.work / ("staging-" + b.label) / std::to_string(i);
+        SF_TRY_VOID(prepare_staging(ctx, p, st, base, so.sources, timing));
+        if (so.script.empty() && so.script_lines.empty()) continue;  // no script and no build.sh
+        StagingScript s{"staging output " + so.name, &so.requirements, plan::staging_python(so.requirements, b.variant),
+                        so.script.empty() ? stdfs::path() : stdfs::absolute(p.recipe_dir) / so.script, so.script_lines,
+                        so.script_env, &so};
+        SF_TRY_VOID(run_staging_script(ctx, p, st, s, timing));
+    }
+    return {};
+}
 
 using Setup = PreparedBuild;
 
@@ -536,19 +578,27 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
         ctx.report.stagings.push_back(timing);
         return {};
     }
-    Staging st;
-    st.build = &b;
-    if (auto ok = run_staging(ctx, p, st, timing); !ok) {
-        if (ctx.opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ok.error());
-        fail_staging(ctx, p, b, ok.error(), tally);
+    // "": the top level's work dir; recipe.yaml's staging outputs by name.
+    std::map<std::string, Staging> sts;
+    sts[""].build = &b;
+    auto ran = run_staging(ctx, p, sts[""], timing);
+    if (ran) ran = run_staging_outputs(ctx, p, sts, timing);
+    if (!ran) {
+        if (ctx.opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ran.error());
+        fail_staging(ctx, p, b, ran.error(), tally);
         ctx.report.stagings.push_back(timing);
         return {};
     }
     auto t_out = std::chrono::steady_clock::now();
     {
         Publisher pub(ctx, tally);
-        for (const auto& step : b.steps)
-            if (auto ok = run_step(ctx, p, st, step, tally, pub); !ok) return ok;
+        for (const auto& step : b.steps) {
+            auto st = sts.find(step.output.inherits);
+            if (st == sts.end())
+                return fail(p.name + ": " + step.output.dist() + " inherits '" + step.output.inherits +
+                            "', which is no staging output of this build");
+            if (auto ok = run_step(ctx, p, st->second, step, tally, pub); !ok) return ok;
+        }
         if (auto ok = pub.drain(); !ok) return ok;
     }
     timing.outputs_s = detail::seconds_since(t_out);

@@ -89,6 +89,11 @@ OutputResult output_result(std::string dist, std::string name, std::string varia
 OutputResult output_result(const plan::StagingBuild& b, const plan::Step& step, Status status,
                            std::string detail = {});
 
+// One run_export of a staging output's env: the spec and the package that exported it.
+struct InheritedExport {
+    std::string spec, from;
+};
+
 // Where the staging build keeps what build.sh installed (for `files:` outputs).
 struct Staging {
     const plan::StagingBuild* build = nullptr;
@@ -99,7 +104,15 @@ struct Staging {
     stdfs::path staged;  // copy of the top-level build.sh's new files
     std::vector<std::string> staged_files;
     std::map<std::string, std::string> keys;  // variant keys for the staging script
+    // A recipe.yaml staging output's run_exports (its envs'), which the
+    // outputs inheriting it add to their run requirements.
+    std::vector<InheritedExport> run_exports;
 };
+
+// What the outputs inheriting a staging output get from its run_exports
+// (rattler-build's weak and strong exports; constraints are not inherited).
+std::vector<InheritedExport> staging_run_exports(const render::StagingOutput& s, const env::PreparedEnv& build_env,
+                                                 const env::PreparedEnv& host_env);
 
 // The environment build tools run in: minimal, plus the few variables that
 // locate toolchains and caches (CUDA_HOME, MKLROOT, SOURCE_DATE_EPOCH, ...).
@@ -123,7 +136,8 @@ struct BuiltOutput {
 // and publishes it.
 Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 
-// The test phase of one package file (verify.cpp): "passed", or "none"
+// The test phase of one package file (verify.cpp): "passed" (and why a pip
+// check was skipped), or "none"
 // when the output has no tests.
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
                                  const std::string& recipe_dir);

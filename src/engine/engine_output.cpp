@@ -7,7 +7,9 @@
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
+#include "package/linkage.hpp"
 #include "package/writer.hpp"
+#include "render/pins.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
 #include "script/script_env.hpp"
@@ -59,6 +61,78 @@ void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& 
         if (ignore_from.count(name) || name == o.name || !build_named.count(name)) continue;
         take(re.strong, depends);
         take(re.strong_constrains, constrains);
+    }
+}
+
+// What pin_compatible pins against (rattler-build's compatibility_specs):
+// the packages of the build env, then of the host env over them, by name;
+// a Python the provider stands in counts as the package we export for it.
+struct Resolved {
+    std::string version, build;
+};
+using ResolvedEnvs = std::map<std::string, Resolved>;
+
+Result<ResolvedEnvs> resolved_envs(const Ctx& ctx, const env::PreparedEnv& benv, const env::PreparedEnv& henv) {
+    ResolvedEnvs out;
+    for (const auto& [prefix, e] : {std::pair{ctx.build_prefix, &benv}, std::pair{ctx.host_prefix, &henv}}) {
+        if (e->python) out["python"] = {e->python->version, python_package_build()};
+        auto pkgs = package::read_prefix_packages(prefix);
+        if (!pkgs) return unexpected(pkgs.error());
+        for (const auto& pkg : *pkgs) {
+            // dist: name-version-build, and a name may hold dashes.
+            auto last = pkg.dist.rfind('-');
+            auto mid = last == std::string::npos || last == 0 ? std::string::npos : pkg.dist.rfind('-', last - 1);
+            if (mid == std::string::npos) continue;
+            out[pkg.name] = {pkg.dist.substr(mid + 1, last - mid - 1), pkg.dist.substr(last + 1)};
+        }
+    }
+    return out;
+}
+
+bool has_compatible_pins(const render::RenderedOutput& o) {
+    const auto& R = o.requirements;
+    const auto& X = o.run_exports;
+    for (const auto* l : {&R.run, &R.run_constrained, &X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains})
+        for (const auto& d : *l)
+            if (const types::Pin* p = d.pin(); p && p->kind == types::Pin::Kind::compatible) return true;
+    return false;
+}
+
+// A recipe.yaml output's pin_compatible entries (run, run_constraints,
+// run_exports) become specs against the envs the output was built with.
+Result<void> resolve_compatible_pins(render::RenderedOutput& o, const ResolvedEnvs& envs) {
+    auto& R = o.requirements;
+    auto& X = o.run_exports;
+    for (auto* l : {&R.run, &R.run_constrained, &X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains})
+        for (auto& d : *l) {
+            const types::Pin* p = d.pin();
+            if (!p || p->kind != types::Pin::Kind::compatible) continue;
+            auto it = envs.find(p->name);
+            if (it == envs.end())
+                return fail("pin_compatible('" + p->name + "'): '" + p->name +
+                                "' is in neither the host nor the build environment",
+                            "add it to requirements.host (a host tool the system provider stands in has no version)");
+            auto text = render::apply_v1_pin(*p, it->second.version, it->second.build);
+            if (!text) return unexpected(text.error());
+            auto dep = types::Dependency::parse(*text);
+            if (!dep) return fail("pin_compatible('" + p->name + "') gave no match spec: " + dep.error().message);
+            d = std::move(*dep);
+        }
+    return {};
+}
+
+// A recipe.yaml output inheriting a staging output gets its run_exports
+// unless `inherit: {run_exports: false}`, minus its own ignore_run_exports
+// (by name and from package); never itself.
+void add_inherited_exports(const render::RenderedOutput& o, const std::vector<InheritedExport>& exports,
+                           std::vector<std::string>& depends) {
+    if (o.inherits.empty() || !o.inherit_run_exports) return;
+    std::set<std::string> ignore(o.ignore_run_exports.begin(), o.ignore_run_exports.end()), ignore_from;
+    for (const auto& s : o.ignore_run_exports_from) ignore_from.insert(types::MatchSpec::name_of(s));
+    for (const auto& e : exports) {
+        std::string n = types::MatchSpec::name_of(e.spec);
+        if (n == o.name || ignore.count(n) || ignore_from.count(e.from)) continue;
+        add_unique(depends, e.spec);
     }
 }
 
@@ -138,6 +212,31 @@ Result<package::LinkageOptions> linkage_options(const Ctx& ctx, const render::Re
 }
 
 }  // namespace
+
+std::vector<InheritedExport> staging_run_exports(const render::StagingOutput& s, const env::PreparedEnv& build_env,
+                                                 const env::PreparedEnv& host_env) {
+    render::RenderedOutput as_output;  // apply_run_exports' rules, for the staging output
+    as_output.name = s.name;
+    as_output.requirements = s.requirements;
+    as_output.ignore_run_exports = s.ignore_run_exports;
+    as_output.ignore_run_exports_from = s.ignore_run_exports_from;
+    std::vector<InheritedExport> out;
+    for (const auto& [name, re] : host_env.run_exports) {
+        env::PreparedEnv one;
+        one.run_exports[name] = re;
+        std::vector<std::string> depends, constrains;
+        apply_run_exports(as_output, {}, one, depends, constrains);
+        for (auto& d : depends) out.push_back({std::move(d), name});
+    }
+    for (const auto& [name, re] : build_env.run_exports) {
+        env::PreparedEnv one;
+        one.run_exports[name] = re;
+        std::vector<std::string> depends, constrains;
+        apply_run_exports(as_output, one, {}, depends, constrains);
+        for (auto& d : depends) out.push_back({std::move(d), name});
+    }
+    return out;
+}
 
 Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e) {
     for (const auto& t : e.from_host)
@@ -233,7 +332,7 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
 
 Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
     auto t0 = std::chrono::steady_clock::now();
-    const auto& o = step.output;
+    render::RenderedOutput o = step.output;  // its pin_compatible entries resolve below
     const auto& b = *st.build;
     const std::string dist = o.dist();
     std::error_code ec;
@@ -307,15 +406,23 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
             if (!o.files.empty()) files = script::select_files(files, o.files);
             files = script::package_files(std::move(files));
             if (auto ok = script::copy_files(ctx.host_prefix, files, payload); !ok) return err("payload", ok.error());
-        } else if (!o.files.empty()) {
-            files = script::package_files(script::select_files(st.staged_files, o.files));
+        } else if (!o.files.empty() || !o.inherits.empty()) {
+            // No script: the staged files (`files:` picks; a recipe.yaml
+            // output inheriting a staging output takes them all, as rattler-build).
+            files = script::package_files(o.files.empty() ? st.staged_files : script::select_files(st.staged_files, o.files));
             if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
     }
 
+    if (has_compatible_pins(o)) {  // recipe.yaml's; meta.yaml's are resolved by render
+        auto envs = step.role == plan::Role::metapackage ? ResolvedEnvs{} : resolved_envs(ctx, benv, henv);
+        if (!envs) return err("run requirements", envs.error());
+        if (auto ok = resolve_compatible_pins(o, *envs); !ok) return err("run requirements", ok.error());
+    }
     std::vector<std::string> depends = types::dependency_strings(o.requirements.run),
                              constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
+    add_inherited_exports(o, st.run_exports, depends);
     if (auto ok = export_runtimes(ctx, depends); !ok) return err("runtime", ok.error());
 
     package::MakeOptions mo;

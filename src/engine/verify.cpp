@@ -4,6 +4,7 @@
 
 #include <system_error>
 
+#include "core/try.hpp"
 #include "engine/engine_detail.hpp"
 #include "script/capture.hpp"
 #include "types/match_spec.hpp"
@@ -64,6 +65,23 @@ Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const
     return {};
 }
 
+// `python -m pip check` where the test prefix's Python has pip; false
+// (nothing run) where it has none, which the test result then says.
+Result<bool> pip_check(const Ctx& ctx, const stdfs::path& python, const stdfs::path& cwd, const process::Env& env,
+                       const stdfs::path& log) {
+    std::error_code ec;
+    if (!stdfs::exists(python, ec)) return fail("pip_check: no python in the test prefix (is python a run dependency?)");
+    process::Command probe;
+    probe.argv = {python.string(), "-c", "import pip"};
+    probe.cwd = cwd;
+    probe.env = env;
+    auto has = process::capture(probe);
+    if (!has) return unexpected(has.error());
+    if (has->exit_code != 0) return false;
+    SF_TRY_VOID(run_one(ctx, {python.string(), "-m", "pip", "check"}, cwd, env, log, "python -m pip check"));
+    return true;
+}
+
 // Copies `src` to `rel` below the test dir, walking the test dir one
 // component at a time: no "..", no symlink (one an earlier entry copied) on
 // the way, so nothing lands outside it.
@@ -87,15 +105,21 @@ Result<void> copy_test_file(const stdfs::path& src, const stdfs::path& rel, cons
 
 }  // namespace
 
-Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
-                                 const std::string& recipe_dir) {
-    const auto& t = step.output.test;
+namespace {
+
+// One test (meta.yaml's test section, or one recipe.yaml tests: item) in a
+// fresh prefix: the package, its run dependencies and the test's own.
+Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg, const std::string& recipe_dir,
+                             const types::Test& t) {
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
     std::error_code ec;
     env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python};
     if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
                                            [](const types::Dependency& d) { return d.name() == "python"; }))
         spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
+    // rattler-build installs pip for pip_check; the system provider has no pip
+    // package to install (its Python package carries no site-packages).
+    if (t.pip_check && ctx.opts.provider != env::ProviderKind::system) spec.specs.push_back("pip");
     auto prepared = (ctx.test_provider ? *ctx.test_provider : *ctx.provider).create(spec);
     if (!prepared) return fail("creating the test prefix: " + prepared.error().str());
 
@@ -144,12 +168,32 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
         if (auto ok = run_one(ctx, {python.string(), "-c", "import " + m}, cwd, env, log, "import " + m); !ok)
             return unexpected(ok.error());
     }
+    std::string result = "passed";
+    if (t.pip_check) {
+        SF_TRY(pip, pip_check(ctx, python, cwd, env, log));
+        if (!pip) result = "passed, pip check skipped (no pip in the test prefix)";
+    }
     for (const auto& c : t.commands)
         if (auto ok = run_one(ctx, {"bash", "-eo", "pipefail", "-c", c}, cwd, env, log, c); !ok)
             return unexpected(ok.error());
     stdfs::remove_all(ctx.test_prefix, ec);
     stdfs::remove_all(cwd, ec);
-    return std::string("passed");
+    return result;
+}
+
+}  // namespace
+
+Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
+                                 const std::string& recipe_dir) {
+    const auto& elements = step.output.test_elements;
+    if (elements.empty()) return run_test(ctx, step, pkg, recipe_dir, step.output.test);
+    // recipe.yaml: each tests: item in an environment of its own, as rattler-build runs them.
+    std::string result = "none";
+    for (const auto& t : elements) {
+        SF_TRY(r, run_test(ctx, step, pkg, recipe_dir, t));
+        if (r != "none" && (result == "none" || r != "passed")) result = r;  // a skipped pip check stays said
+    }
+    return result;
 }
 
 }  // namespace sf::engine::detail

@@ -37,8 +37,8 @@ bool mentions_python(const std::vector<types::Dependency>& deps) {
     return false;
 }
 
-// The staging build's Python: "python 3.12" in the top-level host (megabuild),
-// else a bare "python" means the variant's Python.
+}  // namespace
+
 std::string staging_python(const render::Requirements& r, const variant::Variant& v) {
     for (const auto& d : r.host) {
         if (d.name() != "python") continue;
@@ -50,8 +50,11 @@ std::string staging_python(const render::Requirements& r, const variant::Variant
     return "";
 }
 
+namespace {
+
+// An output inheriting a staging output packages its files, script or not.
 bool is_metapackage(const render::RenderedOutput& o) {
-    return !o.is_staging && o.script.empty() && o.script_lines.empty() && o.files.empty();
+    return !o.is_staging && o.script.empty() && o.script_lines.empty() && o.files.empty() && o.inherits.empty();
 }
 
 std::string label_of(const variant::Variant& v, bool cuda) {
@@ -114,9 +117,7 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
         b.variant = rr.tops[t].variant;
         b.requirements = rr.tops[t].requirements;
         b.sources = rr.tops[t].sources;
-        b.script = rr.tops[t].script;
-        b.script_lines = rr.tops[t].script_lines;
-        b.script_env = rr.tops[t].script_env;
+        b.stagings = rr.tops[t].stagings;
         std::vector<const render::RenderedOutput*> outs;
         for (const auto& o : rr.outputs)
             if (o.top_variant == static_cast<int>(t)) outs.push_back(&o);

@@ -50,11 +50,9 @@ struct StagingBuild {
     std::string python;         // the staging build's Python ("3.12" in megabuild), or ""
     render::Requirements requirements;  // the top level's build/host requirements
     std::vector<types::Source> sources;  // the top level's sources for this variant
-    // recipe.yaml's staging script (file relative to the recipe, or lines)
-    // and its env; empty: the plan's build_script.
-    std::string script;
-    std::vector<std::string> script_lines;
-    std::map<std::string, std::string> script_env;
+    // recipe.yaml's staging outputs, each built once before the steps that
+    // inherit it; none: the plan's build_script is the staging build.
+    std::vector<render::StagingOutput> stagings;
     std::vector<Step> steps;
     bool needs_cuda = false;
 };
@@ -76,6 +74,10 @@ struct BuildPlan {
 
 // The Python of an output: its variant's `python`, or "" when it has none.
 std::string python_of(const render::RenderedOutput& o);
+
+// A staging build's Python: "python 3.12" in its host requirements
+// (megabuild), else a bare "python" means the variant's Python; "" for none.
+std::string staging_python(const render::Requirements& r, const variant::Variant& v);
 
 // Whether an output needs the CUDA compiler (cuda-nvcc / nvcc requirement or
 // a cuda_compiler_version other than None).

@@ -44,7 +44,9 @@ struct RenderedOutput {
     types::RunExportDeps run_exports;
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
     PostBuildKeys post_build;
-    types::Test test;
+    types::Test test;  // recipe.yaml: all its tests: items together (info/test)
+    // recipe.yaml: each tests: item (python, script), run in an env of its own.
+    std::vector<types::Test> test_elements;
     nlohmann::json about = nlohmann::json::object();
     std::string script;            // output script file, relative to the recipe
     std::vector<std::string> script_lines;  // build/script as inline commands
@@ -58,21 +60,38 @@ struct RenderedOutput {
     std::string hash;         // "h1234abc" or "" when nothing is hashed
     variant::Variant variant;  // the full variant this output was rendered with
     int top_variant = 0;       // index of the staging (top-level) variant it belongs to
+    // recipe.yaml: the staging output it inherits ("": the top level), and
+    // whether that one's run_exports reach it (`inherit: {run_exports: false}`).
+    std::string inherits;
+    bool inherit_run_exports = true;
 
     std::string dist() const { return name + "-" + version + "-" + build_string; }
+};
+
+// recipe.yaml's `- staging:` output for one staging variant: built once, in a
+// work dir of its own (the top level's sources, then its own), before the
+// outputs that inherit it; they start from its work dir and its prefix files.
+struct StagingOutput {
+    std::string name;
+    Requirements requirements;  // build and host
+    std::vector<types::Source> sources;
+    // Its script: a file relative to the recipe (build.sh when it names none
+    // and the recipe has one, as rattler-build's default script), or lines.
+    std::string script;
+    std::vector<std::string> script_lines;
+    std::map<std::string, std::string> script_env;
+    std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
 };
 
 // One staging (top-level) variant, with what the top level itself declares
 // for it: its requirements and its sources (both may depend on the variant).
 struct TopVariant {
     variant::Variant variant;
-    Requirements requirements;
+    Requirements requirements;  // recipe.yaml: the staging outputs' together
     std::vector<types::Source> sources;
-    // recipe.yaml's staging output script (meta.yaml's is the recipe's
-    // build.sh, RenderedRecipe::build_script): a file or inline lines, and env.
-    std::string script;
-    std::vector<std::string> script_lines;
-    std::map<std::string, std::string> script_env;
+    // recipe.yaml's staging outputs, in recipe order (meta.yaml's staging
+    // build is the recipe's build.sh, RenderedRecipe::build_script).
+    std::vector<StagingOutput> stagings;
 };
 
 // Which front end made a RenderedRecipe: conda-build's meta.yaml or

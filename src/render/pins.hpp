@@ -20,6 +20,12 @@ namespace sf::render {
 std::string apply_pin_expressions(const std::string& version, const std::string& min_pin,
                                   const std::string& max_pin);
 
+// rattler-build's Pin::apply (recipe.yaml pins): the spec a pin gives against
+// the version and build of the package it names. Bounds are `x.x` expressions
+// (min_pin/max_pin: ">=1.2", "<1.3.0a0", as rattler's Version bumps them) or
+// versions (lower_bound/upper_bound, taken as written); "" is no bound.
+Result<std::string> apply_v1_pin(const types::Pin& p, const std::string& version, const std::string& build);
+
 // conda-build's ensure_valid_spec: "gxx_linux-64 13" -> "gxx_linux-64 13.*".
 std::string ensure_valid_spec(const std::string& spec);
 std::string ensure_valid_spec_by_regex(const std::string& spec);  // the same by conda-build's regex, for tests

@@ -2,6 +2,7 @@
 // Stage0Recipe/MultiOutputRecipe::evaluate), and the static key scan.
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "core/try.hpp"
 #include "render/v1_detail.hpp"
@@ -49,16 +50,29 @@ struct ReqList {
     std::set<std::string> free;  // names without a version, normalized
 };
 
-Result<types::Pin> to_pin(const Value& d, const std::string& where) {
+// A bound is an `x.x` expression or a version (rattler-build's PinBound);
+// null is no bound; an empty string is an error there, and here.
+Result<void> pin_bound(const Value* v, std::string& expr, std::string& version, const char* what, const SourceLoc& at) {
+    if (!v) return {};
+    expr.clear();
+    if (v->is_none()) return {};
+    std::string s(str::trim(to_text(*v)));
+    if (s.empty()) return fail(at, std::string(what) + " is an empty string", "give an expression like 'x.x', a version, or None");
+    if (s.find_first_not_of("x.") == std::string::npos) expr = s;
+    else version = s;
+    return {};
+}
+
+Result<types::Pin> to_pin(const Value& d, const SourceLoc& at) {
     types::Pin p;
     p.kind = d.get(kPinKey)->as_string() == "pin_compatible" ? types::Pin::Kind::compatible : types::Pin::Kind::subpackage;
     p.name = d.get("name")->as_string();
     p.min_pin = "x.x.x.x.x.x";
     p.max_pin = "x";
-    if (const Value* v = d.get("lower_bound")) p.min_pin = v->is_none() ? "" : to_text(*v);
-    if (const Value* v = d.get("upper_bound")) p.max_pin = v->is_none() ? "" : to_text(*v);
+    SF_TRY_VOID(pin_bound(d.get("lower_bound"), p.min_pin, p.lower_bound, "lower_bound", at));
+    SF_TRY_VOID(pin_bound(d.get("upper_bound"), p.max_pin, p.upper_bound, "upper_bound", at));
     if (const Value* v = d.get("exact")) p.exact = v->truthy();
-    (void)where;
+    if (const Value* v = d.get("build"); v && !v->is_none()) p.build = to_text(*v);
     return p;
 }
 
@@ -69,7 +83,7 @@ Result<ReqList> req_list(Env& env, const YamlNode* n, const std::string& what) {
     for (const YamlNode* item : items) {
         SF_TRY(v, env.value(*item));
         if (v.is_dict() && v.get(kPinKey)) {
-            SF_TRY(pin, to_pin(v, what));
+            SF_TRY(pin, to_pin(v, env.recipe().at(*item)));
             out.deps.emplace_back(std::move(pin));
             continue;
         }
@@ -153,12 +167,16 @@ struct BuildFields {
     const YamlNode* variant = nullptr;
 };
 
-void pick(BuildFields& f, const YamlNode* build) {
+// Whether an output takes the top level's build.script when it has none:
+// rattler-build merges it into outputs that inherit the top level only.
+enum class TopScript { merge, ignore };
+
+void pick(BuildFields& f, const YamlNode* build, TopScript script = TopScript::merge) {
     if (!build || !build->is_mapping()) return;
     if (auto* x = build->find("number")) f.number = x;
     if (auto* x = build->find("string")) f.string = x;
     if (auto* x = build->find("noarch")) f.noarch = x;
-    if (auto* x = build->find("script")) f.script = x;
+    if (auto* x = build->find("script"); x && script == TopScript::merge) f.script = x;
     if (auto* x = build->find("variant")) f.variant = x;
 }
 
@@ -206,10 +224,18 @@ Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::ve
     return {};
 }
 
-Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own_build, Evaluated& ev) {
+// rattler-build's default script: with no file, content or lines given,
+// build.sh in the recipe directory when there is one (else nothing runs).
+void default_script(const recipe::V1Recipe& r, std::string& file, const std::vector<std::string>& lines) {
+    std::error_code ec;
+    if (file.empty() && lines.empty() && std::filesystem::is_regular_file(r.dir / "build.sh", ec)) file = "build.sh";
+}
+
+Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own_build, Evaluated& ev,
+                        TopScript top_script = TopScript::merge) {
     const recipe::V1Recipe& r = env.recipe();
     BuildFields f;
-    pick(f, top_build);
+    pick(f, top_build, top_script);
     pick(f, own_build);
     SF_TRY(skip_top, skipped(env, top_build ? top_build->find("skip") : nullptr));
     SF_TRY(skip_own, skipped(env, own_build && own_build != top_build ? own_build->find("skip") : nullptr));
@@ -289,9 +315,7 @@ Result<void> eval_requirements(Env& env, const YamlNode* req, Evaluated& ev, std
     return {};
 }
 
-// A script test's `requirements.run` and `files` (recipe/source). rattler-build
-// gives each test its own environment; ours is one per output, so the
-// requirements of all script tests meet in it (as a v0 `test: requires:`).
+// A script test's `requirements.run` and `files` (recipe/source).
 Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
     if (const YamlNode* req = t.find("requirements"); req && req->is_mapping()) {
         SF_TRY(l, req_list(env, req->find("run"), "tests.requirements.run"));
@@ -306,25 +330,43 @@ Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
     return {};
 }
 
+// Each tests: item as its own Test (the engine gives each a fresh env, as
+// rattler-build does), and all of them merged into the output's test (info/test).
 Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
     if (!tests) return {};
     SF_TRY(items, env.items(*tests));
     for (const YamlNode* t : items) {
         if (!t->is_mapping()) continue;
+        types::Test one;
         if (const YamlNode* py = t->find("python"); py && py->is_mapping()) {
             SF_TRY(imports, string_list(env, py->find("imports")));
-            for (auto& i : imports) ev.out.test.imports.push_back(std::move(i));
+            one.imports = std::move(imports);
+            one.pip_check = true;  // rattler-build's default
+            if (const YamlNode* pc = py->find("pip_check")) {
+                SF_TRY(v, env.value(*pc));
+                if (!v.is_bool()) return fail(env.recipe().at(*pc), "pip_check must be true or false");
+                one.pip_check = v.as_bool();
+            }
         }
         if (const YamlNode* sc = t->find("script")) {
             env.set_lenient(true);
             auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
             env.set_lenient(false);
             if (!cmds) return unexpected(cmds.error());
-            for (auto& c : *cmds) ev.out.test.commands.push_back(std::move(c));
-            SF_TRY_VOID(eval_test_needs(env, *t, ev.out.test));
+            one.commands = std::move(*cmds);
+            SF_TRY_VOID(eval_test_needs(env, *t, one));
         }
         for (const auto& [k, v] : t->pairs)
             if (k.scalar != "script") SF_TRY_VOID(touch(env, v));
+        if (one.empty()) continue;
+        types::Test& all = ev.out.test;
+        all.imports.insert(all.imports.end(), one.imports.begin(), one.imports.end());
+        all.commands.insert(all.commands.end(), one.commands.begin(), one.commands.end());
+        all.requires_.insert(all.requires_.end(), one.requires_.begin(), one.requires_.end());
+        all.files.insert(all.files.end(), one.files.begin(), one.files.end());
+        all.source_files.insert(all.source_files.end(), one.source_files.begin(), one.source_files.end());
+        all.pip_check = all.pip_check || one.pip_check;
+        ev.out.test_elements.push_back(std::move(one));
     }
     return {};
 }
@@ -343,14 +385,31 @@ nlohmann::json used_variant(const Env& env, const Vars& variant, const std::set<
     return used;
 }
 
-Result<std::string> inherit_name(Env& env, const YamlNode* inh) {
-    if (!inh || inh->is_null()) return std::string();
-    if (inh->is_mapping()) {
-        const YamlNode* from = inh->find("from");
-        if (!from) return fail(env.recipe().at(*inh), "inherit needs 'from:'");
-        return env.text(*from);
+// `inherit: name` or `inherit: {from: name, run_exports: false}`; null or
+// absent: the top level.
+struct Inherit {
+    std::string from;
+    bool run_exports = true;
+};
+
+Result<Inherit> inherit_of(Env& env, const YamlNode* inh) {
+    Inherit out;
+    if (!inh || inh->is_null()) return out;
+    if (!inh->is_mapping()) {
+        SF_TRY(name, env.text(*inh));
+        out.from = name;
+        return out;
     }
-    return env.text(*inh);
+    const YamlNode* from = inh->find("from");
+    if (!from) return fail(env.recipe().at(*inh), "inherit needs 'from:'");
+    SF_TRY(name, env.text(*from));
+    out.from = name;
+    if (const YamlNode* re = inh->find("run_exports")) {
+        SF_TRY(v, env.value(*re));
+        if (!v.is_bool()) return fail(env.recipe().at(*re), "inherit run_exports must be true or false");
+        out.run_exports = v.as_bool();
+    }
+    return out;
 }
 
 Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o, const std::map<std::string, Staging>& stagings) {
@@ -368,11 +427,18 @@ Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o,
     if (!ver) return fail(r.at(*pkg), "missing field 'version' for output '" + name + "'", "set package.version or recipe.version");
     SF_TRY(version, env.text(*ver));
     ev.out.version = version;
-    SF_TRY_VOID(eval_build(env, multi ? root.find("build") : nullptr, o.find("build"), ev));
+    SF_TRY(inh, inherit_of(env, multi ? o.find("inherit") : nullptr));
+    const std::string& inherit = inh.from;
+    ev.out.inherits = inherit;
+    ev.out.inherit_run_exports = inh.run_exports;
+    SF_TRY_VOID(eval_build(env, multi ? root.find("build") : nullptr, o.find("build"), ev,
+                           inherit.empty() ? TopScript::merge : TopScript::ignore));
+    // Only a single-output recipe finds build.sh by itself; an output of a
+    // multi-output recipe runs nothing unless it names a script.
+    if (!multi) default_script(r, ev.out.script, ev.out.script_lines);
     std::set<std::string> free;
     SF_TRY_VOID(eval_requirements(env, o.find("requirements"), ev, free));
-    SF_TRY(inherit, inherit_name(env, multi ? o.find("inherit") : nullptr));
-    if (multi && (!o.find("inherit") || inherit.empty())) {
+    if (multi && inherit.empty()) {
         if (const auto* s = root.find("source")) SF_TRY_VOID(touch(env, *s));
         SF_TRY_VOID(eval_tests(env, root.find("tests"), ev));
     }
@@ -466,6 +532,37 @@ Result<std::vector<types::Source>> eval_sources(Env& env, const YamlNode* source
     return out;
 }
 
+namespace {
+
+// One `- staging:` output as the engine builds it: the top level's sources
+// and its own, its build and host requirements, its script (or build.sh).
+Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vector<types::Source>& top_sources) {
+    StagingOutput st;
+    SF_TRY(name, env.text(*o.find("staging")->find("name")));
+    st.name = name;
+    SF_TRY(own, eval_sources(env, o.find("source")));
+    st.sources = top_sources;
+    st.sources.insert(st.sources.end(), own.begin(), own.end());
+    Evaluated tmp;
+    std::set<std::string> free;
+    SF_TRY_VOID(eval_requirements(env, o.find("requirements"), tmp, free));
+    st.requirements.build = std::move(tmp.out.requirements.build);
+    st.requirements.host = std::move(tmp.out.requirements.host);
+    st.ignore_run_exports = std::move(tmp.out.ignore_run_exports);
+    st.ignore_run_exports_from = std::move(tmp.out.ignore_run_exports_from);
+    const YamlNode* build = o.find("build");
+    if (const YamlNode* script = build && build->is_mapping() ? build->find("script") : nullptr) {
+        env.set_lenient(true);  // build-time names are not known yet
+        auto ok = eval_script(env, *script, st.script, st.script_lines, st.script_env);
+        env.set_lenient(false);
+        SF_TRY_VOID(ok);
+    }
+    default_script(env.recipe(), st.script, st.script_lines);
+    return st;
+}
+
+}  // namespace
+
 Result<TopVariant> eval_top(Env& env, const variant::Variant& variant) {
     const recipe::V1Recipe& r = env.recipe();
     TopVariant top;
@@ -476,23 +573,12 @@ Result<TopVariant> eval_top(Env& env, const variant::Variant& variant) {
     SF_TRY(outputs, env.items(*r.section("outputs")));
     for (const YamlNode* o : outputs) {
         if (!o->find("staging")) continue;
-        SF_TRY(own, eval_sources(env, o->find("source")));
-        top.sources.insert(top.sources.end(), own.begin(), own.end());
-        Evaluated tmp;
-        std::set<std::string> free;
-        SF_TRY_VOID(eval_requirements(env, o->find("requirements"), tmp, free));
-        const YamlNode* build = o->find("build");
-        const YamlNode* script = build && build->is_mapping() ? build->find("script") : nullptr;
-        // The engine runs one staging build per variant: the first staging script.
-        if (script && top.script.empty() && top.script_lines.empty()) {
-            env.set_lenient(true);  // build-time names are not known yet
-            auto ok = eval_script(env, *script, top.script, top.script_lines, top.script_env);
-            env.set_lenient(false);
-            SF_TRY_VOID(ok);
-        }
-        auto& R = tmp.out.requirements;
-        top.requirements.build.insert(top.requirements.build.end(), R.build.begin(), R.build.end());
-        top.requirements.host.insert(top.requirements.host.end(), R.host.begin(), R.host.end());
+        SF_TRY(st, staging_output(env, *o, top.sources));
+        // The plan decides Python and CUDA from all staging requirements.
+        for (auto [from, into] : {std::pair{&st.requirements.build, &top.requirements.build},
+                                  std::pair{&st.requirements.host, &top.requirements.host}})
+            into->insert(into->end(), from->begin(), from->end());
+        top.stagings.push_back(std::move(st));
     }
     return top;
 }

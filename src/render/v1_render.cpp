@@ -212,32 +212,33 @@ const Item* pinned(const std::vector<Item>& items, const Item& self, const std::
     return any;
 }
 
-// Every pin_subpackage becomes a match spec against the output it names.
-void resolve_subpackage_pins(std::vector<Item>& items) {
+// Every pin_subpackage becomes a match spec against the output it names, by
+// rattler-build's pin arithmetic (pin_compatible waits for the host env: engine).
+Result<void> resolve_subpackage_pins(std::vector<Item>& items) {
     for (auto& it : items) {
-        auto fix = [&](std::vector<types::Dependency>& deps) {
+        auto fix = [&](std::vector<types::Dependency>& deps) -> Result<void> {
             for (auto& d : deps) {
                 const types::Pin* p = d.pin();
                 if (!p || p->kind != types::Pin::Kind::subpackage) continue;
                 const Item* to = pinned(items, it, p->name);
                 if (!to) continue;
-                const auto& o = to->ev.out;
-                std::string text = p->exact ? p->name + " ==" + o.version + " " + o.build_string
-                                            : p->name + " " + apply_pin_expressions(o.version, p->min_pin.empty() ? "x.x.x.x.x.x" : p->min_pin,
-                                                                                       p->max_pin);
-                if (!p->exact && p->min_pin.empty() && p->max_pin.empty()) text = p->name;
-                if (auto dep = types::Dependency::parse(std::string(str::trim(text))); dep) d = std::move(*dep);
+                auto text = apply_v1_pin(*p, to->ev.out.version, to->ev.out.build_string);
+                if (!text) return fail(it.ev.out.name + ": " + text.error().message);
+                if (auto dep = types::Dependency::parse(*text); dep) d = std::move(*dep);
             }
+            return {};
         };
         auto& R = it.ev.out.requirements;
         // rattler-build's stage1 recipe.requirements, before its finalized
         // dependencies: pins unresolved (printed by name), free specs bare.
         it.ev.out.nonfinal_requirements = R;
-        for (auto* l : {&R.build, &R.host, &R.run, &R.run_constrained}) fix(*l);
+        for (auto* l : {&R.build, &R.host, &R.run, &R.run_constrained}) SF_TRY_VOID(fix(*l));
         auto& X = it.ev.out.run_exports;
-        for (auto* l : {&X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains}) fix(*l);
-        fix(it.ev.out.test.requires_);
+        for (auto* l : {&X.weak, &X.strong, &X.noarch, &X.weak_constrains, &X.strong_constrains}) SF_TRY_VOID(fix(*l));
+        SF_TRY_VOID(fix(it.ev.out.test.requires_));
+        for (auto& t : it.ev.out.test_elements) SF_TRY_VOID(fix(t.requires_));
     }
+    return {};
 }
 
 Result<void> finalize(Item& it, const std::vector<Item>& items, v1::Env& env, const Combo& combo) {
@@ -420,7 +421,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         envs.push_back(std::move(env));
     }
     SF_TRY_VOID(build_strings(items, envs, combos));
-    resolve_subpackage_pins(items);
+    SF_TRY_VOID(resolve_subpackage_pins(items));
     rr.staging_keys.assign(staging_keys.begin(), staging_keys.end());
     SF_TRY(combo_top, group_tops(rr, envs, combos));
     std::set<std::string> dists, keys;

@@ -19,8 +19,9 @@ struct Pin {
     Kind kind = Kind::subpackage;
     std::string name;
     std::string min_pin = "x.x.x.x.x.x", max_pin = "x";
-    std::string lower_bound, upper_bound;  // pin_compatible only
+    std::string lower_bound, upper_bound;  // pin_compatible only (v1: either pin, as versions)
     bool exact = false;
+    std::string build;  // v1's build= : a build string glob after the bounds
 
     friend bool operator==(const Pin&, const Pin&) = default;
 };

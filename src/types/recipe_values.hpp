@@ -65,6 +65,7 @@ struct Test {
     std::vector<std::string> commands, imports;
     std::vector<Dependency> requires_;
     std::vector<std::string> files, source_files;
+    bool pip_check = false;  // recipe.yaml's python test: `python -m pip check` where pip is
     bool empty() const { return commands.empty() && imports.empty() && files.empty(); }
 };
 

@@ -102,3 +102,59 @@ TEST_CASE("dependencies_of: a spec keeps its text as written") {
     REQUIRE(d);
     CHECK((*d)[0].str() == "foo >=1 ");
 }
+
+namespace {
+
+std::string v1_pin(const std::string& lower, const std::string& upper, const std::string& version) {
+    types::Pin p;
+    p.name = "foo";
+    p.min_pin = p.max_pin = "";
+    auto bound = [](const std::string& b, std::string& expr, std::string& ver) {
+        (b.find_first_not_of("x.") == std::string::npos ? expr : ver) = b;
+    };
+    if (!lower.empty()) bound(lower, p.min_pin, p.lower_bound);
+    if (!upper.empty()) bound(upper, p.max_pin, p.upper_bound);
+    auto r = render::apply_v1_pin(p, version, "h1234_0");
+    REQUIRE(r);
+    return *r;
+}
+
+}  // namespace
+
+TEST_CASE("apply_v1_pin: rattler-build's pin arithmetic (test-data/pins.yaml)") {
+    CHECK(v1_pin("x.x", "x.x.x", "9.0") == "foo >=9.0,<9.0.1.0a0");
+    CHECK(v1_pin("x.x", "x.x", "1.2.3") == "foo >=1.2,<1.3.0a0");
+    CHECK(v1_pin("x.x.x.x", "x.x.x", "9") == "foo >=9,<9.0.1.0a0");
+    CHECK(v1_pin("", "x.x", "9d") == "foo <9d.1.0a0");
+    CHECK(v1_pin("", "x", "9d") == "foo <10a");
+    CHECK(v1_pin("x", "x", "9d") == "foo >=9d,<10a");
+    CHECK(v1_pin("x.x.x", "", "1.2.3") == "foo >=1.2.3");
+    CHECK(v1_pin("x.x.x", "x.x.x", "1.0.2j") == "foo >=1.0.2j,<1.0.3a");
+    CHECK(v1_pin("x.x.x", "x.x.x.x", "1.0.2j") == "foo >=1.0.2j,<1.0.2j.1.0a0");
+    CHECK(v1_pin("x.x", "x.x.x", "5!1.2.3") == "foo >=5!1.2,<5!1.2.4.0a0");
+    CHECK(v1_pin("x.x", "x.x.x", "5!1.2.3+3.4") == "foo >=5!1.2+3.4,<5!1.2.4.0a0");
+    CHECK(v1_pin("1.2", "1.2.5", "1.2.3") == "foo >=1.2,<1.2.5");
+    CHECK(v1_pin("x", "1.2.9", "1.2.3") == "foo >=1,<1.2.9");
+    CHECK(v1_pin("1.0.1", "x.x", "1.2.3") == "foo >=1.0.1,<1.3.0a0");
+    // The defaults (x.x.x.x.x.x, x): the whole version, the next major.
+    CHECK(v1_pin("x.x.x.x.x.x", "x", "3.12.1") == "foo >=3.12.1,<4.0a0");
+}
+
+TEST_CASE("apply_v1_pin: exact pins version and build, build= follows the bounds, empty expressions fail") {
+    types::Pin p;
+    p.name = "foo";
+    p.exact = true;
+    CHECK(*render::apply_v1_pin(p, "1.2.3", "h1234_0") == "foo ==1.2.3 h1234_0");
+    p.exact = false;
+    p.max_pin = "x.x";
+    p.build = "*cuda*";
+    CHECK(*render::apply_v1_pin(p, "1.2.3", "h1234_0") == "foo >=1.2.3,<1.3.0a0 *cuda*");
+    p.exact = true;
+    CHECK_FALSE(render::apply_v1_pin(p, "1.2.3", "h1234_0"));
+    p.exact = false;
+    p.build.clear();
+    p.max_pin = "..";
+    auto r = render::apply_v1_pin(p, "1.2.3", "h1234_0");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("needs at least `x`") != std::string::npos);
+}

@@ -268,9 +268,12 @@ outputs:
       name: libe
 )");
     REQUIRE(rr.tops.size() == 1);
-    CHECK(rr.tops[0].script == "build.sh");
-    CHECK(rr.tops[0].script_lines.empty());
-    CHECK(rr.tops[0].script_env == std::map<std::string, std::string>{{"STAGE", "build"}, {"VER", "2"}});
+    REQUIRE(rr.tops[0].stagings.size() == 1);
+    const StagingOutput& cache = rr.tops[0].stagings[0];
+    CHECK(cache.name == "cache");
+    CHECK(cache.script == "build.sh");
+    CHECK(cache.script_lines.empty());
+    CHECK(cache.script_env == std::map<std::string, std::string>{{"STAGE", "build"}, {"VER", "2"}});
     std::map<std::string, const RenderedOutput*> by;
     for (const auto& o : rr.outputs) by[o.name] = &o;
     REQUIRE(by.size() == 5);
@@ -321,6 +324,222 @@ outputs:
     CHECK(b.test.files == std::vector<std::string>{"smoke_test.py"});
     CHECK(b.test.source_files == std::vector<std::string>{"tests/"});
     CHECK(a.test.empty());
+    // Each tests: item on its own too, for an environment of its own.
+    REQUIRE(b.test_elements.size() == 2);
+    CHECK(b.test_elements[0].imports == std::vector<std::string>{"b"});
+    CHECK(b.test_elements[0].requires_.empty());
+    CHECK(b.test_elements[1].commands == std::vector<std::string>{"b --version"});
+    REQUIRE(b.test_elements[1].requires_.size() == 2);
+    CHECK(b.test_elements[1].requires_[1].str() == "liba ==2.0 " + a.build_string);
+    CHECK(a.test_elements.empty());
+}
+
+namespace {
+
+// A recipe directory with recipe.yaml and, when asked, build.sh.
+RenderedRecipe render_dir_with(const fs::TempDir& tmp, const std::string& text, bool with_build_sh) {
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe.yaml", text));
+    if (with_build_sh) REQUIRE(fs::write_file_atomic(tmp.path() / "build.sh", "echo built\n"));
+    auto r = recipe::load_v1_recipe(tmp.path());
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto rr = render_v1(*r, *sel);
+    INFO((rr ? std::string() : rr.error().str()));
+    REQUIRE(rr);
+    return *rr;
+}
+
+const RenderedOutput& output_named(const RenderedRecipe& rr, const std::string& name) {
+    for (const auto& o : rr.outputs)
+        if (o.name == name) return o;
+    FAIL("no output " << name);
+    return rr.outputs.front();
+}
+
+}  // namespace
+
+TEST_CASE("v1 default script: build.sh for a single-output recipe and a staging output, never a package output") {
+    SECTION("single output, no build.script") {
+        fs::TempDir tmp("sf-v1-default");
+        auto rr = render_dir_with(tmp, "package:\n  name: one\n  version: 1.0\n", true);
+        CHECK(rr.outputs.at(0).script == "build.sh");
+    }
+    SECTION("single output, script env only: the default content still finds build.sh") {
+        fs::TempDir tmp("sf-v1-default");
+        auto rr = render_dir_with(tmp, "package:\n  name: one\n  version: 1.0\nbuild:\n  script:\n    env:\n      A: b\n", true);
+        CHECK(rr.outputs.at(0).script == "build.sh");
+        CHECK(rr.outputs.at(0).script_env == std::map<std::string, std::string>{{"A", "b"}});
+    }
+    SECTION("no build.sh in the recipe: nothing to run") {
+        fs::TempDir tmp("sf-v1-default");
+        auto rr = render_dir_with(tmp, "package:\n  name: one\n  version: 1.0\n", false);
+        CHECK(rr.outputs.at(0).script.empty());
+    }
+    SECTION("multi-output: the staging output finds build.sh, package outputs do not") {
+        fs::TempDir tmp("sf-v1-default");
+        auto rr = render_dir_with(tmp, R"(recipe:
+  name: split
+  version: 1.0
+outputs:
+  - staging:
+      name: cache
+  - package:
+      name: liba
+    inherit: cache
+  - package:
+      name: libb
+)", true);
+        REQUIRE(rr.tops.size() == 1);
+        REQUIRE(rr.tops[0].stagings.size() == 1);
+        CHECK(rr.tops[0].stagings[0].script == "build.sh");
+        CHECK(output_named(rr, "liba").script.empty());
+        CHECK(output_named(rr, "libb").script.empty());
+    }
+    SECTION("multi-output: the top-level build.script reaches outputs inheriting the top level only") {
+        fs::TempDir tmp("sf-v1-default");
+        auto rr = render_dir_with(tmp, R"(recipe:
+  name: split
+  version: 1.0
+build:
+  script: top.sh
+outputs:
+  - staging:
+      name: cache
+    build:
+      script: cache.sh
+  - package:
+      name: liba
+    inherit: cache
+  - package:
+      name: libb
+)", false);
+        CHECK(rr.tops[0].stagings[0].script == "cache.sh");
+        CHECK(output_named(rr, "liba").script.empty());
+        CHECK(output_named(rr, "libb").script == "top.sh");
+    }
+}
+
+TEST_CASE("v1 staging outputs: each keeps its sources, requirements and script, and outputs name the one they inherit") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+source:
+  path: src
+outputs:
+  - staging:
+      name: cache-a
+    source:
+      path: extra-a
+    requirements:
+      host:
+        - zlib
+      ignore_run_exports:
+        by_name:
+          - libzlib
+    build:
+      script: a.sh
+  - staging:
+      name: cache-b
+    requirements:
+      build:
+        - cmake
+    build:
+      script:
+        - echo b
+  - package:
+      name: from-a
+    inherit: cache-a
+  - package:
+      name: from-b
+    inherit:
+      from: cache-b
+      run_exports: false
+  - package:
+      name: top
+)");
+    REQUIRE(rr.tops.size() == 1);
+    const auto& top = rr.tops[0];
+    REQUIRE(top.sources.size() == 1);  // the top level's own
+    REQUIRE(top.stagings.size() == 2);
+    const auto& a = top.stagings[0];
+    const auto& b = top.stagings[1];
+    CHECK(a.name == "cache-a");
+    REQUIRE(a.sources.size() == 2);
+    CHECK(a.sources[0].path == "src");
+    CHECK(a.sources[1].path == "extra-a");
+    CHECK(types::dependency_strings(a.requirements.host) == std::vector<std::string>{"zlib"});
+    CHECK(a.ignore_run_exports == std::vector<std::string>{"libzlib"});
+    CHECK(a.script == "a.sh");
+    CHECK(b.name == "cache-b");
+    CHECK(b.sources.size() == 1);
+    CHECK(types::dependency_strings(b.requirements.build) == std::vector<std::string>{"cmake"});
+    CHECK(b.script_lines == std::vector<std::string>{"echo b"});
+    // The plan's view: both stagings' requirements together.
+    CHECK(types::dependency_strings(top.requirements.host) == std::vector<std::string>{"zlib"});
+    CHECK(types::dependency_strings(top.requirements.build) == std::vector<std::string>{"cmake"});
+    CHECK(output_named(rr, "from-a").inherits == "cache-a");
+    CHECK(output_named(rr, "from-a").inherit_run_exports);
+    CHECK(output_named(rr, "from-b").inherits == "cache-b");
+    CHECK_FALSE(output_named(rr, "from-b").inherit_run_exports);
+    CHECK(output_named(rr, "top").inherits.empty());
+}
+
+TEST_CASE("v1 python tests: pip_check is on unless the recipe turns it off") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.0
+outputs:
+  - package:
+      name: checked
+    tests:
+      - python:
+          imports:
+            - checked
+  - package:
+      name: unchecked
+    tests:
+      - python:
+          imports:
+            - unchecked
+          pip_check: false
+)");
+    CHECK(output_named(rr, "checked").test.pip_check);
+    CHECK_FALSE(output_named(rr, "unchecked").test.pip_check);
+}
+
+TEST_CASE("v1 pins: lower_bound and upper_bound as versions or expressions, and an empty one is an error at its line") {
+    auto rr = render_text(R"(recipe:
+  name: split
+  version: 2.1.3
+outputs:
+  - package:
+      name: liba
+  - package:
+      name: b
+    requirements:
+      run:
+        - ${{ pin_subpackage('liba', lower_bound='2.0', upper_bound='x.x') }}
+        - ${{ pin_compatible('numpy', upper_bound=None, build='py*') }}
+)");
+    const auto& b = output_named(rr, "b");
+    REQUIRE(b.requirements.run.size() == 2);
+    CHECK(b.requirements.run[0].str() == "liba >=2.0,<2.2.0a0");
+    const types::Pin* p = b.requirements.run[1].pin();
+    REQUIRE(p);  // resolved by the engine against the host env
+    CHECK(p->min_pin == "x.x.x.x.x.x");
+    CHECK(p->max_pin.empty());
+    CHECK(p->build == "py*");
+
+    auto r = recipe::parse_v1_recipe("package:\n  name: a\n  version: 1\nrequirements:\n  run:\n"
+                                     "    - ${{ pin_compatible('numpy', upper_bound='') }}\n", "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto bad = render_v1(*r, *sel);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().str().find("recipe.yaml:6") != std::string::npos);
+    CHECK(bad.error().str().find("upper_bound is an empty string") != std::string::npos);
 }
 
 TEST_CASE("v1 skip: a template's text is evaluated again, as rattler-build's is_skipped does") {
