@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 
+#include "core/rewrap.hpp"
 #include "types/json_fields.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -273,7 +274,7 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
     stdfs::path parent = dest.parent_path().empty() ? stdfs::path(".") : dest.parent_path();
     stdfs::create_directories(parent, ec);
     stdfs::path tmp = parent / ("." + dest.filename().string() + ".extract-" + random_suffix());
-    if (!stdfs::create_directory(tmp, ec)) return fail(tmp.string() + ": cannot create: " + ec.message());
+    if (!stdfs::create_directory(tmp, ec)) return fail_runtime({}, tmp.string() + ": cannot create: " + ec.message());
 
     struct Cleanup {
         stdfs::path p;
@@ -286,13 +287,13 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
 
     TreeWriter tree(tmp, {extraction_limit(stdfs::file_size(pkg, ec)), "package", OwnerAccess::as_stored});
     auto r = visit_package(pkg, Part::all, [&](struct archive* a, const Entry& e) -> Result<bool> {
-        if (auto ok = tree.add(a, e); !ok) return fail(pkg.string() + ": " + ok.error().message, ok.error().hint);
+        if (auto ok = tree.add(a, e); !ok) return rewrap(ok.error(), {}, pkg.string() + ": ");
         return true;
     });
     if (!r) return Unexpected<Error>{r.error()};
     tree.finish();
     if (::rename(tmp.c_str(), dest.c_str()) != 0)
-        return fail(dest.string() + ": cannot move the extracted package into place: " + std::strerror(errno));
+        return fail_runtime({}, dest.string() + ": cannot move the extracted package into place: " + std::strerror(errno));
     cleanup.armed = false;
     return {};
 }

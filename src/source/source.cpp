@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/rewrap.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -66,7 +67,7 @@ std::string url_basename(const std::string& url) {
 
 Result<void> verify(const stdfs::path& file, const types::Source& spec) {
     auto d = hash::file_digests(file);
-    if (!d) return fail(d.error().loc, d.error().message, d.error().hint);
+    if (!d) return unexpected(d.error());
     if (!spec.sha256.empty() && str::lower(spec.sha256) != d->sha256)
         return fail("sha256 mismatch for " + spec.url + ": expected " + str::lower(spec.sha256) + ", got " + d->sha256,
                     "the file changed or the recipe's sha256 is wrong; update sha256 only if you trust the new file");
@@ -86,7 +87,7 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
                     dst.string(), url};
         cmd.env = ctx.env;
         auto r = process::capture(cmd);
-        if (!r) return fail(r.error().message, r.error().hint);
+        if (!r) return unexpected(r.error());
         if (r->exit_code != 0) {
             auto lines = str::split_lines(r->err);
             return fail(lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front())));
@@ -94,10 +95,10 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
         return {};
     }
     auto src = local_file(url, ctx.recipe_dir);
-    if (!src) return fail(src.error().message);
+    if (!src) return unexpected(src.error());
     std::error_code ec;
     if (!stdfs::is_regular_file(*src, ec)) return fail("no such file " + src->string());
-    if (auto r = fs::copy_file(*src, dst); !r) return fail("cannot copy " + src->string() + ": " + r.error().message);
+    if (auto r = fs::copy_file(*src, dst); !r) return rewrap(r.error(), "cannot copy " + src->string() + ": ");
     return {};
 }
 
@@ -126,7 +127,7 @@ Result<void> copy_link(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
     auto target = stdfs::read_symlink(from, ec);
     if (!ec) stdfs::create_symlink(target, to, ec);
-    if (ec) return fail(SourceLoc{from.string()}, "cannot copy symlink: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{from.string()}, "cannot copy symlink: " + ec.message());
     return {};
 }
 
@@ -149,7 +150,7 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
                                                : fail(SourceLoc{child.path().string()},
                                                       fs::file_kind(st.st_mode) + ", not a regular file",
                                                       "remove it from the tree");
-        if (!r) return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+        if (!r) return rewrap(r.error(), "cannot copy source: ");
     }
     if (ec) return fail(SourceLoc{from.string()}, "cannot read source directory: " + ec.message());
     return {};
@@ -184,19 +185,19 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
         url = (ctx.recipe_dir / url).string();
     if (ctx.on_line) ctx.on_line("cloning " + spec.git_url + (spec.git_rev.empty() ? "" : " at " + spec.git_rev));
     auto clone = git({"clone", "--quiet", url, repo.string()}, tmp.path(), ctx);
-    if (!clone) return fail(clone.error().message, clone.error().hint);
+    if (!clone) return unexpected(clone.error());
     if (clone->exit_code != 0)
         return fail("git clone of " + spec.git_url + " failed: " + last_line(clone->err), "check git_url");
     if (!spec.git_rev.empty()) {
         auto co = git({"checkout", "--quiet", spec.git_rev}, repo, ctx);
-        if (!co) return fail(co.error().message, co.error().hint);
+        if (!co) return unexpected(co.error());
         if (co->exit_code != 0)
             return fail("git checkout of '" + spec.git_rev + "' in " + spec.git_url + " failed: " + last_line(co->err),
                         "check git_rev (a branch, tag or commit of that repository)");
     }
     if (stdfs::exists(repo / ".gitmodules")) {
         auto sub = git({"submodule", "update", "--init", "--recursive", "--quiet"}, repo, ctx);
-        if (!sub) return fail(sub.error().message, sub.error().hint);
+        if (!sub) return unexpected(sub.error());
         if (sub->exit_code != 0)
             return fail("git submodule update in " + spec.git_url + " failed: " + last_line(sub->err));
     }
@@ -206,7 +207,7 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
             return fail(SourceLoc{target.string()}, "git source would overwrite a file an earlier source created",
                         "give this source its own `folder:`");
         stdfs::rename(child.path(), target, ec);
-        if (ec) return fail(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
     }
     return {};
 }
@@ -233,7 +234,7 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
                         "add `sha256:` to the source (sha256sum of the file you trust)");
         // A local file without a checksum is used where it is.
         auto src = local_file(spec.url, ctx.recipe_dir);
-        if (!src) return fail(src.error().message, src.error().hint);
+        if (!src) return unexpected(src.error());
         std::error_code ec;
         if (!stdfs::is_regular_file(*src, ec))
             return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
@@ -249,7 +250,7 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
     stdfs::path file = slot / name;
     std::error_code ec;
     stdfs::create_directories(slot, ec);
-    if (ec) return fail(SourceLoc{slot.string()}, "cannot create download cache: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{slot.string()}, "cannot create download cache: " + ec.message());
     fs::FileLock lock(cache / (sha + ".lock"));
 
     if (stdfs::is_regular_file(file, ec)) {
@@ -267,7 +268,7 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
         return Unexpected<Error>{ok.error()};
     }
     stdfs::rename(part, file, ec);
-    if (ec) return fail(SourceLoc{file.string()}, "cannot store download: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{file.string()}, "cannot store download: " + ec.message());
     return Download{file, CacheUse::miss};
 }
 
@@ -307,7 +308,7 @@ Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext&
         } else {
             std::string dst_name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
             if (auto r = fs::copy_file(dl->file, out.dir / dst_name); !r)
-                return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+                return rewrap(r.error(), "cannot copy source: ");
         }
     } else if (!spec.path.empty()) {
         stdfs::path src = stdfs::path(spec.path).is_absolute() ? stdfs::path(spec.path) : ctx.recipe_dir / spec.path;

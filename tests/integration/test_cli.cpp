@@ -247,6 +247,26 @@ TEST_CASE("a runtime failure in library code (a lock a temp dir) exits 1 with on
                            "--output-folder", (tmp.path() / "out").string()});
         CHECK(bad.exit_code == 2);
     }
+    SECTION("an error wrapped on its way up keeps its kind: a full disk exits 1, a bad field of --meta 2") {
+        const stdfs::path payload = tmp.path() / "payload";
+        REQUIRE(fs::write_file_atomic(payload / "share/big.bin", std::string(256 * 1024, 'x')));
+        auto full = [&] {
+            test::FileSizeLimit limit(64 * 1024);  // inherited by the child
+            return sf_run({"package", payload.string(), "--name", "a", "--version", "1", "--build", "0",
+                           "--compression-level", "1", "--output-folder", (tmp.path() / "out").string()});
+        }();
+        INFO(full.err);
+        CHECK(full.exit_code == 1);
+        one_error_line(full);
+        CHECK(full.err.find("File too large") != std::string::npos);
+        const stdfs::path meta = tmp.path() / "meta.json";
+        REQUIRE(fs::write_file_atomic(meta, R"({"name": "a", "version": "1", "build": "0", "subdir": "linux-65"})"));
+        auto bad = sf_run({"package", payload.string(), "--meta", meta.string(), "--output-folder",
+                           (tmp.path() / "out").string()});
+        INFO(bad.err);
+        CHECK(bad.exit_code == 2);
+        CHECK(bad.err.find("field 'subdir'") != std::string::npos);
+    }
 }
 
 TEST_CASE("usage errors suggest the nearest command or option and name the subcommand's help") {

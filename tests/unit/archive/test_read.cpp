@@ -155,6 +155,24 @@ TEST_CASE("read: unsafe members are refused and leave nothing behind", "[read]")
                          "member 'lib/dir/x.txt' would be written through a symlink");
 }
 
+TEST_CASE("read: a write that fails while extracting is the job's failure, not the package's", "[read]") {
+    sf::fs::TempDir tmp("sf-test-read");
+    auto r = [&] {
+        sf::test::FileSizeLimit limit(4);  // every file of the package is longer
+        return extract_package(fixture("valid", kLib), tmp.path() / "out");
+    }();
+    REQUIRE_FALSE(r);
+    INFO(r.error().str());
+    CHECK(r.error().kind == sf::ErrorKind::runtime);  // exit 1: the disk, not the input
+    CHECK(r.error().str().find("File too large") != std::string::npos);
+    CHECK(r.error().str().find(kLib.substr(kLib.find('/') + 1)) != std::string::npos);
+    CHECK(names_in(tmp.path()).empty());
+    // An unsafe member stays the package's fault (exit 2).
+    auto unsafe = extract_package(fixture("unsafe-member", kLib), tmp.path() / "out");
+    REQUIRE_FALSE(unsafe);
+    CHECK(unsafe.error().kind == sf::ErrorKind::input);
+}
+
 TEST_CASE("read: truncated archives are detected", "[read]") {
     sf::fs::TempDir tmp("sf-test-read");
     for (const auto& rel : {kLib, kTool}) {

@@ -168,6 +168,7 @@ TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the
     REQUIRE_FALSE(r);
     CHECK(r.error().message == "sha256 mismatch for file://" + tarball.string() + ": expected " +
                                    std::string(64, 'a') + ", got " + sha_of(tarball));
+    CHECK(r.error().kind == ErrorKind::input);  // the recipe's: exit 2
     CHECK(count_entries(a.work) == 0);                  // nothing extracted
     CHECK(count_entries(a.cache / s.sha256) == 0);      // nothing cached
 
@@ -445,5 +446,63 @@ TEST_CASE("source: patches") {
         REQUIRE_FALSE(r);
         CHECK(r.error().str() ==
               "patches/0002-fix.patch: hunk FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+    }
+}
+
+namespace {
+
+// fetch_source() while writes past 64 KiB fail (a full disk): it must fail
+// as the job's failure (runtime, exit 1) naming the cause.
+Error fetch_on_full_disk(Area& a, const types::Source& s) {
+    auto r = [&] {
+        test::FileSizeLimit limit(64 * 1024);
+        return source::fetch_source(s, a.ctx());
+    }();
+    REQUIRE_FALSE(r);
+    INFO(r.error().str());
+    CHECK(r.error().kind == ErrorKind::runtime);
+    CHECK(r.error().message.find("File too large") != std::string::npos);
+    return r.error();
+}
+
+}  // namespace
+
+TEST_CASE("source: a write that fails is the job's failure (exit 1); a wrong source is the recipe's (exit 2)") {
+    Area a;
+    SECTION("a path: source copied onto a full disk") {
+        stdfs::create_directories(a.recipe / "tree");
+        write(a.recipe / "tree" / "big.bin", std::string(256 * 1024, 'x'));
+        types::Source s;
+        s.path = "tree";
+        CHECK(str::starts_with(fetch_on_full_disk(a, s).message, "cannot copy source: "));
+    }
+    SECTION("an archive extracted onto a full disk") {
+        stdfs::path top = a.fixtures / "big-0.1";
+        stdfs::create_directories(top);
+        write(top / "zeros.bin", std::string(1024 * 1024, '\0'));  // a small .tar.gz
+        run_ok({"tar", "czf", "big-0.1.tar.gz", "big-0.1"}, a.fixtures);
+        types::Source s;
+        s.url = "file://" + (a.fixtures / "big-0.1.tar.gz").string();
+        s.sha256 = sha_of(a.fixtures / "big-0.1.tar.gz");
+        CHECK(fetch_on_full_disk(a, s).loc.file == (a.cache / s.sha256 / "big-0.1.tar.gz").string());
+    }
+    SECTION("the download cache cannot be made: a file is in the way") {
+        auto tarball = a.make_tarball();
+        write(a.cache, "not a directory");
+        types::Source s;
+        s.url = "file://" + tarball.string();
+        s.sha256 = sha_of(tarball);
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        INFO(r.error().str());
+        CHECK(r.error().kind == ErrorKind::runtime);
+        CHECK(str::starts_with(r.error().message, "cannot create download cache: "));
+    }
+    SECTION("a missing path stays an input error") {
+        types::Source p;
+        p.path = "no-such-dir";
+        auto m = source::fetch_source(p, a.ctx());
+        REQUIRE_FALSE(m);
+        CHECK(m.error().kind == ErrorKind::input);
     }
 }
