@@ -1,6 +1,7 @@
 #include "source/source.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -65,8 +66,7 @@ std::string url_basename(const std::string& url) {
     return base.empty() ? std::string("source") : base;
 }
 
-Result<void> verify(const stdfs::path& file, const types::Source& spec) {
-    auto d = hash::file_digests(file);
+Result<void> verify(const Result<hash::FileDigests>& d, const types::Source& spec) {
     if (!d) return unexpected(d.error());
     if (!spec.sha256.empty() && str::lower(spec.sha256) != d->sha256)
         return fail("sha256 mismatch for " + spec.url + ": expected " + str::lower(spec.sha256) + ", got " + d->sha256,
@@ -75,6 +75,35 @@ Result<void> verify(const stdfs::path& file, const types::Source& spec) {
         return fail("md5 mismatch for " + spec.url + ": expected " + str::lower(spec.md5) + ", got " + d->md5,
                     "the file changed or the recipe's md5 is wrong");
     return {};
+}
+
+// The entry `name` of a cache slot, read without following a symlink.
+Result<void> verify_in(const fs::Dir& slot, const std::string& name, const types::Source& spec) {
+    auto fd = slot.open_file(name);
+    if (!fd) return unexpected(fd.error());
+    auto d = hash::fd_digests(*fd, slot.path() / name);
+    ::close(*fd);
+    return verify(d, spec);
+}
+
+// <cache>/<sha256> as a directory handle. The cache root is the user's (a
+// symlink naming it is theirs); below it nothing is followed: a symlink at
+// the slot is removed, never read or written through, and a real one made.
+Result<fs::Dir> cache_slot(const fs::Dir& root, const std::string& sha) {
+    if (root.kind(sha) == fs::Kind::symlink)
+        if (auto ok = root.remove(sha); !ok) return unexpected(ok.error());
+    return root.sub(sha, fs::Create::yes);
+}
+
+// Whether the slot holds the source, verified on every use. Only a regular
+// file counts: anything else there (a symlink above all) and a file whose
+// digest is wrong are removed, and the source is fetched again.
+bool cached(const fs::Dir& slot, const std::string& name, const types::Source& spec) {
+    fs::Kind kind = slot.kind(name);
+    if (kind == fs::Kind::missing) return false;
+    if (kind == fs::Kind::file && verify_in(slot, name, spec)) return true;
+    (void)slot.remove(name);
+    return false;
 }
 
 // Copies or downloads `url` to `dst` (a temp name in the cache). An error
@@ -112,10 +141,8 @@ Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const
     urls.insert(urls.end(), spec.mirrors.begin(), spec.mirrors.end());
     std::vector<std::string> tried;
     for (const auto& url : urls) {
-        auto ok = fetch_one(url, ctx, dst);
+        auto ok = fetch_one(url, ctx, dst);  // the next one truncates what this one left
         if (ok) return {};
-        std::error_code ec;
-        stdfs::remove(dst, ec);
         tried.push_back(url + " (" + ok.error().message + ")");
     }
     return fail(spec.where, "cannot fetch " + cached.filename().string() + ": tried " + str::join(tried, ", "),
@@ -238,7 +265,7 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
         std::error_code ec;
         if (!stdfs::is_regular_file(*src, ec))
             return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
-        if (auto ok = verify(*src, spec); !ok) return Unexpected<Error>{ok.error()};
+        if (auto ok = verify(hash::file_digests(*src), spec); !ok) return Unexpected<Error>{ok.error()};
         return Download{*src, CacheUse::none};
     }
     const std::string sha = str::lower(spec.sha256);
@@ -246,29 +273,31 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
         return fail("invalid sha256 '" + spec.sha256 + "' for " + spec.url, "expected 64 hex digits");
 
     stdfs::path cache = ctx.cache_dir.empty() ? default_source_cache(ctx.env) : ctx.cache_dir;
-    stdfs::path slot = cache / sha;
-    stdfs::path file = slot / name;
-    std::error_code ec;
-    stdfs::create_directories(slot, ec);
-    if (ec) return fail_runtime(SourceLoc{slot.string()}, "cannot create download cache: " + ec.message());
+    auto root = fs::Dir::open(cache, fs::Create::yes);
+    if (!root) return rewrap(root.error(), "cannot create download cache: ");
     fs::FileLock lock(cache / (sha + ".lock"));
+    auto slot = cache_slot(*root, sha);
+    if (!slot) return rewrap(slot.error(), "download cache: ");
+    const stdfs::path file = slot->path() / name;
+    if (cached(*slot, name, spec)) return Download{file, CacheUse::hit};
 
-    if (stdfs::is_regular_file(file, ec)) {
-        // Verified on every use: a corrupted cache entry is fetched again.
-        if (verify(file, spec)) return Download{file, CacheUse::hit};
-        stdfs::remove(file, ec);
+    // A fresh name made here (O_EXCL, never through a symlink) is what the
+    // copy or curl writes, whatever was planted in the slot; it is renamed
+    // over the entry once verified.
+    slot->sweep_stale_temps();
+    const std::string part = fs::temp_name(name);
+    auto fd = slot->create_file(part, 0644);
+    if (!fd) return unexpected(fd.error());
+    ::close(*fd);
+    auto stored = [&]() -> Result<void> {
+        if (auto ok = fetch_to(spec, ctx, slot->path() / part, file); !ok) return ok;
+        if (auto ok = verify_in(*slot, part, spec); !ok) return ok;
+        return slot->rename(part, name);
+    }();
+    if (!stored) {
+        (void)slot->remove(part);
+        return unexpected(stored.error());
     }
-    stdfs::path part = slot / (name + ".part");
-    if (auto ok = fetch_to(spec, ctx, part, file); !ok) {
-        stdfs::remove(part, ec);
-        return Unexpected<Error>{ok.error()};
-    }
-    if (auto ok = verify(part, spec); !ok) {
-        stdfs::remove(part, ec);
-        return Unexpected<Error>{ok.error()};
-    }
-    stdfs::rename(part, file, ec);
-    if (ec) return fail_runtime(SourceLoc{file.string()}, "cannot store download: " + ec.message());
     return Download{file, CacheUse::miss};
 }
 

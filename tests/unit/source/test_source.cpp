@@ -506,3 +506,45 @@ TEST_CASE("source: a write that fails is the job's failure (exit 1); a wrong sou
         CHECK(m.error().kind == ErrorKind::input);
     }
 }
+
+TEST_CASE("source: a symlink in the download cache is never followed, for reading or writing") {
+    Area a;
+    auto tarball = a.make_tarball();
+    types::Source s;
+    s.url = "file://" + tarball.string();
+    s.sha256 = sha_of(tarball);
+    const stdfs::path outside = a.tmp.path() / "outside";
+    stdfs::create_directories(outside);
+    const stdfs::path slot = a.cache / s.sha256;
+    const stdfs::path entry = slot / "minitorch-0.1.tar.gz";
+    auto fetched_into_the_cache = [&] {
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE(r);
+        CHECK(r->cache == source::CacheUse::miss);  // fetched again, not read through the link
+        CHECK(stdfs::is_directory(stdfs::symlink_status(slot)));
+        CHECK(stdfs::is_regular_file(stdfs::symlink_status(entry)));
+        CHECK(sha_of(entry) == s.sha256);
+        CHECK(test::slurp(a.work / "CMakeLists.txt") == "project(minitorch)\n");
+    };
+    SECTION("a slot that links elsewhere, to the right file, is replaced and nothing is written there") {
+        stdfs::copy_file(tarball, outside / "minitorch-0.1.tar.gz");
+        stdfs::create_directories(a.cache);
+        stdfs::create_directory_symlink(outside, slot);
+        fetched_into_the_cache();
+        CHECK(count_entries(outside) == 1);
+    }
+    SECTION("an entry that links to a file outside, with the right bytes, is not read") {
+        stdfs::copy_file(tarball, outside / "kept.tar.gz");
+        stdfs::create_directories(slot);
+        stdfs::create_symlink(outside / "kept.tar.gz", entry);
+        fetched_into_the_cache();
+        CHECK(sha_of(outside / "kept.tar.gz") == s.sha256);
+    }
+    SECTION("a planted link at a download's temp name is not written through") {
+        write(outside / "victim.txt", "victim\n");
+        stdfs::create_directories(slot);
+        stdfs::create_symlink(outside / "victim.txt", slot / "minitorch-0.1.tar.gz.part");
+        fetched_into_the_cache();
+        CHECK(test::slurp(outside / "victim.txt") == "victim\n");
+    }
+}
