@@ -40,6 +40,18 @@ Unexpected<Error> bad(const stdfs::path& pkg, std::string_view why) {
     return fail(pkg.string() + ": " + std::string(why));
 }
 
+// conda finds a .conda's two tarballs by the file's own name: `info-<stem>`
+// and `pkg-<stem>` (conda-package-streaming's stream_conda_component), so a
+// .conda renamed apart from them is one conda cannot read, and install,
+// index and check refuse it here too. (rattler takes any info-*.tar.zst.)
+Result<void> check_inner_name(const stdfs::path& pkg, const std::string& name, std::string_view component) {
+    const std::string want = std::string(component) + package_stem(pkg);
+    if (str::starts_with(name, want)) return {};
+    const std::string inner = name.substr(component.size(), name.size() - component.size() - 8);  // - ".tar.zst"
+    return fail(pkg.string() + ": '" + name + "' does not match the file name (conda reads " + want + ".tar.zst)",
+                "the file was renamed; its contents are " + inner + ".conda");
+}
+
 // Called for each member with the archive positioned at its data. Return
 // false to stop early.
 using Visitor = std::function<Result<bool>(struct archive*, const Entry&)>;
@@ -148,6 +160,7 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
         bool is_info = str::starts_with(name, "info-") && str::ends_with(name, ".tar.zst");
         bool is_pkg = str::starts_with(name, "pkg-") && str::ends_with(name, ".tar.zst");
         if (!is_info && !is_pkg) return bad(pkg, "unexpected member '" + name + "' in .conda");
+        if (auto ok = check_inner_name(pkg, name, is_info ? "info-" : "pkg-"); !ok) return ok;
         // Exactly one of each: a second one would be read after the checked one.
         bool& saw = is_info ? saw_info : saw_pkg;
         if (saw)

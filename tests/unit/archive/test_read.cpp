@@ -215,6 +215,25 @@ TEST_CASE("read: a .conda with the wrong layout is refused", "[read]") {
     CHECK(r.error().str().find("metadata.json does not say conda_pkg_format_version 2") != std::string::npos);
 }
 
+TEST_CASE("read: a .conda renamed apart from its inner tarballs is refused, as conda refuses it", "[read]") {
+    sf::fs::TempDir tmp("sf-test-read");
+    const stdfs::path renamed = tmp.path() / "demo-tool-0.1.0-1.conda";  // holds info-demo-tool-0.1.0-0.tar.zst
+    stdfs::copy_file(fixture("valid", kTool), renamed);
+    for (auto part : {Part::info, Part::payload, Part::all}) {
+        auto r = list_package(renamed, part);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().kind == sf::ErrorKind::input);
+        CHECK(r.error().message.find(renamed.string() + ": '") == 0);
+        CHECK(r.error().message.find("' does not match the file name (conda reads ") != std::string::npos);
+        CHECK(r.error().hint == "the file was renamed; its contents are demo-tool-0.1.0-0.conda");
+    }
+    CHECK_FALSE(read_package_metadata(renamed));
+    expect_extract_fails(renamed, "does not match the file name");
+    // The same bytes under their own name are fine.
+    stdfs::rename(renamed, tmp.path() / "demo-tool-0.1.0-0.conda");
+    CHECK(list_package(tmp.path() / "demo-tool-0.1.0-0.conda"));
+}
+
 TEST_CASE("read: member path and symlink rules", "[read]") {
     CHECK(*safe_member_path("./lib/x") == "lib/x");
     CHECK(*safe_member_path("lib//x/") == "lib/x");
