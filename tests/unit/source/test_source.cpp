@@ -80,6 +80,15 @@ std::string sha_of(const stdfs::path& p) {
     return *s;
 }
 
+// A url: source of a fresh make_tarball(), with its sha256.
+types::Source tarball_source(Area& a) {
+    auto tarball = a.make_tarball();
+    types::Source s;
+    s.url = "file://" + tarball.string();
+    s.sha256 = sha_of(tarball);
+    return s;
+}
+
 size_t count_entries(const stdfs::path& dir) {
     std::error_code ec;
     if (!stdfs::exists(dir, ec)) return 0;
@@ -487,11 +496,8 @@ TEST_CASE("source: a write that fails is the job's failure (exit 1); a wrong sou
         CHECK(fetch_on_full_disk(a, s).loc.file == (a.cache / s.sha256 / "big-0.1.tar.gz").string());
     }
     SECTION("the download cache cannot be made: a file is in the way") {
-        auto tarball = a.make_tarball();
+        const types::Source s = tarball_source(a);
         write(a.cache, "not a directory");
-        types::Source s;
-        s.url = "file://" + tarball.string();
-        s.sha256 = sha_of(tarball);
         auto r = source::fetch_source(s, a.ctx());
         REQUIRE_FALSE(r);
         INFO(r.error().str());
@@ -509,10 +515,8 @@ TEST_CASE("source: a write that fails is the job's failure (exit 1); a wrong sou
 
 TEST_CASE("source: a symlink in the download cache is never followed, for reading or writing") {
     Area a;
-    auto tarball = a.make_tarball();
-    types::Source s;
-    s.url = "file://" + tarball.string();
-    s.sha256 = sha_of(tarball);
+    const types::Source s = tarball_source(a);
+    const stdfs::path tarball = a.fixtures / "minitorch-0.1.tar.gz";
     const stdfs::path outside = a.tmp.path() / "outside";
     stdfs::create_directories(outside);
     const stdfs::path slot = a.cache / s.sha256;
