@@ -476,7 +476,7 @@ Error fetch_on_full_disk(Area& a, const types::Source& s) {
 
 }  // namespace
 
-TEST_CASE("source: a write that fails is the job's failure (exit 1); a wrong source is the recipe's (exit 2)") {
+TEST_CASE("source: a write that fails is the job's failure (exit 1), a wrong source the recipe's (exit 2)") {
     Area a;
     SECTION("a path: source copied onto a full disk") {
         stdfs::create_directories(a.recipe / "tree");
