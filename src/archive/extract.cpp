@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "core/rewrap.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -27,7 +28,7 @@ std::string sys_err(int e) { return std::strerror(e); }
 // EACCES): strerror says which, the hint what to do.
 Unexpected<Error> io_fail(const std::string& what, int err) {
     std::string hint = fs::write_hint(err);
-    return fail(what + ": " + sys_err(err), hint.empty() ? "check the disk it extracts to" : hint);
+    return fail_runtime({}, what + ": " + sys_err(err), hint.empty() ? "check the disk it extracts to" : hint);
 }
 
 std::string err_of(struct ::archive* a) {
@@ -266,7 +267,7 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
                 return fail("hardlink '" + *rel + "' refers to '" + *src + "', not an earlier file");
             if (::link(from.c_str(), dst.c_str()) != 0) {
                 if (auto r = fs::copy_file(from, dst, fs::Overwrite::no); !r)
-                    return fail("cannot create '" + *rel + "': " + r.error().message, r.error().hint);
+                    return rewrap(r.error(), {}, "cannot create '" + *rel + "': ");
             }
             return {};
         }

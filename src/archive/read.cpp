@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 
+#include "core/rewrap.hpp"
 #include "types/json_fields.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -37,6 +38,18 @@ std::string err_of(struct archive* a) {
 
 Unexpected<Error> bad(const stdfs::path& pkg, std::string_view why) {
     return fail(pkg.string() + ": " + std::string(why));
+}
+
+// conda finds a .conda's two tarballs by the file's own name: `info-<stem>`
+// and `pkg-<stem>` (conda-package-streaming's stream_conda_component), so a
+// .conda renamed apart from them is one conda cannot read, and install,
+// index and check refuse it here too. (rattler takes any info-*.tar.zst.)
+Result<void> check_inner_name(const stdfs::path& pkg, const std::string& name, std::string_view component) {
+    const std::string want = std::string(component) + package_stem(pkg);
+    if (str::starts_with(name, want)) return {};
+    const std::string inner = name.substr(component.size(), name.size() - component.size() - 8);  // - ".tar.zst"
+    return fail(pkg.string() + ": '" + name + "' does not match the file name (conda reads " + want + ".tar.zst)",
+                "the file was renamed; its contents are " + inner + ".conda");
 }
 
 // Called for each member with the archive positioned at its data. Return
@@ -147,6 +160,7 @@ Result<void> visit_package(const stdfs::path& pkg, Part part, const Visitor& v) 
         bool is_info = str::starts_with(name, "info-") && str::ends_with(name, ".tar.zst");
         bool is_pkg = str::starts_with(name, "pkg-") && str::ends_with(name, ".tar.zst");
         if (!is_info && !is_pkg) return bad(pkg, "unexpected member '" + name + "' in .conda");
+        if (auto ok = check_inner_name(pkg, name, is_info ? "info-" : "pkg-"); !ok) return ok;
         // Exactly one of each: a second one would be read after the checked one.
         bool& saw = is_info ? saw_info : saw_pkg;
         if (saw)
@@ -273,7 +287,7 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
     stdfs::path parent = dest.parent_path().empty() ? stdfs::path(".") : dest.parent_path();
     stdfs::create_directories(parent, ec);
     stdfs::path tmp = parent / ("." + dest.filename().string() + ".extract-" + random_suffix());
-    if (!stdfs::create_directory(tmp, ec)) return fail(tmp.string() + ": cannot create: " + ec.message());
+    if (!stdfs::create_directory(tmp, ec)) return fail_runtime({}, tmp.string() + ": cannot create: " + ec.message());
 
     struct Cleanup {
         stdfs::path p;
@@ -286,13 +300,13 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
 
     TreeWriter tree(tmp, {extraction_limit(stdfs::file_size(pkg, ec)), "package", OwnerAccess::as_stored});
     auto r = visit_package(pkg, Part::all, [&](struct archive* a, const Entry& e) -> Result<bool> {
-        if (auto ok = tree.add(a, e); !ok) return fail(pkg.string() + ": " + ok.error().message, ok.error().hint);
+        if (auto ok = tree.add(a, e); !ok) return rewrap(ok.error(), {}, pkg.string() + ": ");
         return true;
     });
     if (!r) return Unexpected<Error>{r.error()};
     tree.finish();
     if (::rename(tmp.c_str(), dest.c_str()) != 0)
-        return fail(dest.string() + ": cannot move the extracted package into place: " + std::strerror(errno));
+        return fail_runtime({}, dest.string() + ": cannot move the extracted package into place: " + std::strerror(errno));
     cleanup.armed = false;
     return {};
 }

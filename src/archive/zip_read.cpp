@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "archive/extract.hpp"
+#include "core/rewrap.hpp"
 #include "util/fs.hpp"
 
 namespace sf::archive {
@@ -38,11 +39,11 @@ Result<void> extract_zip(const stdfs::path& zip, const stdfs::path& dest) {
         if (rc < ARCHIVE_WARN) return err("truncated or corrupt zip");
         Entry entry = entry_of(e);
         if (entry.type == EntryType::file && (entry.mode & 0777) == 0) entry.mode = 0644;  // zips without unix modes
-        if (auto ok = tree.add(a.get(), entry); !ok) return fail(zip.string() + ": " + ok.error().message, ok.error().hint);
+        if (auto ok = tree.add(a.get(), entry); !ok) return rewrap(ok.error(), {}, zip.string() + ": ");
     }
     tree.finish();
     if (::rename(tmp.path().c_str(), dest.c_str()) != 0)
-        return fail(dest.string() + ": cannot move the extracted archive into place: " + std::strerror(errno));
+        return fail_runtime({}, dest.string() + ": cannot move the extracted archive into place: " + std::strerror(errno));
     tmp.release();
     return {};
 }

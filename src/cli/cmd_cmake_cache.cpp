@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/rewrap.hpp"
 #include "script/cmake_cache.hpp"
 #include "script/cmake_cache_python.hpp"
 
@@ -67,7 +68,7 @@ void register_cmake_cache(CLI::App& app, Cli& cli) {
             script::RetargetReport report;
             auto change = [&](script::CMakeCache& c) -> Result<void> {
                 auto r = script::retarget_python(c, opts->python);
-                if (!r) return fail(r.error().message, r.error().hint);
+                if (!r) return rewrap(r.error(), SourceLoc{});
                 report = *r;
                 return {};
             };
@@ -86,7 +87,7 @@ void register_cmake_cache(CLI::App& app, Cli& cli) {
             return edit(cli.console, *opts, "set", [&](script::CMakeCache& c) -> Result<void> {
                 for (const auto& item : opts->items) {
                     auto e = script::parse_assignment(item);
-                    if (!e) return fail(e.error().message, e.error().hint);
+                    if (!e) return rewrap(e.error(), SourceLoc{});
                     if (e->type.empty()) {
                         auto cur = c.get(e->key);
                         if (!cur)

@@ -254,6 +254,10 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         if (!idx) return Unexpected<Error>{idx.error()};
         index = std::move(*idx);
     }
+    InstallResult result;
+    result.warnings = index.warnings;  // records left out of the channels
+    if (opts.on_warning)
+        for (const auto& w : index.warnings) opts.on_warning(w);
     req.host_provided = opts.host_provided;
     auto solution = solve(index, req);
     if (!solution) return Unexpected<Error>{solution.error()};
@@ -271,7 +275,6 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     if (!installed) return Unexpected<Error>{installed.error()};
 
     // 2. Fetch into the cache and check everything that can be checked.
-    InstallResult result;
     std::vector<CachedPackage> to_link;
     std::vector<const Installed*> to_remove;
     for (const auto& c : *solution) {
@@ -289,9 +292,10 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     }
     if (to_link.empty()) return result;
 
-    result.warnings = clobbers(*installed, to_remove, to_link);
+    auto clobbered = clobbers(*installed, to_remove, to_link);
     if (opts.on_warning)
-        for (const auto& w : result.warnings) opts.on_warning(w);
+        for (const auto& w : clobbered) opts.on_warning(w);
+    result.warnings.insert(result.warnings.end(), clobbered.begin(), clobbered.end());
 
     // 3. Change the prefix, undoably.
     Transaction tx(prefix);

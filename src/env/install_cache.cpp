@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "archive/read.hpp"
+#include "core/rewrap.hpp"
 #include "env/install_detail.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -133,7 +134,7 @@ Result<void> verify_tree(const fs::Dir& root, const types::PathsJson& paths, con
             auto d = root.sub(parent);
             if (!d && d.error().message == "no such directory")
                 return fail(what + ": info/paths.json lists '" + e.path + "', which is not in the archive");
-            if (!d) return fail(what + ": '" + e.path + "': " + d.error().loc.str() + ": " + d.error().message);
+            if (!d) return rewrap(d.error(), {}, what + ": '" + e.path + "': " + d.error().loc.str() + ": ");
             it = dirs.emplace(parent, std::move(*d)).first;
         }
         struct stat st{};
@@ -236,7 +237,7 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
         return fail(what + ": info/index.json says " + md->index.dist_name() + " but the channel's repodata.json says " +
                     rec.dist_name());
     auto pkgs = fs::Dir::open(pkgs_dir, fs::Create::yes);
-    if (!pkgs) return fail(pkgs_dir.string() + ": cannot create the package cache: " + pkgs.error().message);
+    if (!pkgs) return rewrap(pkgs.error(), {}, pkgs_dir.string() + ": cannot create the package cache: ");
     // A hardlinked file edited in some prefix changes the entry too; a
     // planted one lies: either way it is replaced by a fresh extraction.
     if (pkgs->kind(out.sha256) != fs::Kind::missing && !reusable(*pkgs, out.sha256, *md, what)) {
@@ -259,7 +260,7 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
         // (the guard removes ours).
         if (pkgs->rename(staging_name, out.sha256)) guard.path.clear();
         if (pkgs->kind(out.sha256) != fs::Kind::dir)
-            return fail(out.dir.string() + ": cannot move the extracted package into the cache");
+            return fail_runtime({}, out.dir.string() + ": cannot move the extracted package into the cache");
     }
     if (md->paths) {
         out.paths = std::move(*md->paths);

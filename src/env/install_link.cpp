@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "core/rewrap.hpp"
 #include "env/install_detail.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -53,7 +54,7 @@ Result<void> Transaction::begin() {
     }
     std::error_code ec;
     stdfs::create_directories(prefix_.parent_path(), ec);
-    if (::mkdir(prefix_.c_str(), 0755) != 0) return fail(prefix_.string() + ": cannot create: " + sys_err());
+    if (::mkdir(prefix_.c_str(), 0755) != 0) return fail_runtime({}, prefix_.string() + ": cannot create: " + sys_err());
     created_prefix_ = true;
     return {};
 }
@@ -72,7 +73,7 @@ Result<void> Transaction::make_resolved_dirs(const std::string& resolved, const 
                 return fail(prefix_.string() + ": cannot create directory '" + rel + "': '" +
                             cur.lexically_relative(prefix_).string() + "' is a file");
         } else if (::mkdir(cur.c_str(), 0755) != 0) {
-            return fail(prefix_.string() + ": cannot create directory '" + rel + "': " + sys_err());
+            return fail_runtime({}, prefix_.string() + ": cannot create directory '" + rel + "': " + sys_err());
         } else {
             created_dirs_.push_back(cur);
         }
@@ -113,12 +114,12 @@ Result<void> Transaction::remove(const std::string& rel) {
         if (::mkdir(trash_.c_str(), 0700) != 0) {
             std::string e = sys_err();
             trash_.clear();
-            return fail(prefix_.string() + ": cannot create a trash directory: " + e);
+            return fail_runtime({}, prefix_.string() + ": cannot create a trash directory: " + e);
         }
     }
     stdfs::path aside = trash_ / std::to_string(moved_.size());
     if (::rename(p.c_str(), aside.c_str()) != 0)
-        return fail(prefix_.string() + ": cannot move '" + rel + "' aside: " + sys_err());
+        return fail_runtime({}, prefix_.string() + ": cannot move '" + rel + "' aside: " + sys_err());
     moved_.emplace_back(p, aside);
     removed_.push_back(p);
     return {};
@@ -150,7 +151,7 @@ Result<Transaction::Linked> Transaction::link(const stdfs::path& src, const std:
     std::error_code ec;
     created_files_.push_back(dst);  // recorded first so a partial copy is undone too
     if (auto r = fs::copy_file(src, dst, fs::Overwrite::no); !r)
-        return fail(prefix_.string() + ": cannot copy '" + rel + "': " + r.error().message, r.error().hint);
+        return rewrap(r.error(), {}, prefix_.string() + ": cannot copy '" + rel + "': ");
     struct stat st{};
     if (::stat(src.c_str(), &st) == 0) ::chmod(dst.c_str(), st.st_mode & 01777);
     return Linked::copy;
@@ -169,12 +170,12 @@ Result<void> Transaction::write(const std::string& rel, const std::string& data,
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         int e = errno;
-        return fail(prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+        return fail_runtime({}, prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
     }
     auto failed = [&](int e) {
         ::close(fd);
         ::unlink(tmp.c_str());
-        return fail(prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+        return fail_runtime({}, prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
     };
     size_t off = 0;
     while (off < data.size()) {
@@ -187,12 +188,12 @@ Result<void> Transaction::write(const std::string& rel, const std::string& data,
     if (::close(fd) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        return fail(prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+        return fail_runtime({}, prefix_.string() + ": cannot write '" + rel + "': " + std::strerror(e), fs::write_hint(e));
     }
     if (::rename(tmp.c_str(), dst.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        return fail(prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
+        return fail_runtime({}, prefix_.string() + ": cannot create '" + rel + "': " + std::strerror(e), fs::write_hint(e));
     }
     created_files_.push_back(dst);
     return {};
@@ -213,7 +214,7 @@ Result<void> Transaction::symlink(const std::string& target, const std::string& 
     if (!resolved) return Unexpected<Error>{resolved.error()};
     stdfs::path dst = prefix_ / *resolved;
     if (::symlink(target.c_str(), dst.c_str()) != 0)
-        return fail(prefix_.string() + ": cannot create symlink '" + rel + "': " + sys_err());
+        return fail_runtime({}, prefix_.string() + ": cannot create symlink '" + rel + "': " + sys_err());
     created_files_.push_back(dst);
     return {};
 }

@@ -21,7 +21,7 @@ Result<void> PrefixLock::acquire(const stdfs::path& prefix, const std::function<
     // the directory we locked must still be the one at the path.
     for (int attempt = 0; attempt < 100; ++attempt) {
         if (::mkdir(prefix.c_str(), 0755) == 0) created_ = true;
-        else if (errno != EEXIST) return fail(prefix.string() + ": cannot create: " + std::strerror(errno));
+        else if (errno != EEXIST) return fail_runtime({}, prefix.string() + ": cannot create: " + std::strerror(errno));
         int fd = ::open(prefix.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) continue;

@@ -333,9 +333,11 @@ public:
         for (const auto& [k, v] : ctx_.env) env[k] = v;  // what splitforge sets wins
         process::Command cmd{*argv, {}, std::move(env), {{spec.prefix.string(), "$PREFIX"}}, {}, {}};
         auto r = process::stream(cmd, ctx_.on_line ? ctx_.on_line : std::function<void(const std::string&)>{});
-        if (!r)
-            return fail(r.error().message, "install " + std::string(to_string(kind_)) +
-                                               " or use the system provider (the default)");
+        if (!r) {
+            Error e = r.error();  // a spawn that failed at runtime stays the job's
+            e.hint = "install " + std::string(to_string(kind_)) + " or use the system provider (the default)";
+            return unexpected(std::move(e));
+        }
         if (r->exit_code != 0)
             return fail(std::string(to_string(kind_)) + " create failed (exit " + std::to_string(r->exit_code) +
                         ") for: " + str::join(specs, ", "));

@@ -22,13 +22,22 @@ void parse_specs(Candidate& c) {
     }
 }
 
-Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std::string& channel_url,
-                                              int channel_index, const stdfs::path& subdir_dir) {
+// A record left out of the index: warned about, and remembered by name.
+void skip(ChannelIndex& index, const std::string& name, const Error& why) {
+    index.warnings.push_back(why.str() + " (record left out; the rest of the channel is used)");
+    if (!name.empty()) index.skipped.try_emplace(name, why.str());
+}
+
+// One repodata.json into `index`. An invalid record is left out with a
+// warning, as conda and rattler (which read records lazily) never fail a
+// channel for a record no solve asks for; the file itself must parse.
+Result<void> read_repodata(ChannelIndex& index, const stdfs::path& file, const std::string& channel_url,
+                           int channel_index, const stdfs::path& subdir_dir) {
     auto text = fs::read_file(file);
     if (!text) return Unexpected<Error>{text.error()};
-    auto rd = types::RepoData::parse(*text, file.string());
+    auto rd = types::RepoData::parse(*text, file.string(), types::BadRecord::skip);
     if (!rd) return Unexpected<Error>{rd.error()};
-    std::vector<Candidate> out;
+    for (const auto& s : rd->skipped) skip(index, s.name, s.why);
     std::string subdir = subdir_dir.filename().string();
     for (auto& rec : rd->packages) {
         Candidate c;
@@ -38,16 +47,19 @@ Result<std::vector<Candidate>> read_repodata(const stdfs::path& file, const std:
         if (rec.subdir.empty()) rec.subdir = subdir;
         // A record is for the subdir it is listed in: an osx-64 record in
         // linux-64/ would put a foreign binary in the prefix.
-        if (rec.subdir != subdir)
-            return fail(file.string() + ": '" + rec.fn + "' says subdir '" + rec.subdir + "' but is listed in '" +
-                            subdir + "'",
-                        "the channel index is damaged; re-run `splitforge index` on the channel");
+        if (rec.subdir != subdir) {
+            skip(index, rec.name,
+                 Error{SourceLoc{file.string()},
+                       "'" + rec.fn + "' says subdir '" + rec.subdir + "' but is listed in '" + subdir + "'",
+                       "the channel index is damaged; re-run `splitforge index` on the channel"});
+            continue;
+        }
         c.record = std::move(rec);
         c.channel_index = channel_index;
         parse_specs(c);
-        out.push_back(std::move(c));
+        index.packages.push_back(std::move(c));
     }
-    return out;
+    return {};
 }
 
 }  // namespace
@@ -67,9 +79,7 @@ Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, con
             stdfs::path rd = dir / sub / "repodata.json";
             if (!stdfs::exists(rd, ec)) continue;
             any = true;
-            auto recs = read_repodata(rd, file_url(dir), i, dir / sub);
-            if (!recs) return Unexpected<Error>{recs.error()};
-            for (auto& c : *recs) index.packages.push_back(std::move(c));
+            if (auto ok = read_repodata(index, rd, file_url(dir), i, dir / sub); !ok) return unexpected(ok.error());
             if (platform.is_noarch()) break;
         }
         if (!any)

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct Candidate {
 struct ChannelIndex {
     std::vector<std::string> channels;  // as given, for messages
     std::vector<Candidate> packages;
+    // Records left out as invalid (one line each, for the user) and, by the
+    // name they were written with, why: a solve that needs that name says so.
+    std::vector<std::string> warnings;
+    std::map<std::string, std::string> skipped;
 };
 
 // Reads <channel>/<platform>/repodata.json and <channel>/noarch/repodata.json

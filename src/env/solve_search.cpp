@@ -375,6 +375,10 @@ std::string Solver::failure_text() const {
             break;
         }
     }
+    // A record of that name the index left out as invalid is why, more likely.
+    auto skipped = index_.skipped.find(f.p.spec->name());
+    if ((f.kind == Failure::Kind::missing || f.kind == Failure::Kind::no_match) && skipped != index_.skipped.end())
+        why += "; a record of it was left out as invalid: " + skipped->second;
     return "cannot satisfy '" + f.p.spec->str() + "' (" + who(f.p.by) + "): " + why;
 }
 

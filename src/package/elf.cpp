@@ -170,7 +170,7 @@ Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p) {
         if (::pwrite(fd, "00000000", 8, static_cast<off_t>(off)) != 8) {
             int err = errno;
             ::close(fd);
-            return fail(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(err));
+            return fail_runtime(SourceLoc{p.string()}, std::string("cannot write: ") + std::strerror(err));
         }
     ::close(fd);
     return static_cast<int>(at.size());

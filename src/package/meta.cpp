@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/rewrap.hpp"
 #include "types/identifiers.hpp"
 #include "types/json_fields.hpp"
 #include "util/timestamp.hpp"
@@ -14,7 +15,7 @@ Result<void> validate(const PackageMeta& m) {
     for (auto [field, check, value] :
          {std::tuple{"name", &types::check_package_name, &m.name}, {"version", types::check_version, &m.version},
           {"build", types::check_build_string, &m.build}})
-        if (auto ok = check(*value); !ok) return fail(std::string(field) + ": " + ok.error().message, ok.error().hint);
+        if (auto ok = check(*value); !ok) return rewrap(ok.error(), std::string(field) + ": ");
     if (m.build_number < 0) return fail("build_number must not be negative");
     bool noarch = m.noarch != types::NoArch::none;
     if (noarch && !m.subdir.is_noarch())
@@ -125,7 +126,7 @@ Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& o
         if (auto p = types::Platform::parse(subdir))
             m.subdir = *p;
         else
-            r.err = Error{SourceLoc{origin}, "field 'subdir': " + p.error().message, p.error().hint};
+            r.err = rewrap(p.error(), SourceLoc{origin}, "field 'subdir': ").error;
     }
     std::string noarch;
     r.get("noarch", noarch);
@@ -133,7 +134,7 @@ Result<PackageMeta> meta_from_json(const nlohmann::json& j, const std::string& o
         if (auto n = types::parse_noarch(noarch))
             m.noarch = *n;
         else
-            r.err = Error{SourceLoc{origin}, "field 'noarch': " + n.error().message, n.error().hint};
+            r.err = rewrap(n.error(), SourceLoc{origin}, "field 'noarch': ").error;
     }
     r.get("license", m.license);
     r.get("license_family", m.license_family);

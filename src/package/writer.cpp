@@ -1,6 +1,7 @@
 #include "package/writer.hpp"
 
 #include "archive/write.hpp"
+#include "core/rewrap.hpp"
 #include "package/info.hpp"
 #include "types/identifiers.hpp"
 #include "util/fs.hpp"
@@ -119,13 +120,9 @@ Result<MadePackage> make_package(const stdfs::path& dir, const PackageMeta& meta
     if (opts.postprocess) {
         // The prefix is recorded as a placeholder in files and text scripts.
         if (auto ok = types::check_prefix(opts.postprocess->prefix); !opts.postprocess->prefix.empty() && !ok)
-            return fail("the build prefix: " + ok.error().message, ok.error().hint);
+            return rewrap(ok.error(), "the build prefix: ");
         auto pp = postprocess(dir, *opts.postprocess);
-        if (!pp) {
-            Error e = pp.error();
-            e.message = "post-processing: " + e.message;
-            return Unexpected<Error>{e};
-        }
+        if (!pp) return rewrap(pp.error(), "post-processing: ");
         in.prefix_files = std::move(pp->prefix_files);
         made.warnings = std::move(pp->warnings);
         made.linkage = std::move(pp->linkage);

@@ -1,11 +1,13 @@
 #include "source/source.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 
+#include "core/rewrap.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -64,9 +66,8 @@ std::string url_basename(const std::string& url) {
     return base.empty() ? std::string("source") : base;
 }
 
-Result<void> verify(const stdfs::path& file, const types::Source& spec) {
-    auto d = hash::file_digests(file);
-    if (!d) return fail(d.error().loc, d.error().message, d.error().hint);
+Result<void> verify(const Result<hash::FileDigests>& d, const types::Source& spec) {
+    if (!d) return unexpected(d.error());
     if (!spec.sha256.empty() && str::lower(spec.sha256) != d->sha256)
         return fail("sha256 mismatch for " + spec.url + ": expected " + str::lower(spec.sha256) + ", got " + d->sha256,
                     "the file changed or the recipe's sha256 is wrong; update sha256 only if you trust the new file");
@@ -74,6 +75,35 @@ Result<void> verify(const stdfs::path& file, const types::Source& spec) {
         return fail("md5 mismatch for " + spec.url + ": expected " + str::lower(spec.md5) + ", got " + d->md5,
                     "the file changed or the recipe's md5 is wrong");
     return {};
+}
+
+// The entry `name` of a cache slot, read without following a symlink.
+Result<void> verify_in(const fs::Dir& slot, const std::string& name, const types::Source& spec) {
+    auto fd = slot.open_file(name);
+    if (!fd) return unexpected(fd.error());
+    auto d = hash::fd_digests(*fd, slot.path() / name);
+    ::close(*fd);
+    return verify(d, spec);
+}
+
+// <cache>/<sha256> as a directory handle. The cache root is the user's (a
+// symlink naming it is theirs); below it nothing is followed: a symlink at
+// the slot is removed, never read or written through, and a real one made.
+Result<fs::Dir> cache_slot(const fs::Dir& root, const std::string& sha) {
+    if (root.kind(sha) == fs::Kind::symlink)
+        if (auto ok = root.remove(sha); !ok) return unexpected(ok.error());
+    return root.sub(sha, fs::Create::yes);
+}
+
+// Whether the slot holds the source, verified on every use. Only a regular
+// file counts: anything else there (a symlink above all) and a file whose
+// digest is wrong are removed, and the source is fetched again.
+bool cached(const fs::Dir& slot, const std::string& name, const types::Source& spec) {
+    fs::Kind kind = slot.kind(name);
+    if (kind == fs::Kind::missing) return false;
+    if (kind == fs::Kind::file && verify_in(slot, name, spec)) return true;
+    (void)slot.remove(name);
+    return false;
 }
 
 // Copies or downloads `url` to `dst` (a temp name in the cache). An error
@@ -86,7 +116,7 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
                     dst.string(), url};
         cmd.env = ctx.env;
         auto r = process::capture(cmd);
-        if (!r) return fail(r.error().message, r.error().hint);
+        if (!r) return unexpected(r.error());
         if (r->exit_code != 0) {
             auto lines = str::split_lines(r->err);
             return fail(lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front())));
@@ -94,10 +124,10 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
         return {};
     }
     auto src = local_file(url, ctx.recipe_dir);
-    if (!src) return fail(src.error().message);
+    if (!src) return unexpected(src.error());
     std::error_code ec;
     if (!stdfs::is_regular_file(*src, ec)) return fail("no such file " + src->string());
-    if (auto r = fs::copy_file(*src, dst); !r) return fail("cannot copy " + src->string() + ": " + r.error().message);
+    if (auto r = fs::copy_file(*src, dst); !r) return rewrap(r.error(), "cannot copy " + src->string() + ": ");
     return {};
 }
 
@@ -111,10 +141,8 @@ Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const
     urls.insert(urls.end(), spec.mirrors.begin(), spec.mirrors.end());
     std::vector<std::string> tried;
     for (const auto& url : urls) {
-        auto ok = fetch_one(url, ctx, dst);
+        auto ok = fetch_one(url, ctx, dst);  // the next one truncates what this one left
         if (ok) return {};
-        std::error_code ec;
-        stdfs::remove(dst, ec);
         tried.push_back(url + " (" + ok.error().message + ")");
     }
     return fail(spec.where, "cannot fetch " + cached.filename().string() + ": tried " + str::join(tried, ", "),
@@ -126,7 +154,7 @@ Result<void> copy_link(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
     auto target = stdfs::read_symlink(from, ec);
     if (!ec) stdfs::create_symlink(target, to, ec);
-    if (ec) return fail(SourceLoc{from.string()}, "cannot copy symlink: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{from.string()}, "cannot copy symlink: " + ec.message());
     return {};
 }
 
@@ -149,7 +177,7 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
                                                : fail(SourceLoc{child.path().string()},
                                                       fs::file_kind(st.st_mode) + ", not a regular file",
                                                       "remove it from the tree");
-        if (!r) return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+        if (!r) return rewrap(r.error(), "cannot copy source: ");
     }
     if (ec) return fail(SourceLoc{from.string()}, "cannot read source directory: " + ec.message());
     return {};
@@ -184,19 +212,19 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
         url = (ctx.recipe_dir / url).string();
     if (ctx.on_line) ctx.on_line("cloning " + spec.git_url + (spec.git_rev.empty() ? "" : " at " + spec.git_rev));
     auto clone = git({"clone", "--quiet", url, repo.string()}, tmp.path(), ctx);
-    if (!clone) return fail(clone.error().message, clone.error().hint);
+    if (!clone) return unexpected(clone.error());
     if (clone->exit_code != 0)
         return fail("git clone of " + spec.git_url + " failed: " + last_line(clone->err), "check git_url");
     if (!spec.git_rev.empty()) {
         auto co = git({"checkout", "--quiet", spec.git_rev}, repo, ctx);
-        if (!co) return fail(co.error().message, co.error().hint);
+        if (!co) return unexpected(co.error());
         if (co->exit_code != 0)
             return fail("git checkout of '" + spec.git_rev + "' in " + spec.git_url + " failed: " + last_line(co->err),
                         "check git_rev (a branch, tag or commit of that repository)");
     }
     if (stdfs::exists(repo / ".gitmodules")) {
         auto sub = git({"submodule", "update", "--init", "--recursive", "--quiet"}, repo, ctx);
-        if (!sub) return fail(sub.error().message, sub.error().hint);
+        if (!sub) return unexpected(sub.error());
         if (sub->exit_code != 0)
             return fail("git submodule update in " + spec.git_url + " failed: " + last_line(sub->err));
     }
@@ -206,7 +234,7 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
             return fail(SourceLoc{target.string()}, "git source would overwrite a file an earlier source created",
                         "give this source its own `folder:`");
         stdfs::rename(child.path(), target, ec);
-        if (ec) return fail(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
     }
     return {};
 }
@@ -233,11 +261,11 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
                         "add `sha256:` to the source (sha256sum of the file you trust)");
         // A local file without a checksum is used where it is.
         auto src = local_file(spec.url, ctx.recipe_dir);
-        if (!src) return fail(src.error().message, src.error().hint);
+        if (!src) return unexpected(src.error());
         std::error_code ec;
         if (!stdfs::is_regular_file(*src, ec))
             return fail("source url " + spec.url + " does not exist", "looked for " + src->string());
-        if (auto ok = verify(*src, spec); !ok) return Unexpected<Error>{ok.error()};
+        if (auto ok = verify(hash::file_digests(*src), spec); !ok) return Unexpected<Error>{ok.error()};
         return Download{*src, CacheUse::none};
     }
     const std::string sha = str::lower(spec.sha256);
@@ -245,29 +273,31 @@ Result<Download> download(const types::Source& spec, const SourceContext& ctx) {
         return fail("invalid sha256 '" + spec.sha256 + "' for " + spec.url, "expected 64 hex digits");
 
     stdfs::path cache = ctx.cache_dir.empty() ? default_source_cache(ctx.env) : ctx.cache_dir;
-    stdfs::path slot = cache / sha;
-    stdfs::path file = slot / name;
-    std::error_code ec;
-    stdfs::create_directories(slot, ec);
-    if (ec) return fail(SourceLoc{slot.string()}, "cannot create download cache: " + ec.message());
+    auto root = fs::Dir::open(cache, fs::Create::yes);
+    if (!root) return rewrap(root.error(), "cannot create download cache: ");
     fs::FileLock lock(cache / (sha + ".lock"));
+    auto slot = cache_slot(*root, sha);
+    if (!slot) return rewrap(slot.error(), "download cache: ");
+    const stdfs::path file = slot->path() / name;
+    if (cached(*slot, name, spec)) return Download{file, CacheUse::hit};
 
-    if (stdfs::is_regular_file(file, ec)) {
-        // Verified on every use: a corrupted cache entry is fetched again.
-        if (verify(file, spec)) return Download{file, CacheUse::hit};
-        stdfs::remove(file, ec);
+    // A fresh name made here (O_EXCL, never through a symlink) is what the
+    // copy or curl writes, whatever was planted in the slot; it is renamed
+    // over the entry once verified.
+    slot->sweep_stale_temps();
+    const std::string part = fs::temp_name(name);
+    auto fd = slot->create_file(part, 0644);
+    if (!fd) return unexpected(fd.error());
+    ::close(*fd);
+    auto stored = [&]() -> Result<void> {
+        if (auto ok = fetch_to(spec, ctx, slot->path() / part, file); !ok) return ok;
+        if (auto ok = verify_in(*slot, part, spec); !ok) return ok;
+        return slot->rename(part, name);
+    }();
+    if (!stored) {
+        (void)slot->remove(part);
+        return unexpected(stored.error());
     }
-    stdfs::path part = slot / (name + ".part");
-    if (auto ok = fetch_to(spec, ctx, part, file); !ok) {
-        stdfs::remove(part, ec);
-        return Unexpected<Error>{ok.error()};
-    }
-    if (auto ok = verify(part, spec); !ok) {
-        stdfs::remove(part, ec);
-        return Unexpected<Error>{ok.error()};
-    }
-    stdfs::rename(part, file, ec);
-    if (ec) return fail(SourceLoc{file.string()}, "cannot store download: " + ec.message());
     return Download{file, CacheUse::miss};
 }
 
@@ -307,7 +337,7 @@ Result<FetchResult> fetch_source(const types::Source& spec, const SourceContext&
         } else {
             std::string dst_name = spec.fn.empty() ? url_basename(spec.url) : spec.fn;
             if (auto r = fs::copy_file(dl->file, out.dir / dst_name); !r)
-                return fail(r.error().loc, "cannot copy source: " + r.error().message, r.error().hint);
+                return rewrap(r.error(), "cannot copy source: ");
         }
     } else if (!spec.path.empty()) {
         stdfs::path src = stdfs::path(spec.path).is_absolute() ? stdfs::path(spec.path) : ctx.recipe_dir / spec.path;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "archive/extract.hpp"
+#include "core/rewrap.hpp"
 #include "source/source.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -59,8 +60,11 @@ Result<void> unpack_all(const stdfs::path& archive_file, const stdfs::path& root
             const char* s = archive_error_string(a.get());
             return bad(archive_file, std::string("truncated or corrupt archive: ") + (s ? s : "read error"));
         }
-        if (auto ok = tree.add(a.get(), archive::entry_of(e)); !ok)
-            return bad(archive_file, ok.error().message, ok.error().hint);
+        if (auto ok = tree.add(a.get(), archive::entry_of(e)); !ok) {
+            Error err = ok.error();  // a write that failed stays the job's (exit 1)
+            if (err.hint.empty()) err.hint = "the archive is corrupt or unsafe; check the source url and sha256";
+            return rewrap(std::move(err), SourceLoc{archive_file.string()});
+        }
     }
     tree.finish();
     return {};
@@ -70,7 +74,7 @@ Result<void> unpack_all(const stdfs::path& archive_file, const stdfs::path& root
 Result<void> move_children(const stdfs::path& from, const stdfs::path& to, const stdfs::path& file) {
     std::error_code ec;
     stdfs::create_directories(to, ec);
-    if (ec) return fail(SourceLoc{to.string()}, "cannot create directory: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{to.string()}, "cannot create directory: " + ec.message());
     for (const auto& child : stdfs::directory_iterator(from)) {
         stdfs::path target = to / child.path().filename();
         if (stdfs::exists(stdfs::symlink_status(target)))
@@ -78,7 +82,7 @@ Result<void> move_children(const stdfs::path& from, const stdfs::path& to, const
                         "unpacking would overwrite '" + target.string() + "', which an earlier source created",
                         "give this source its own `folder:`");
         stdfs::rename(child.path(), target, ec);
-        if (ec) return fail(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{target.string()}, "cannot move into place: " + ec.message());
     }
     return {};
 }
@@ -96,7 +100,7 @@ bool is_archive_name(const std::string& name) {
 Result<void> extract_archive(const stdfs::path& archive_file, const stdfs::path& dest, StripTop strip) {
     std::error_code ec;
     stdfs::create_directories(dest, ec);
-    if (ec) return fail(SourceLoc{dest.string()}, "cannot create directory: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{dest.string()}, "cannot create directory: " + ec.message());
     // Next to dest, on the same file system, so the final moves are renames.
     fs::TempDir tmp(".sf-extract", dest);
     if (auto ok = unpack_all(archive_file, tmp.path()); !ok) return ok;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <set>
 
+#include "core/rewrap.hpp"
 #include "source/source.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -169,11 +170,11 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             auto check = base;
             check.push_back("--dry-run");
             auto dry = run_tool(check, dir, env);
-            if (!dry) return fail(SourceLoc{label}, dry.error().message, dry.error().hint);
+            if (!dry) return rewrap(dry.error(), SourceLoc{label});
             if (dry->exit_code != 0)
                 return fail(SourceLoc{label}, explain_patch_failure(dry->out + dry->err));
             auto real = run_tool(base, dir, env);
-            if (!real) return fail(SourceLoc{label}, real.error().message, real.error().hint);
+            if (!real) return rewrap(real.error(), SourceLoc{label});
             if (real->exit_code != 0) return fail(SourceLoc{label}, explain_patch_failure(real->out + real->err));
         } else {
             // Keep git from finding a repository above `dir` and re-rooting the paths.
@@ -184,11 +185,11 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             check.push_back("--check");
             check.push_back(files[i].string());
             auto dry = run_tool(check, dir, genv);
-            if (!dry) return fail(SourceLoc{label}, dry.error().message, dry.error().hint);
+            if (!dry) return rewrap(dry.error(), SourceLoc{label});
             if (dry->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(dry->out + dry->err));
             base.push_back(files[i].string());
             auto real = run_tool(base, dir, genv);
-            if (!real) return fail(SourceLoc{label}, real.error().message, real.error().hint);
+            if (!real) return rewrap(real.error(), SourceLoc{label});
             if (real->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(real->out + real->err));
         }
     }

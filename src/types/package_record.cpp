@@ -163,7 +163,7 @@ json PackageRecord::to_json() const {
 
 std::string PackageRecord::dist_name() const { return name + "-" + version.str() + "-" + build; }
 
-Result<RepoData> RepoData::parse(std::string_view text, std::string_view source) {
+Result<RepoData> RepoData::parse(std::string_view text, std::string_view source, BadRecord bad_record) {
     if (json_too_deep(text)) return bad(source, "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
@@ -183,7 +183,13 @@ Result<RepoData> RepoData::parse(std::string_view text, std::string_view source)
         if (!it->is_object()) return bad(source, std::string("'") + section + "' must be an object");
         for (const auto& [fn, rec] : it->items()) {
             auto r = PackageRecord::from_json(rec, std::string(source) + ": " + fn);
-            if (!r) return Unexpected<Error>{r.error()};
+            if (!r && bad_record == BadRecord::fail) return Unexpected<Error>{r.error()};
+            if (!r) {
+                auto name = rec.find("name");  // end() for a record that is no object
+                bool named = name != rec.end() && name->is_string();
+                rd.skipped.push_back({named ? name->get<std::string>() : std::string(), r.error()});
+                continue;
+            }
             r->fn = fn;
             if (r->subdir.empty()) r->subdir = rd.subdir;
             rd.packages.push_back(std::move(*r));

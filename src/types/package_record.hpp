@@ -47,11 +47,24 @@ struct PackageRecord {
 
 // repodata.json of one subdir: "packages" (.tar.bz2) and "packages.conda"
 // (.conda); each record's fn is set from its key.
+// What RepoData::parse does with a record that is not valid: fail the whole
+// file, or leave the record out and say why. conda and rattler read records
+// lazily, by name, so a bad one matters only to a solve that asks for it.
+enum class BadRecord { fail, skip };
+
 struct RepoData {
     std::string subdir;
     std::vector<PackageRecord> packages;
+    // Under BadRecord::skip: each record left out, with its "name" as written
+    // (empty when it has none) and the error naming the file and the record.
+    struct Skipped {
+        std::string name;
+        Error why;
+    };
+    std::vector<Skipped> skipped;
 
-    static Result<RepoData> parse(std::string_view text, std::string_view source_name);
+    static Result<RepoData> parse(std::string_view text, std::string_view source_name,
+                                  BadRecord bad = BadRecord::fail);
 };
 
 // info/paths.json: one record per path, what the packager writes and the

@@ -73,11 +73,15 @@ std::string hex(Algo algo, std::string_view data) {
 Result<FileDigests> file_digests(const std::filesystem::path& p) {
     auto in = fs::InputFile::open(p);  // never waits on a FIFO
     if (!in) return unexpected(in.error());
+    return fd_digests(in->fd(), p);
+}
+
+Result<FileDigests> fd_digests(int fd, const std::filesystem::path& p) {
     Ctx m(Algo::md5), s(Algo::sha256);
     std::vector<char> buf(1 << 20);
     FileDigests d;
     while (true) {
-        ssize_t n = ::read(in->fd(), buf.data(), buf.size());
+        ssize_t n = ::read(fd, buf.data(), buf.size());
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail(SourceLoc{p.string()}, std::string("read error while hashing: ") + std::strerror(errno));
         if (n == 0) break;

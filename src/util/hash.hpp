@@ -37,6 +37,9 @@ struct FileDigests {
     std::uintmax_t size = 0;
 };
 Result<FileDigests> file_digests(const std::filesystem::path& p);
+// The same from an open descriptor (e.g. one fs::Dir opened without
+// following a symlink), read from where it stands; `name` is for errors.
+Result<FileDigests> fd_digests(int fd, const std::filesystem::path& name);
 Result<std::string> file_sha256(const std::filesystem::path& p);
 
 }  // namespace sf::hash

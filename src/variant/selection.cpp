@@ -1,5 +1,6 @@
 #include "variant/selection.hpp"
 
+#include "core/rewrap.hpp"
 #include "util/strings.hpp"
 #include "variant/config.hpp"
 
@@ -42,7 +43,7 @@ Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::
             if (k != "target_platform" || v.size() != 1) continue;
             int line = spec->line_of.count(k) ? spec->line_of.at(k) : 0;
             auto p = target_platform(v.front());
-            if (!p) return fail(SourceLoc{spec->name, line}, "target_platform: " + p.error().message, p.error().hint);
+            if (!p) return rewrap(p.error(), SourceLoc{spec->name, line}, "target_platform: ");
             if (is_m && found && !found_in.empty() && *found != *p)
                 return fail(SourceLoc{spec->name, line},
                             "target_platform " + p->name() + " conflicts with " + found->name() + " from " + found_in,
@@ -68,7 +69,7 @@ Result<Selection> select(std::string_view platform, std::vector<std::filesystem:
     }
     if (!platform.empty()) {
         auto p = target_platform(platform);
-        if (!p) return fail("--platform: " + p.error().message, p.error().hint);
+        if (!p) return rewrap(p.error(), "--platform: ");
         s.platform = *p;
     } else {
         auto named = platform_of_files(exclusive_files, variant_files);

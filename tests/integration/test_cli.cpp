@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -246,6 +247,29 @@ TEST_CASE("a runtime failure in library code (a lock a temp dir) exits 1 with on
         auto bad = sf_run({"package", payload.string(), "--name", "A B", "--version", "1", "--build", "0",
                            "--output-folder", (tmp.path() / "out").string()});
         CHECK(bad.exit_code == 2);
+    }
+    SECTION("an error wrapped on its way up keeps its kind: a full disk exits 1, a bad field of --meta 2") {
+        const stdfs::path payload = tmp.path() / "payload";
+        std::mt19937 rng(7);  // bytes no compressor shrinks: the .conda outgrows the limit
+        std::string noise(256 * 1024, '\0');
+        for (char& c : noise) c = static_cast<char>(rng());
+        REQUIRE(fs::write_file_atomic(payload / "share/big.bin", noise));
+        auto full = [&] {
+            test::FileSizeLimit limit(64 * 1024);  // inherited by the child
+            return sf_run({"package", payload.string(), "--name", "a", "--version", "1", "--build", "0",
+                           "--compression-level", "1", "--output-folder", (tmp.path() / "out").string()});
+        }();
+        INFO(full.err);
+        CHECK(full.exit_code == 1);
+        one_error_line(full);
+        CHECK(full.err.find("File too large") != std::string::npos);
+        const stdfs::path meta = tmp.path() / "meta.json";
+        REQUIRE(fs::write_file_atomic(meta, R"({"name": "a", "version": "1", "build": "0", "subdir": "linux-65"})"));
+        auto bad = sf_run({"package", payload.string(), "--meta", meta.string(), "--output-folder",
+                           (tmp.path() / "out").string()});
+        INFO(bad.err);
+        CHECK(bad.exit_code == 2);
+        CHECK(bad.err.find("field 'subdir'") != std::string::npos);
     }
 }
 

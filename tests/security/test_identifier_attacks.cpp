@@ -190,7 +190,7 @@ TEST_CASE("security: a prefix with a newline is refused by install and package",
 
 // --- channels and package metadata ------------------------------------------------
 
-TEST_CASE("security: an osx-64 record listed in linux-64 is refused", "[security]") {
+TEST_CASE("security: an osx-64 record listed in linux-64 is refused (left out, named when asked for)", "[security]") {
     sf::fs::TempDir tmp("sf-sec-subdir");
     Pkg p = simple("foreign");
     p.edit_record = [](json& r) { r["subdir"] = "osx-64"; };
@@ -198,6 +198,8 @@ TEST_CASE("security: an osx-64 record listed in linux-64 is refused", "[security
     auto r = install(tmp.path() / "prefix", {"foreign"}, opts(tmp.path() / "channel", tmp.path() / "pkgs"));
     REQUIRE_FALSE(r);
     INFO(r.error().str());
+    CHECK(r.error().message.find("cannot satisfy 'foreign' (requested): no such package in channels ") == 0);
+    CHECK(r.error().message.find("left out as invalid: ") != std::string::npos);
     CHECK(r.error().message.find("linux-64/repodata.json: 'foreign-1.0-0.tar.bz2' says subdir 'osx-64' but is listed in "
                                  "'linux-64'") != std::string::npos);
     CHECK_FALSE(stdfs::exists(tmp.path() / "prefix"));

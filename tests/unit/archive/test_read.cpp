@@ -155,6 +155,24 @@ TEST_CASE("read: unsafe members are refused and leave nothing behind", "[read]")
                          "member 'lib/dir/x.txt' would be written through a symlink");
 }
 
+TEST_CASE("read: a write that fails while extracting is the job's failure, not the package's", "[read]") {
+    sf::fs::TempDir tmp("sf-test-read");
+    auto r = [&] {
+        sf::test::FileSizeLimit limit(4);  // every file of the package is longer
+        return extract_package(fixture("valid", kLib), tmp.path() / "out");
+    }();
+    REQUIRE_FALSE(r);
+    INFO(r.error().str());
+    CHECK(r.error().kind == sf::ErrorKind::runtime);  // exit 1: the disk, not the input
+    CHECK(r.error().str().find("File too large") != std::string::npos);
+    CHECK(r.error().str().find(kLib.substr(kLib.find('/') + 1)) != std::string::npos);
+    CHECK(names_in(tmp.path()).empty());
+    // An unsafe member stays the package's fault (exit 2).
+    auto unsafe = extract_package(fixture("unsafe-member", kLib), tmp.path() / "out");
+    REQUIRE_FALSE(unsafe);
+    CHECK(unsafe.error().kind == sf::ErrorKind::input);
+}
+
 TEST_CASE("read: truncated archives are detected", "[read]") {
     sf::fs::TempDir tmp("sf-test-read");
     for (const auto& rel : {kLib, kTool}) {
@@ -195,6 +213,25 @@ TEST_CASE("read: a .conda with the wrong layout is refused", "[read]") {
     auto r = list_package(fixture("bad-conda-layout", kTool));
     REQUIRE_FALSE(r);
     CHECK(r.error().str().find("metadata.json does not say conda_pkg_format_version 2") != std::string::npos);
+}
+
+TEST_CASE("read: a .conda renamed apart from its inner tarballs is refused, as conda refuses it", "[read]") {
+    sf::fs::TempDir tmp("sf-test-read");
+    const stdfs::path renamed = tmp.path() / "demo-tool-0.1.0-1.conda";  // holds info-demo-tool-0.1.0-0.tar.zst
+    stdfs::copy_file(fixture("valid", kTool), renamed);
+    for (auto part : {Part::info, Part::payload, Part::all}) {
+        auto r = list_package(renamed, part);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().kind == sf::ErrorKind::input);
+        CHECK(r.error().message.find(renamed.string() + ": '") == 0);
+        CHECK(r.error().message.find("' does not match the file name (conda reads ") != std::string::npos);
+        CHECK(r.error().hint == "the file was renamed; its contents are demo-tool-0.1.0-0.conda");
+    }
+    CHECK_FALSE(read_package_metadata(renamed));
+    expect_extract_fails(renamed, "does not match the file name");
+    // The same bytes under their own name are fine.
+    stdfs::rename(renamed, tmp.path() / "demo-tool-0.1.0-0.conda");
+    CHECK(list_package(tmp.path() / "demo-tool-0.1.0-0.conda"));
 }
 
 TEST_CASE("read: member path and symlink rules", "[read]") {

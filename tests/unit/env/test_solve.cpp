@@ -2,8 +2,10 @@
 
 #include "env/solve.hpp"
 #include "testutil.hpp"
+#include "util/fs.hpp"
 
 using namespace sf::env;
+namespace stdfs = std::filesystem;
 using sf::types::MatchSpec;
 
 namespace {
@@ -62,6 +64,27 @@ TEST_CASE("solve: unsatisfiable dependencies name the culprit", "[solve]") {
     auto none = solve(*idx, req({"nosuch >=1"}));
     REQUIRE_FALSE(none);
     CHECK(none.error().str() == "cannot satisfy 'nosuch >=1' (requested): no such package in channels " + ch.string());
+}
+
+TEST_CASE("solve: an invalid repodata record is left out with a warning, not the whole channel", "[solve]") {
+    sf::fs::TempDir tmp("sf-test-solve");
+    const auto ch = tmp.path() / "ch";
+    stdfs::copy(sf::test::data_dir() / "env/fixtures/valid", ch, stdfs::copy_options::recursive);
+    auto rd = nlohmann::json::parse(sf::test::slurp(ch / "linux-64/repodata.json"));
+    rd["packages"]["broken-1.0-0.tar.bz2"] = {{"name", "broken"}, {"version", "1.0"}, {"build", "0"},
+                                              {"build_number", "zero"}};
+    REQUIRE(sf::fs::write_file_atomic(ch / "linux-64/repodata.json", rd.dump()));
+    auto idx = load_channels({ch}, *sf::types::Platform::parse("linux-64"));
+    REQUIRE(idx);
+    CHECK(idx->packages.size() == 2);
+    REQUIRE(idx->warnings.size() == 1);
+    CHECK(idx->warnings[0].find("linux-64/repodata.json: broken-1.0-0.tar.bz2: 'build_number'") != std::string::npos);
+    CHECK(solve(*idx, req({"demo-tool"})));  // the rest of the channel is used
+    auto r = solve(*idx, req({"broken"}));  // a solve that needs it says why it is not there
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("no such package in channels " + ch.string() +
+                                 "; a record of it was left out as invalid: ") != std::string::npos);
+    CHECK(r.error().message.find("broken-1.0-0.tar.bz2: 'build_number'") != std::string::npos);
 }
 
 TEST_CASE("solve: channel errors", "[solve]") {

@@ -80,6 +80,15 @@ std::string sha_of(const stdfs::path& p) {
     return *s;
 }
 
+// A url: source of a fresh make_tarball(), with its sha256.
+types::Source tarball_source(Area& a) {
+    auto tarball = a.make_tarball();
+    types::Source s;
+    s.url = "file://" + tarball.string();
+    s.sha256 = sha_of(tarball);
+    return s;
+}
+
 size_t count_entries(const stdfs::path& dir) {
     std::error_code ec;
     if (!stdfs::exists(dir, ec)) return 0;
@@ -168,6 +177,7 @@ TEST_CASE("source: a sha256 mismatch is a hard error naming both digests and the
     REQUIRE_FALSE(r);
     CHECK(r.error().message == "sha256 mismatch for file://" + tarball.string() + ": expected " +
                                    std::string(64, 'a') + ", got " + sha_of(tarball));
+    CHECK(r.error().kind == ErrorKind::input);  // the recipe's: exit 2
     CHECK(count_entries(a.work) == 0);                  // nothing extracted
     CHECK(count_entries(a.cache / s.sha256) == 0);      // nothing cached
 
@@ -445,5 +455,100 @@ TEST_CASE("source: patches") {
         REQUIRE_FALSE(r);
         CHECK(r.error().str() ==
               "patches/0002-fix.patch: hunk FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+    }
+}
+
+namespace {
+
+// fetch_source() while writes past 64 KiB fail (a full disk): it must fail
+// as the job's failure (runtime, exit 1) naming the cause.
+Error fetch_on_full_disk(Area& a, const types::Source& s) {
+    auto r = [&] {
+        test::FileSizeLimit limit(64 * 1024);
+        return source::fetch_source(s, a.ctx());
+    }();
+    REQUIRE_FALSE(r);
+    INFO(r.error().str());
+    CHECK(r.error().kind == ErrorKind::runtime);
+    CHECK(r.error().message.find("File too large") != std::string::npos);
+    return r.error();
+}
+
+}  // namespace
+
+TEST_CASE("source: a write that fails is the job's failure (exit 1), a wrong source the recipe's (exit 2)") {
+    Area a;
+    SECTION("a path: source copied onto a full disk") {
+        stdfs::create_directories(a.recipe / "tree");
+        write(a.recipe / "tree" / "big.bin", std::string(256 * 1024, 'x'));
+        types::Source s;
+        s.path = "tree";
+        CHECK(str::starts_with(fetch_on_full_disk(a, s).message, "cannot copy source: "));
+    }
+    SECTION("an archive extracted onto a full disk") {
+        stdfs::path top = a.fixtures / "big-0.1";
+        stdfs::create_directories(top);
+        write(top / "zeros.bin", std::string(1024 * 1024, '\0'));  // a small .tar.gz
+        run_ok({"tar", "czf", "big-0.1.tar.gz", "big-0.1"}, a.fixtures);
+        types::Source s;
+        s.url = "file://" + (a.fixtures / "big-0.1.tar.gz").string();
+        s.sha256 = sha_of(a.fixtures / "big-0.1.tar.gz");
+        CHECK(fetch_on_full_disk(a, s).loc.file == (a.cache / s.sha256 / "big-0.1.tar.gz").string());
+    }
+    SECTION("the download cache cannot be made: a file is in the way") {
+        const types::Source s = tarball_source(a);
+        write(a.cache, "not a directory");
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE_FALSE(r);
+        INFO(r.error().str());
+        CHECK(r.error().kind == ErrorKind::runtime);
+        CHECK(str::starts_with(r.error().message, "cannot create download cache: "));
+    }
+    SECTION("a missing path stays an input error") {
+        types::Source p;
+        p.path = "no-such-dir";
+        auto m = source::fetch_source(p, a.ctx());
+        REQUIRE_FALSE(m);
+        CHECK(m.error().kind == ErrorKind::input);
+    }
+}
+
+TEST_CASE("source: a symlink in the download cache is never followed, for reading or writing") {
+    Area a;
+    const types::Source s = tarball_source(a);
+    const stdfs::path tarball = a.fixtures / "minitorch-0.1.tar.gz";
+    const stdfs::path outside = a.tmp.path() / "outside";
+    stdfs::create_directories(outside);
+    const stdfs::path slot = a.cache / s.sha256;
+    const stdfs::path entry = slot / "minitorch-0.1.tar.gz";
+    auto fetched_into_the_cache = [&] {
+        auto r = source::fetch_source(s, a.ctx());
+        REQUIRE(r);
+        CHECK(r->cache == source::CacheUse::miss);  // fetched again, not read through the link
+        CHECK(stdfs::is_directory(stdfs::symlink_status(slot)));
+        CHECK(stdfs::is_regular_file(stdfs::symlink_status(entry)));
+        CHECK(sha_of(entry) == s.sha256);
+        CHECK(test::slurp(a.work / "CMakeLists.txt") == "project(minitorch)\n");
+    };
+    SECTION("a slot that links elsewhere, to the right file, is replaced and nothing is written there") {
+        stdfs::copy_file(tarball, outside / "minitorch-0.1.tar.gz");
+        stdfs::create_directories(a.cache);
+        stdfs::create_directory_symlink(outside, slot);
+        fetched_into_the_cache();
+        CHECK(count_entries(outside) == 1);
+    }
+    SECTION("an entry that links to a file outside, with the right bytes, is not read") {
+        stdfs::copy_file(tarball, outside / "kept.tar.gz");
+        stdfs::create_directories(slot);
+        stdfs::create_symlink(outside / "kept.tar.gz", entry);
+        fetched_into_the_cache();
+        CHECK(sha_of(outside / "kept.tar.gz") == s.sha256);
+    }
+    SECTION("a planted link at a download's temp name is not written through") {
+        write(outside / "victim.txt", "victim\n");
+        stdfs::create_directories(slot);
+        stdfs::create_symlink(outside / "victim.txt", slot / "minitorch-0.1.tar.gz.part");
+        fetched_into_the_cache();
+        CHECK(test::slurp(outside / "victim.txt") == "victim\n");
     }
 }

@@ -77,6 +77,25 @@ TEST_CASE("package record: errors name the source", "[package_record]") {
     CHECK(rd.error().str() == "ch/noarch/repodata.json: not a valid JSON object");
 }
 
+TEST_CASE("repodata: an invalid record fails the file, or is left out and named under BadRecord::skip", "[package_record]") {
+    const std::string text = R"({"info": {"subdir": "linux-64"}, "packages": {
+        "good-1.0-0.tar.bz2": {"name": "good", "version": "1.0", "build": "0", "build_number": 0, "depends": []},
+        "bad-1.0-0.tar.bz2": {"name": "bad", "version": "1.0", "build": "0", "build_number": "zero"},
+        "anon-1.0-0.tar.bz2": [1, 2]}})";
+    auto strict = RepoData::parse(text, "ch/linux-64/repodata.json");
+    REQUIRE_FALSE(strict);
+    auto lenient = RepoData::parse(text, "ch/linux-64/repodata.json", BadRecord::skip);
+    REQUIRE(lenient);
+    REQUIRE(lenient->packages.size() == 1);
+    CHECK(lenient->packages[0].name == "good");
+    REQUIRE(lenient->skipped.size() == 2);
+    for (const auto& s : lenient->skipped) {
+        INFO(s.why.str());
+        if (s.name == "bad") CHECK(s.why.message.find("ch/linux-64/repodata.json: bad-1.0-0.tar.bz2") == 0);
+        else CHECK((s.name.empty() && s.why.message.find("anon-1.0-0.tar.bz2") != std::string::npos));
+    }
+}
+
 TEST_CASE("paths.json parses", "[package_record]") {
     auto p = PathsJson::parse(R"({"paths_version": 1, "paths": [
         {"_path": "bin/x", "path_type": "hardlink", "sha256": "ab", "size_in_bytes": 3,
