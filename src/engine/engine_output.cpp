@@ -364,10 +364,15 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
         // conda-build copies the top-level build's new files back into each
         // output's fresh host prefix: an output script works on top of them
         // (lz4-c-static: cp lib/liblz4.a $PREFIX/lib), and they are not its payload.
-        if (has_script && !st.staged_files.empty())
+        // rattler-build restores a staging output's files the same way, but
+        // they count as the inheriting output's new files (`files:` picks).
+        const bool restored_are_payload = !o.inherits.empty();
+        auto before = script::snapshot(ctx.host_prefix);
+        if (has_script && !st.staged_files.empty()) {
             if (auto ok = script::copy_files(st.staged, st.staged_files, ctx.host_prefix); !ok)
                 return err("host env", ok.error());
-        auto before = script::snapshot(ctx.host_prefix);
+            if (!restored_are_payload) before = script::snapshot(ctx.host_prefix);
+        }
         if (has_script) {
             script::ScriptContext sc = script_context(ctx, st, benv, henv);
             sc.pkg_name = o.name;
