@@ -142,6 +142,11 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
                                  const std::string& recipe_dir);
 
+// recipe.yaml's package_contents test of one package (contents_test.cpp):
+// "passed", or an error listing what did not match.
+Result<std::string> check_contents(const stdfs::path& pkg, const types::Test& t, const types::Platform& pf,
+                                   bool noarch_python);
+
 // The variant's python, numpy, perl, lua and r_base (conda-build's defaults
 // where it has none).
 script::LanguageVersions language_versions(const variant::Variant& v);

@@ -111,6 +111,8 @@ namespace {
 // fresh prefix: the package, its run dependencies and the test's own.
 Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg, const std::string& recipe_dir,
                              const types::Test& t) {
+    if (!t.contents.empty())  // a package_contents item is that test alone
+        return check_contents(pkg, t, ctx.opts.selection.platform, step.output.noarch == types::NoArch::python);
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
     std::error_code ec;
     env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python};

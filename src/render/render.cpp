@@ -543,7 +543,7 @@ Result<RenderedRecipe> Renderer::run() {
             auto top_reqs =
                 opts_.smithy ? Result<Requirements>(Requirements{}) : requirements_of(treqs, raw_.meta_file + ": ");
             if (!top_reqs) return unexpected(top_reqs.error());
-            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta, (*pt)->vt.raw)});
+            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta, (*pt)->vt.raw), {}});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);

@@ -330,6 +330,32 @@ Result<void> eval_test_needs(Env& env, const YamlNode& t, types::Test& test) {
     return {};
 }
 
+// rattler-build's package_contents test: each section a list of globs that
+// must match, or {exists: [...], not_exists: [...]}; `strict: true`.
+Result<void> eval_package_contents(Env& env, const YamlNode& pc, types::Test& test) {
+    for (const char* section : {"include", "bin", "lib", "site_packages", "files"}) {
+        const YamlNode* n = pc.find(section);
+        if (!n) continue;
+        types::Test::ContentGlobs g;
+        if (n->is_mapping()) {
+            SF_TRY(exists, string_list(env, n->find("exists")));
+            SF_TRY(not_exists, string_list(env, n->find("not_exists")));
+            g.exists = std::move(exists);
+            g.not_exists = std::move(not_exists);
+        } else {
+            SF_TRY(exists, string_list(env, n));
+            g.exists = std::move(exists);
+        }
+        if (!g.exists.empty() || !g.not_exists.empty()) test.contents[section] = std::move(g);
+    }
+    if (const YamlNode* st = pc.find("strict")) {
+        SF_TRY(v, env.value(*st));
+        if (!v.is_bool()) return fail(env.recipe().at(*st), "package_contents strict must be true or false");
+        test.contents_strict = v.as_bool();
+    }
+    return {};
+}
+
 // Each tests: item as its own Test (the engine gives each a fresh env, as
 // rattler-build does), and all of them merged into the output's test (info/test).
 Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
@@ -348,6 +374,8 @@ Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
                 one.pip_check = v.as_bool();
             }
         }
+        if (const YamlNode* pc = t->find("package_contents"); pc && pc->is_mapping())
+            SF_TRY_VOID(eval_package_contents(env, *pc, one));
         if (const YamlNode* sc = t->find("script")) {
             env.set_lenient(true);
             auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);

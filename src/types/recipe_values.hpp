@@ -2,6 +2,7 @@
 // Plain values that a recipe declares and every later stage reads: a source,
 // run_exports, an output's tests. No parsing of recipes here (render does
 // that); only the values and their JSON forms.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,15 @@ struct Test {
     std::vector<Dependency> requires_;
     std::vector<std::string> files, source_files;
     bool pip_check = false;  // recipe.yaml's python test: `python -m pip check` where pip is
-    bool empty() const { return commands.empty() && imports.empty() && files.empty(); }
+    // recipe.yaml's package_contents test: per section (include, bin, lib,
+    // site_packages, files) the globs that must match, and must not match,
+    // the package's paths; `strict`: every path must be matched.
+    struct ContentGlobs {
+        std::vector<std::string> exists, not_exists;
+    };
+    std::map<std::string, ContentGlobs> contents{};
+    bool contents_strict = false;
+    bool empty() const { return commands.empty() && imports.empty() && files.empty() && contents.empty(); }
 };
 
 }  // namespace sf::types

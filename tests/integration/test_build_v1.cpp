@@ -185,3 +185,19 @@ TEST_CASE("v1 build: each tests: item runs in an environment of its own") {
     REQUIRE(j["outputs"].size() == 1);
     CHECK(j["outputs"][0]["test"] == "passed");
 }
+
+TEST_CASE("v1 build: package_contents tests check the package's paths as rattler-build's globs do") {
+    fs::TempDir tmp("sf-it-v1");
+    stdfs::path out = tmp.path() / "out";
+    auto j = build("v1_contents", out);
+    REQUIRE(j["outputs"].size() == 1);
+    CHECK(j["outputs"][0]["test"] == "passed");
+
+    stdfs::path bad = tmp.path() / "bad";
+    auto r = sf_run({"build", recipe("v1_contents_bad"), "--output-folder", bad.string(), "-q"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("package_contents: no match for lib glob: sfc-missing") != std::string::npos);
+    CHECK(r.err.find("files not_exists glob share/sfc/*.bak matches share/sfc/data.bak") != std::string::npos);
+    CHECK(stdfs::exists(bad / "broken"));
+}
