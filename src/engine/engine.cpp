@@ -578,6 +578,11 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
         ctx.report.stagings.push_back(timing);
         return {};
     }
+    // What the engine cannot build yet fails before anything runs.
+    for (const auto& so : b.stagings)
+        if (!so.unbuildable.empty()) return fail(so.unbuildable);
+    for (const auto& step : b.steps)
+        if (!step.output.unbuildable.empty()) return fail(step.output.dist() + ": " + step.output.unbuildable);
     // "": the top level's work dir; recipe.yaml's staging outputs by name.
     std::map<std::string, Staging> sts;
     sts[""].build = &b;

@@ -64,6 +64,8 @@ struct RenderedOutput {
     // whether that one's run_exports reach it (`inherit: {run_exports: false}`).
     std::string inherits;
     bool inherit_run_exports = true;
+    // recipe.yaml: set when it uses what the engine cannot build yet (build.steps): the error.
+    std::string unbuildable;
 
     std::string dist() const { return name + "-" + version + "-" + build_string; }
 };
@@ -80,6 +82,7 @@ struct StagingOutput {
     std::string script;
     std::vector<std::string> script_lines;
     std::map<std::string, std::string> script_env;
+    std::string unbuildable;  // as RenderedOutput::unbuildable
     std::vector<std::string> ignore_run_exports, ignore_run_exports_from;
 };
 

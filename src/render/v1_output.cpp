@@ -164,8 +164,17 @@ struct BuildFields {
     const YamlNode* string = nullptr;
     const YamlNode* noarch = nullptr;
     const YamlNode* script = nullptr;
+    const YamlNode* steps = nullptr;
     const YamlNode* variant = nullptr;
 };
+
+// rattler-build's build.steps (its build plan): rendered, linted and
+// rerendered like any key, but not built yet; the build fails with this.
+std::string steps_refusal(Env& env, const YamlNode& steps) {
+    return env.recipe().at(steps).str() +
+           ": build.steps is not supported by splitforge's build yet (render, lint and rerender read past it); "
+           "write the steps as build.script";
+}
 
 // Whether an output takes the top level's build.script when it has none:
 // rattler-build merges it into outputs that inherit the top level only.
@@ -177,6 +186,7 @@ void pick(BuildFields& f, const YamlNode* build, TopScript script = TopScript::m
     if (auto* x = build->find("string")) f.string = x;
     if (auto* x = build->find("noarch")) f.noarch = x;
     if (auto* x = build->find("script"); x && script == TopScript::merge) f.script = x;
+    if (auto* x = build->find("steps"); x && script == TopScript::merge) f.steps = x;
     if (auto* x = build->find("variant")) f.variant = x;
 }
 
@@ -268,6 +278,7 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
+    if (f.steps) ev.out.unbuildable = steps_refusal(env, *f.steps);
     if (f.variant && f.variant->is_mapping()) {
         SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
@@ -585,6 +596,8 @@ Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vec
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
+    if (const YamlNode* steps = build && build->is_mapping() ? build->find("steps") : nullptr)
+        st.unbuildable = steps_refusal(env, *steps);
     default_script(env.recipe(), st.script, st.script_lines);
     return st;
 }

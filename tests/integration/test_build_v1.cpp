@@ -201,3 +201,19 @@ TEST_CASE("v1 build: package_contents tests check the package's paths as rattler
     CHECK(r.err.find("files not_exists glob share/sfc/*.bak matches share/sfc/data.bak") != std::string::npos);
     CHECK(stdfs::exists(bad / "broken"));
 }
+
+TEST_CASE("v1 build: build.steps renders but the build refuses it, naming its line") {
+    fs::TempDir tmp("sf-it-v1");
+    stdfs::path out = tmp.path() / "out";
+    auto rendered = sf_run({"render", recipe("v1_steps")});
+    INFO(rendered.err);
+    CHECK(rendered.exit_code == 0);
+    auto r = sf_run({"build", recipe("v1_steps"), "--output-folder", out.string(), "-q"});
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("recipe.yaml:10:") != std::string::npos);
+    CHECK(r.err.find("build.steps is not supported") != std::string::npos);
+    const bool published = stdfs::exists(out / "linux-64/repodata.json") &&
+                           test::slurp(out / "linux-64/repodata.json").find("sf-v1-steps") != std::string::npos;
+    CHECK_FALSE(published);
+}
