@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "env/python_env.hpp"
 #include "package/elf.hpp"
 #include "process/process.hpp"
+#include "types/match_spec.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
 
@@ -364,6 +366,25 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     if (r.exit_code != 0 && r.err.find("torch wheel: torch/lib/libtorch_cpu.so: needs libopenblas.so.0") != std::string::npos)
         test::skip("demo wheels blocked: libtorch_cpu needs the host's libopenblas.so.0, which no package provides");
     REQUIRE(r.exit_code == 0);
+    // The v1 twin's packages depend on what meta.yaml's do (build strings
+    // differ only in the hash): name + flavour -> dependency names.
+    auto depends = [](const stdfs::path& ch) {
+        std::map<std::string, std::set<std::string>> out;
+        for (const char* sub : {"linux-64", "noarch"}) {
+            if (!stdfs::exists(ch / sub / "repodata.json")) continue;
+            auto j = nlohmann::json::parse(test::slurp(ch / sub / "repodata.json"));
+            for (const auto& [file, rec] : j["packages.conda"].items()) {
+                std::string build = rec["build"], name = rec["name"];
+                if (name.rfind("libtorch", 0) != 0 && name.rfind("pytorch", 0) != 0) continue;
+                std::set<std::string>& d = out[name + " " + build.substr(0, build.rfind("_h"))];
+                for (const auto& dep : rec["depends"]) d.insert(types::MatchSpec::name_of(dep.get<std::string>()));
+            }
+        }
+        return out;
+    };
+    auto v0 = depends(art / "demo-channel"), v1 = depends(art / "demo-channel-v1");
+    CHECK(!v0.empty());
+    CHECK(v0 == v1);
     bool cuda = false;
     for (const auto& e : stdfs::directory_iterator(art / "demo-channel/linux-64"))
         cuda = cuda || str::starts_with(e.path().filename().string(), "pytorch-gpu-");
