@@ -366,12 +366,11 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
         // (lz4-c-static: cp lib/liblz4.a $PREFIX/lib), and they are not its payload.
         // rattler-build restores a staging output's files the same way, but
         // they count as the inheriting output's new files (`files:` picks).
-        const bool restored_are_payload = !o.inherits.empty();
         auto before = script::snapshot(ctx.host_prefix);
         if (has_script && !st.staged_files.empty()) {
             if (auto ok = script::copy_files(st.staged, st.staged_files, ctx.host_prefix); !ok)
                 return err("host env", ok.error());
-            if (!restored_are_payload) before = script::snapshot(ctx.host_prefix);
+            if (o.inherits.empty()) before.insert(st.staged_files.begin(), st.staged_files.end());
         }
         if (has_script) {
             script::ScriptContext sc = script_context(ctx, st, benv, henv);
