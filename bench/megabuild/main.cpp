@@ -16,6 +16,7 @@
 //   bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,3.10,...]
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <chrono>
@@ -24,6 +25,8 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "env/python_env.hpp"
 #include "process/process.hpp"
@@ -49,6 +52,28 @@ double children_cpu() {
     return sec(u.ru_utime) + sec(u.ru_stime);
 }
 
+// The per-Python outputs' step times of the last build (its --json summary).
+struct PerPython {
+    int n = 0;
+    double seconds = 0, envs = 0, script = 0, package = 0, test = 0, channel = 0;
+};
+PerPython g_last;
+
+PerPython per_python(const std::string& json) {
+    PerPython p;
+    auto j = nlohmann::json::parse(json, nullptr, false);
+    if (j.is_discarded() || !j.contains("outputs")) return p;
+    for (const auto& o : j["outputs"]) {
+        if (o.value("variant", "").find(" py") == std::string::npos || !o.contains("steps")) continue;
+        const auto& s = o["steps"];
+        ++p.n;
+        p.seconds += o.value("seconds", 0.0);
+        p.envs += s.value("envs", 0.0), p.script += s.value("script", 0.0), p.package += s.value("package", 0.0);
+        p.test += s.value("test", 0.0), p.channel += s.value("channel", 0.0);
+    }
+    return p;
+}
+
 // Runs splitforge; seconds taken. Exits on failure.
 double run_sf(const std::vector<std::string>& argv) {
     process::Command c{argv, {}, process::current_env(), {}, {}, {}};
@@ -59,12 +84,13 @@ double run_sf(const std::vector<std::string>& argv) {
         std::cerr << "bench_megabuild: failed: " << str::join(argv, " ") << "\n" << (r ? r->err : "") << "\n";
         std::exit(1);
     }
+    if (std::find(argv.begin(), argv.end(), "--json") != argv.end()) g_last = per_python(r->out);
     return s;
 }
 
 double run_build(const stdfs::path& recipe, const stdfs::path& channel, const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {g_sf.string(), "build", recipe.string(), "--output-folder", channel.string(),
-                                     "-q", "--compression-level", "3"};
+                                     "-q", "--compression-level", "3", "--json"};
     if (!g_tests) argv.push_back("--no-test");
     argv.insert(argv.end(), extra.begin(), extra.end());
     return run_sf(argv);
@@ -167,6 +193,7 @@ int main(int argc, char** argv) {
         return m;
     };
     Mode mega = mode(all);
+    PerPython mega_py = g_last;
     Mode single = mode("3.12");
     Mode independent;
     for (const auto& py : pythons) independent.add(mode(py));
@@ -188,6 +215,20 @@ int main(int argc, char** argv) {
     std::printf("  C/A = %.2f  (speedup of the megabuild over independent builds)\n", independent.total() / mega.total());
     if (g_binaries)
         std::printf("  builds only: A/B = %.2f, C/A = %.2f\n", mega.build / single.build, independent.build / mega.build);
+    // Where an extra Python goes: the recipe's script (CMake re-run, the
+    // Python-facing compile, install) against splitforge's own steps.
+    if (mega_py.n > 0) {
+        double n = mega_py.n, k = static_cast<double>(pythons.size());
+        double extra = (mega.total() - single.total()) / (k - 1), fixed = single.total() - extra;
+        std::printf("  each extra Python: %.2f s of wall time ((A - B) / %zu)\n", extra, pythons.size() - 1);
+        std::printf("  per-Python output in A (mean of %d): envs %.2f, script %.2f, package %.2f, test %.2f, "
+                    "channel %.2f s\n",
+                    mega_py.n, mega_py.envs / n, mega_py.script / n, mega_py.package / n, mega_py.test / n,
+                    mega_py.channel / n);
+        // A = F + k*P, B = F + P: A/B <= 1.5 needs P <= F / (2k - 3).
+        std::printf("  A/B <= 1.5 needs an extra Python <= %.2f s (B's Python-independent part: %.2f s)\n",
+                    fixed / (2 * k - 3), fixed);
+    }
     std::printf("  CPU s (user+sys, all processes): A %.2f, B %.2f, C %.2f; A/B = %.2f, C/A = %.2f\n", mega.cpu,
                 single.cpu, independent.cpu, mega.cpu / single.cpu, independent.cpu / mega.cpu);
     double load[3] = {0, 0, 0};

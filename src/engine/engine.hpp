@@ -75,6 +75,15 @@ struct OutputResult {
     std::filesystem::path package;  // in the channel (or broken/)
     std::string detail;     // why skipped/failed
     std::vector<std::string> rebuilt;  // ninja edges its script ran (from .ninja_log)
+    // Where `seconds` went: the recipe's script against what splitforge does
+    // around it (bench_megabuild separates the two per extra Python).
+    struct Steps {
+        double envs = 0;     // build and host environments, staged files restored
+        double script = 0;   // the output's script
+        double package = 0;  // run_exports, post-processing, linkage checks, writing the .conda
+        double test = 0;     // its tests (on the publish thread, overlapping the next output's build)
+        double channel = 0;  // adding it to the output channel
+    } steps;
 };
 
 struct StagingTiming {

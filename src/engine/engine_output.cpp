@@ -348,6 +348,13 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
 
     env::PreparedEnv benv, henv;
     std::vector<std::string> files, rebuilt;
+    OutputResult::Steps steps;
+    auto lap = [mark = t0]() mutable {
+        auto now = std::chrono::steady_clock::now();
+        double s = std::chrono::duration<double>(now - mark).count();
+        mark = now;
+        return s;
+    };
     bool has_script = !o.script.empty() || !o.script_lines.empty();
     if (step.role != plan::Role::metapackage) {
         env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, types::dependency_strings(o.requirements.build), {}, ""};
@@ -372,6 +379,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
                 return err("host env", ok.error());
             if (o.inherits.empty()) before.insert(st.staged_files.begin(), st.staged_files.end());
         }
+        steps.envs = lap();
         if (has_script) {
             script::ScriptContext sc = script_context(ctx, st, benv, henv);
             sc.pkg_name = o.name;
@@ -399,6 +407,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
                 e.hint = dirty_hint(ctx, e.hint);
                 return err("script", e);
             }
+            steps.script = lap();
             rebuilt = script::ninja_edges_since(st.src_dir, logs);
             files = script::new_files(ctx.host_prefix, before);
             // The output named like the package ran the top-level build.sh:
@@ -452,7 +461,9 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     stdfs::path pkg = made->files.front();
     stdfs::remove_all(payload, ec);
 
+    steps.package = lap();
     BuiltOutput built{output_result(b, step, Status::built), pkg, t0};
+    built.result.steps = steps;
     built.result.size = stdfs::file_size(pkg, ec);
     built.result.rebuilt = rebuilt;
     return built;

@@ -53,8 +53,11 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
     OutputResult res = std::move(built.result);
     std::error_code ec;
     res.test = "skipped";
+    auto mark = std::chrono::steady_clock::now();
     if (ctx.opts.test == TestMode::run) {
         auto t = test_package(ctx, step, pkg, recipe_dir);
+        res.steps.test = seconds_since(mark);
+        mark = std::chrono::steady_clock::now();
         if (!t) {
             // broken/ below the output folder, never through a symlink; the
             // package is renamed into the handle (a symlink at its name is
@@ -81,6 +84,7 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
         return Unexpected<Error>{e};
     }
     res.package = *added;
+    res.steps.channel = seconds_since(mark);
     res.seconds = seconds_since(built.started);
     return res;
 }

@@ -53,7 +53,12 @@ nlohmann::json report_json(const BuildReport& r) {
                                 {"seconds", o.seconds},
                                 {"package", o.package.string()},
                                 {"detail", o.detail},
-                                {"rebuilt", o.rebuilt}});
+                                {"rebuilt", o.rebuilt},
+                                {"steps", {{"envs", o.steps.envs},
+                                           {"script", o.steps.script},
+                                           {"package", o.steps.package},
+                                           {"test", o.steps.test},
+                                           {"channel", o.steps.channel}}}});
     j["stagings"] = nlohmann::json::array();
     for (const auto& s : r.stagings)
         j["stagings"].push_back(

@@ -213,20 +213,22 @@ public:
                         "build it first, add it with --system-map FILE, or use --env-provider micromamba");
         }
         if (venv) {
-            std::string want = spec.python;
-            if (want.empty())
-                for (const auto& s : spec.specs)
-                    if (types::MatchSpec::name_of(s) == "python") {
-                        auto parts = str::split(std::string(str::trim(s)), ' ');
-                        if (parts.size() > 1) want = types::minor_version(parts[1]);
-                    }
+            // A version the requirement names ("python 3.12", the megabuild's
+            // libtorch) wins over the variant's Python, as in a solve.
+            std::string want;
+            for (const auto& s : spec.specs)
+                if (types::MatchSpec::name_of(s) == "python") {
+                    auto parts = str::split(std::string(str::trim(s)), ' ');
+                    if (parts.size() > 1) want = types::minor_version(parts[1]);
+                }
+            if (want.empty()) want = spec.python;
             auto it = ctx_.pythons.find(want);
             if (want.empty() || it == ctx_.pythons.end())
                 return fail("python " + (want.empty() ? std::string("(any)") : want) +
                                 " is required but no such interpreter was found (searched PATH and pyenv)",
                             "install it (e.g. pyenv install " + (want.empty() ? "3.12" : want) +
                                 ") or pass --skip-unavailable");
-            if (auto ok = make_venv(it->second, spec.prefix, ctx_.env); !ok) return unexpected(ok.error());
+            if (auto ok = make_venv(it->second, spec.prefix); !ok) return unexpected(ok.error());
             out.python = it->second;
         } else {
             stdfs::create_directories(spec.prefix, ec);

@@ -183,16 +183,40 @@ Interpreters discover_pythons(const process::Env& env, const std::set<std::strin
     return found;
 }
 
-Result<void> make_venv(const Interpreter& py, const stdfs::path& prefix, const process::Env& env) {
+// The layout `python -m venv --without-pip --symlinks` writes on POSIX
+// (CPython 3.9-3.13, venv.EnvBuilder), without starting the interpreter: one
+// per build, host and test env is a Python start-up and the venv module's
+// imports each time. Activation scripts are left out: nothing in a build
+// sources them, and conda's python package has none either.
+Result<void> make_venv(const Interpreter& py, const stdfs::path& prefix) {
     std::error_code ec;
     stdfs::remove_all(prefix, ec);
-    stdfs::create_directories(prefix.parent_path(), ec);
-    process::Command c{{py.exe.string(), "-m", "venv", "--without-pip", prefix.string()}, {}, env, {}, {}, {}};
-    auto r = process::capture(c);
-    if (!r) return unexpected(r.error());
-    if (r->exit_code != 0)
-        return fail("cannot create a python " + py.minor + " venv at " + prefix.string() + ": " +
-                    std::string(str::trim(r->err)));
+    auto failed = [&](const std::string& what) {
+        return fail("cannot create a python " + py.minor + " venv at " + prefix.string() + ": " + what + ": " +
+                    ec.message());
+    };
+    stdfs::path bin = prefix / "bin", lib = prefix / "lib";
+    if (stdfs::create_directories(bin, ec); ec) return failed("bin/");
+    if (stdfs::create_directories(site_packages(prefix, py.minor), ec); ec) return failed("site-packages");
+    if (stdfs::create_directories(prefix / "include", ec); ec) return failed("include/");
+#ifndef __APPLE__
+    if (sizeof(void*) == 8) {  // venv links lib64 to lib on 64-bit POSIX but macOS
+        stdfs::create_directory_symlink("lib", prefix / "lib64", ec);
+        if (ec) return failed("lib64");
+    }
+#endif
+    // `home` is the base interpreter's directory: Python reads it at start-up
+    // (a pyvenv.cfg beside bin/) to find its standard library.
+    std::string cfg = "home = " + py.exe.parent_path().string() + "\ninclude-system-site-packages = false\nversion = " +
+                      py.version + "\nexecutable = " + py.exe.string() + "\ncommand = " + py.exe.string() +
+                      " -m venv --without-pip " + prefix.string() + "\n";
+    if (auto ok = fs::write_file_atomic(prefix / "pyvenv.cfg", cfg); !ok) return unexpected(ok.error());
+    stdfs::create_symlink(py.exe, bin / "python", ec);
+    if (ec) return failed("bin/python");
+    for (std::string alias : {std::string("python3"), "python" + py.minor}) {
+        stdfs::create_symlink("python", bin / alias, ec);
+        if (ec) return failed("bin/" + alias);
+    }
     return {};
 }
 

@@ -37,8 +37,9 @@ Interpreters discover_pythons(const process::Env& env, const std::set<std::strin
 // Asks one executable about itself; an error when it does not run.
 Result<Interpreter> probe_python(const std::filesystem::path& exe, const process::Env& env);
 
-// `<exe> -m venv --without-pip <prefix>` (the prefix is removed first).
-Result<void> make_venv(const Interpreter& py, const std::filesystem::path& prefix, const process::Env& env);
+// What `<exe> -m venv --without-pip <prefix>` makes, written directly (the
+// prefix is removed first).
+Result<void> make_venv(const Interpreter& py, const std::filesystem::path& prefix);
 
 // Where a venv/prefix of this Python keeps its packages.
 std::filesystem::path site_packages(const std::filesystem::path& prefix, const std::string& minor);

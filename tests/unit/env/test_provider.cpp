@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "testskip.hpp"
+
 #include <algorithm>
 
 #include "env/provider.hpp"
@@ -156,6 +158,21 @@ TEST_CASE("system provider: an unknown requirement suggests the external provide
         CHECK(ok->run_exports.at("gcc_linux-64").strong == std::vector<std::string>{"libgcc-ng >=12"});
         CHECK_FALSE(ok->path_dirs.empty());
         CHECK(stdfs::is_directory(tmp.path() / "prefix/bin"));
+    }
+    SECTION("a python version the requirement names wins over the variant's") {
+        // The megabuild's libtorch: host `python 3.12` in a per-Python variant.
+        ctx.pythons = env::discover_pythons(ctx.env);
+        if (ctx.pythons.size() < 2) test::skip("needs two Python interpreters with headers");
+        std::string named = ctx.pythons.rbegin()->first, variant = ctx.pythons.begin()->first;
+        auto q = env::make_provider(env::ProviderKind::system, ctx);
+        auto py = q->create({tmp.path() / "prefix", env::EnvRole::host, {"python " + named}, {}, variant});
+        REQUIRE(py);
+        REQUIRE(py->python);
+        CHECK(py->python->minor == named);
+        CHECK(stdfs::exists(tmp.path() / "prefix/bin" / ("python" + named)));
+        auto bare = q->create({tmp.path() / "prefix", env::EnvRole::host, {"python"}, {}, variant});
+        REQUIRE(bare);
+        CHECK(bare->python->minor == variant);
     }
     SECTION("python without an interpreter of that version") {
         auto py = p->create({tmp.path() / "prefix", env::EnvRole::host, {"python 3.99"}, {}, ""});

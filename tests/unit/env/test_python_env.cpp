@@ -111,3 +111,46 @@ TEST_CASE("discover_pythons: the same interpreters as running every candidate", 
         CHECK(found[minor].prefix == py.prefix);
     }
 }
+
+// The venv written by hand is what `python -m venv --without-pip` makes, as
+// the interpreter sees it: prefix, base prefix, site-packages, the
+// executables, and a package in site-packages is importable.
+TEST_CASE("make_venv: each interpreter sees the venv python -m venv would make", "[env][python]") {
+    process::Env penv = process::minimal_env();
+    auto found = env::discover_pythons(penv);
+    if (found.empty()) test::skip("no Python 3 interpreter with headers on this machine");
+    fs::TempDir tmp("sf-venv");
+    const char* ask =
+        "import sys, sysconfig, json, site\n"
+        "import probe_pkg\n"
+        "print(json.dumps([sys.prefix, sys.base_prefix, sysconfig.get_paths()['purelib'],"
+        " sys.version_info[:2] == tuple(map(int, '%s'.split('.'))), probe_pkg.OK]))\n";
+    for (const auto& [minor, py] : found) {
+        INFO("python " << minor);
+        stdfs::path ours = tmp.path() / ("ours-" + minor), theirs = tmp.path() / ("theirs-" + minor);
+        REQUIRE(env::make_venv(py, ours));
+        process::Command mk{{py.exe.string(), "-m", "venv", "--without-pip", theirs.string()}, {}, penv, {}, {}, {}};
+        auto made = process::capture(mk);
+        REQUIRE(made);
+        REQUIRE(made->exit_code == 0);
+        for (const auto* root : {&ours, &theirs}) {
+            for (std::string exe : {std::string("python"), std::string("python3"), "python" + minor})
+                CHECK(stdfs::exists(*root / "bin" / exe));
+            stdfs::path sp = env::site_packages(*root, minor);
+            REQUIRE(stdfs::is_directory(sp));
+            REQUIRE(fs::write_file_atomic(sp / "probe_pkg.py", "OK = 1\n"));
+        }
+        auto run = [&](const stdfs::path& root) {
+            process::Command c{{(root / "bin/python").string(), "-c", str::replace_all(ask, "%s", minor)}, {}, penv, {}, {}, {}};
+            auto r = process::capture(c);
+            REQUIRE(r);
+            INFO(r->err);
+            REQUIRE(r->exit_code == 0);
+            return str::replace_all(std::string(str::trim(r->out)), root.string(), "<venv>");
+        };
+        std::string a = run(ours), b = run(theirs);
+        CHECK(a == b);
+        CHECK(a.find("\"<venv>\"") != std::string::npos);
+        CHECK(str::ends_with(a, "true, 1]"));
+    }
+}
