@@ -14,6 +14,7 @@
 #include "engine/engine.hpp"
 #include "env/provider.hpp"
 #include "env/python_env.hpp"
+#include "package/meta.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
 #include "script/script_env.hpp"
@@ -97,6 +98,7 @@ struct InheritedExport {
 // Where the staging build keeps what build.sh installed (for `files:` outputs).
 struct Staging {
     const plan::StagingBuild* build = nullptr;
+    render::RecipeFormat format = render::RecipeFormat::meta_yaml;
     stdfs::path recipe_dir;  // absolute
     stdfs::path src_dir;
     std::string source_name;  // name-version of the recipe (prefix maps)
@@ -135,6 +137,13 @@ struct BuiltOutput {
 // Builds and packages one output (engine_output.cpp); publish.hpp tests
 // and publishes it.
 Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
+
+// about.license_file of one output, for info/licenses/ (license_files.cpp):
+// conda-build's generic_copy for meta.yaml (each entry from the source dir,
+// else the recipe dir), rattler-build's copy_license_files for recipe.yaml
+// (globs over both, the recipe dir winning). A missing entry is an error.
+Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const render::RenderedOutput& o,
+                                                      std::vector<std::string>& warnings);
 
 // The test phase of one package file (verify.cpp): "passed" (and why a pip
 // check was skipped), or "none"

@@ -162,6 +162,13 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.home = about_str(o.about, "home");
     m.dev_url = about_str(o.about, "dev_url");
     m.doc_url = about_str(o.about, "doc_url");
+    if (o.about.contains("license_file")) {
+        const auto& lf = o.about["license_file"];
+        if (lf.is_string() && !lf.get<std::string>().empty()) m.license_file_names.push_back(lf.get<std::string>());
+        if (lf.is_array())
+            for (const auto& e : lf)
+                if (e.is_string()) m.license_file_names.push_back(e.get<std::string>());
+    }
     m.run_exports = o.run_exports.strings();
     m.hash_input = o.hash_input;
     m.test.commands = o.test.commands;
@@ -453,7 +460,13 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     }
     mo.write.zstd_level = ctx.opts.zstd_level;
     mo.write.threads = ctx.cpu_count;
-    auto made = package::make_package(payload, package_meta(ctx, o, depends, constrains), ctx.pkgs_out, mo);
+    std::vector<std::string> license_warnings;
+    auto licenses = license_files(st, o, license_warnings);
+    if (!licenses) return err("license", licenses.error());
+    for (const auto& w : license_warnings) ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
+    package::PackageMeta meta = package_meta(ctx, o, depends, constrains);
+    meta.license_files = std::move(*licenses);
+    auto made = package::make_package(payload, meta, ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
     for (const auto& m : made->linkage.messages)

@@ -1,0 +1,144 @@
+// about.license_file -> info/licenses/, as conda-build (meta.yaml) and
+// rattler-build (recipe.yaml) package it. conda-forge's linter requires a
+// license file, so every published package carries one.
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <system_error>
+
+#include "engine/engine_detail.hpp"
+#include "util/strings.hpp"
+
+namespace sf::engine::detail {
+
+namespace {
+
+std::vector<std::string> entries(const nlohmann::json& about) {
+    std::vector<std::string> out;
+    if (!about.contains("license_file")) return out;
+    const auto& v = about["license_file"];
+    if (v.is_string()) out.push_back(v.get<std::string>());
+    if (v.is_array())
+        for (const auto& e : v)
+            if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+}
+
+// Regular files below `root` (relative paths, sorted); symlinked
+// directories are not entered.
+std::vector<std::string> files_below(const stdfs::path& root) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
+         it.increment(ec))
+        if (it->is_regular_file(ec)) out.push_back(stdfs::relative(it->path(), root, ec).generic_string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Appends dir's files under dest/ (a license directory, "LICENSES/").
+void add_tree(const stdfs::path& dir, const std::string& dest, std::vector<package::ExtraFile>& out) {
+    for (const auto& rel : files_below(dir)) out.push_back({dest + "/" + rel, dir / rel, {}});
+}
+
+// conda-build's generic_copy(m, "license", "license_file").
+Result<std::vector<package::ExtraFile>> conda_build_licenses(const Staging& st, const std::vector<std::string>& list,
+                                                             std::vector<std::string>& warnings) {
+    std::vector<package::ExtraFile> out;
+    int count = 0;
+    std::error_code ec;
+    for (const auto& e : list) {
+        if (e.empty()) continue;  // conda-build skips an empty entry
+        stdfs::path src = st.src_dir / e;
+        if (!stdfs::exists(src, ec)) src = st.recipe_dir / e;
+        bool dir = stdfs::is_directory(src, ec), file = stdfs::is_regular_file(src, ec);
+        if (dir && !str::ends_with(e, "/"))
+            return fail("about/license_file entry '" + e + "' is a directory but does not end with '/'",
+                        "append a '/' to package the folder and all its content as license files");
+        if (!dir && !file)
+            return fail("about/license_file entry '" + e +
+                            "' does not exist in the source root dir or in the recipe root dir",
+                        "name a file of the source or of the recipe folder");
+        std::string dest = e;
+        // conda-build renames what it cannot place below info/licenses/.
+        if (stdfs::path(e).is_absolute() || str::starts_with(e, ".")) {
+            dest = "LICENSE" + std::to_string(count++) + (file ? ".txt" : "");
+            warnings.push_back("about/license_file entry '" + e + "' is packaged as info/licenses/" + dest +
+                               " [license-file-outside]");
+        }
+        while (str::ends_with(dest, "/")) dest.pop_back();
+        if (dir) add_tree(src, dest, out);
+        else out.push_back({dest, src, {}});
+    }
+    return out;
+}
+
+bool has_glob(const std::string& s) { return s.find_first_of("*?[{") != std::string::npos; }
+
+// globset's defaults, as rattler-build's GlobVec: `*` crosses '/', and a
+// leading `**/` also matches no directory.
+bool glob_match(const std::string& g, const std::string& rel) {
+    if (::fnmatch(g.c_str(), rel.c_str(), 0) == 0) return true;
+    return str::starts_with(g, "**/") && ::fnmatch(g.c_str() + 3, rel.c_str(), 0) == 0;
+}
+
+// rattler-build's copy_license_files: each glob over the work dir, then
+// the recipe dir, whose copy wins. Absolute paths are refused (rattler-build
+// without --allow-absolute-license-paths).
+Result<std::vector<package::ExtraFile>> rattler_licenses(const Staging& st, const std::vector<std::string>& list,
+                                                         std::vector<std::string>& warnings) {
+    std::map<std::string, stdfs::path> picked;  // dest -> source
+    std::vector<std::string> missing;
+    std::optional<std::vector<std::string>> work_files, recipe_files;
+    for (const auto& g : list) {
+        if (stdfs::path(g).is_absolute())
+            return fail("absolute paths in license_file are not allowed: " + g,
+                        "name the file relative to the source or recipe folder");
+        bool found = false;
+        std::set<std::string> from_work;
+        for (const auto* root : {&st.src_dir, &st.recipe_dir}) {
+            auto& cache = root == &st.src_dir ? work_files : recipe_files;
+            std::vector<std::string> hits;
+            std::error_code ec;
+            if (!has_glob(g)) {
+                // A walk never yields a path above the root: "../x" matches nothing.
+                std::string rel = stdfs::path(g).lexically_normal().generic_string();
+                if (!str::starts_with(rel, "..") && stdfs::is_regular_file(*root / rel, ec)) hits.push_back(rel);
+            } else {
+                if (!cache) cache = files_below(*root);
+                for (const auto& rel : *cache)
+                    if (glob_match(g, rel)) hits.push_back(rel);
+            }
+            for (const auto& rel : hits) {
+                if (root == &st.recipe_dir && from_work.count(rel))
+                    warnings.push_back("license file from the source directory was overwritten by the one from the "
+                                       "recipe folder (" + rel + ")");
+                if (root == &st.src_dir) from_work.insert(rel);
+                picked[rel] = *root / rel;
+                found = true;
+            }
+        }
+        if (!found) missing.push_back(g);
+    }
+    if (!missing.empty())
+        return fail("the following license files were not found: " + str::join(missing, ", "),
+                    "license_file globs match files of the source (work) folder or of the recipe folder");
+    std::vector<package::ExtraFile> out;
+    for (const auto& [dest, src] : picked) out.push_back({dest, src, {}});
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const render::RenderedOutput& o,
+                                                      std::vector<std::string>& warnings) {
+    auto list = entries(o.about);
+    if (list.empty()) return std::vector<package::ExtraFile>{};
+    return st.format == render::RecipeFormat::recipe_yaml ? rattler_licenses(st, list, warnings)
+                                                          : conda_build_licenses(st, list, warnings);
+}
+
+}  // namespace sf::engine::detail
