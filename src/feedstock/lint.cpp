@@ -180,14 +180,22 @@ struct Linter {
     void config_file_keys() {
         if (!raw.config_file) return;
         std::map<std::string, int> keys;
+        // A key set to "*" alone pins nothing: it is there to hide the global
+        // pinning's values (arrow's `libarrow: ["*"]`, kept in the recipes
+        // that do not name libarrow too), so "remove it" is no advice for it.
+        std::set<std::string> guards, pins;
         for (const auto& platform : platforms) {
             variant::Selection sel;
             sel.platform = platform;
             auto src = variant::read_config_file(*raw.config_file, sel);
             if (!src) continue;  // a broken config already failed rendering
-            for (const auto& [k, v] : src->lists)
+            for (const auto& [k, v] : src->lists) {
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
+                bool star = std::all_of(v.begin(), v.end(), [](const std::string& x) { return str::trim(x) == "*"; });
+                (star && !v.empty() ? guards : pins).insert(k);
+            }
         }
+        for (const auto& k : pins) guards.erase(k);
         std::string file = raw.config_file->lexically_normal().string();
         // A zip partner of a used key (numpy zipped with python) stays: the
         // zip needs it, and removing it means editing zip_keys too.
@@ -203,7 +211,7 @@ struct Linter {
         }
         variant::Specials none;
         for (const auto& [k, line] : keys) {
-            if (used.count(k) || partners.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
+            if (used.count(k) || partners.count(k) || guards.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
             add("unused-key", SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
                 "remove it, or use it in meta.yaml or a build script");
         }

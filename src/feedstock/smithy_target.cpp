@@ -554,14 +554,16 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());
     const std::vector<variant::Variant> input_variants = variant::explode(*input);
-    // rattler_build_conda_compat passes conda-build's config platform as both
-    // --target-platform and --build-platform: a v1 recipe renders as a
-    // native build of the target (`build_platform != target_platform` never
-    // holds), whatever machine builds it on CI. The pinning was read as
-    // conda-build reads it, with the CI build platform.
+    // conda-smithy renders with conda-build's Config(platform, arch), whose
+    // build_subdir is then the target too, and rattler_build_conda_compat
+    // passes that platform as both --target-platform and --build-platform:
+    // either recipe renders as a native build of the target
+    // (`build_platform != target_platform` never holds), whatever machine
+    // builds it on CI. The pinning was read as conda-build reads it, with
+    // the CI build platform.
     variant::Selection render_sel = *sel;
+    render_sel.build_platform = sel->platform;
     if (in.v1) {
-        render_sel.build_platform = sel->platform;
         auto rs = rattler_spec(*sel->spec, sel->platform);
         if (!rs) return unexpected(rs.error());
         render_sel.spec = std::make_shared<const variant::SpecSource>(std::move(*rs));
