@@ -514,11 +514,21 @@ VMap merge_deployment_target(VMap v) {
     return v;
 }
 
+}  // namespace sf::feedstock::detail
+
+namespace sf::feedstock {
+
+bool keeps_python_min(std::string_view recipe_text) {
+    return recipe_text.find("{{ python_min }}") != std::string_view::npos;
+}
+
+}  // namespace sf::feedstock
+
+namespace sf::feedstock::detail {
+
 void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas) {
     if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
-    // conda-smithy's `.*\{\{ python_min \}\}` on each line of the recipe
-    // file, verbatim (it matches v1's `${{ python_min }}` too).
-    if (in.recipe_text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
+    if (keeps_python_min(in.recipe_text)) keys.used.insert("python_min");
     if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
 
     bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
