@@ -603,7 +603,9 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
         c = used_config(input->specials, v1->input_variants, v1->used_variants, keys.used);
         meta_variants = std::move(v1->meta_variants);
     } else {
-        keys = v0_job_keys(metas, input_variants);
+        // Loop keys over the variants distribute_variants keeps: for a noarch
+        // recipe, only the newest python (conda-build-feedstock's python).
+        keys = v0_job_keys(metas, rr->variants.empty() ? input_variants : rr->variants);
         finish_keys(keys, in, ft, metas);
         c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
         for (const auto* o : metas) meta_variants.push_back(o->variant.as_map());

@@ -305,3 +305,19 @@ TEST_CASE("smithy: the noarch reduction is decided without the spec's keys") {
                              "osx_64_python3.13.____cp313.yaml", "win_64_python3.12.____cpython.yaml",
                              "win_64_python3.13.____cp313.yaml"});
 }
+
+// conda-build-feedstock (ab2712a0): a noarch: python recipe keeps the newest
+// python only (distribute_variants), and conda-smithy's loop keys come from
+// those variants: python has one value and names no file.
+TEST_CASE("smithy: a noarch recipe's reduced python is no loop key") {
+    fs::TempDir tmp("sf-smithy");
+    auto dir = tmp.path() / "mini-feedstock";
+    auto r = rerender_mini(dir,
+                           "package:\n  name: mini\n  version: '1.0'\nbuild:\n  noarch: python\nrequirements:\n"
+                           "  host:\n    - python {{ python_min }}.*\n    - pip\n  run:\n    - python\n",
+                           "python_min:\n  - 3.11\n  - 3.10\n", "{}\n");
+    REQUIRE(r);
+    CHECK(r->files == Values{"linux_64_python_min3.10.yaml", "linux_64_python_min3.11.yaml"});
+    CHECK(test::slurp(dir / ".ci_support/linux_64_python_min3.10.yaml").find("python:\n- 3.13.* *_cp313\n") !=
+          std::string::npos);
+}
