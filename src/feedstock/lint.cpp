@@ -304,7 +304,11 @@ struct Linter {
                 if (listed_paths.count(f) || renders.empty()) continue;
                 // pyyaml's `- 0002-....patch  # [py<39]`: named, but on a line no linted variant selects.
                 std::string rel = f.lexically_relative(raw.dir.lexically_normal()).generic_string();
-                if (raw.text.find(rel) != std::string::npos)
+                bool named = false;  // outside a comment (r-base's `# - 0010-....patch` is no listing)
+                for (const auto& line : str::split_lines(raw.text))
+                    if (auto at = line.find(rel); at != std::string::npos && line.rfind('#', at) == std::string::npos)
+                        named = true;
+                if (named)
                     add("unlisted-patch", SourceLoc{f.string()}, Severity::warning,
                         "patch is listed in meta.yaml only on lines that no linted platform or variant selects",
                         "delete it and its line, or fix the line's selector");

@@ -120,11 +120,14 @@ TEST_CASE("lint: conda-smithy's .ci_support files are judged by conda-smithy's r
     fs::TempDir tmp("sf-lint");
     const std::string meta =
         "package:\n  name: tiny\n  version: 1.0\nsource:\n  path: .\n  patches:\n    - patches/old.patch  # [py<39]\n"
+        "    # - patches/gone.patch\n"
         "build:\n  number: 0\n  noarch: python  # [use_noarch]\nrequirements:\n  host:\n    - python  # [not use_noarch]\n"
         "    - python {{ python_min }}.*  # [use_noarch]\n  run:\n    - python\ntest:\n  commands:\n    - true\n";
     for (const char* dir : {"recipe/patches", ".ci_support", "variants"}) stdfs::create_directories(tmp.path() / dir);
     REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/meta.yaml", meta));
     REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/patches/old.patch", "--- a\n+++ b\n"));
+    // Named in a comment only: not listed at all.
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/patches/gone.patch", "--- a\n+++ b\n"));
     const std::string job =
         "python:\n- 3.12.* *_cpython\npython_min:\n- '3.10'\ntarget_platform:\n- linux-aarch64\nuse_noarch:\n- false\n";
     for (const char* dir : {".ci_support", "variants"})
@@ -142,7 +145,9 @@ TEST_CASE("lint: conda-smithy's .ci_support files are judged by conda-smithy's r
     };
     const std::string patch =
         "unlisted-patch: patch is listed in meta.yaml only on lines that no linted platform or variant selects";
-    CHECK(findings(".ci_support") == std::vector<std::string>{patch});
+    const std::string gone = "unlisted-patch: patch is not listed in meta.yaml";
+    CHECK(findings(".ci_support") == std::vector<std::string>{gone, patch});
     CHECK(findings("variants") ==
-          std::vector<std::string>{patch, "unused-key: variant key 'python_min' is not used by the recipe on linux-aarch64"});
+          std::vector<std::string>{gone, patch,
+                                   "unused-key: variant key 'python_min' is not used by the recipe on linux-aarch64"});
 }
