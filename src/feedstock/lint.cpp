@@ -12,6 +12,7 @@
 #include "feedstock/lint_v1.hpp"
 #include "feedstock/recipe_extra.hpp"
 #include "feedstock/rerender.hpp"
+#include "feedstock/smithy.hpp"
 #include "recipe/raw_recipe.hpp"
 #include "recipe/v1_recipe.hpp"
 #include "render/render.hpp"
@@ -145,6 +146,27 @@ struct Linter {
         for (const auto& o : rr->outputs)
             for (const auto& [k, val] : o.used) needed.insert(k);
         renders.push_back(std::move(*rr));
+        if (smithy_files) smithy_keys(platform, sel);
+    }
+
+    // conda-smithy wrote the files of a feedstock's .ci_support by its own
+    // rules (render::RenderOptions::smithy, each target a native build): a
+    // key is used where those rules say so even when conda-build's render
+    // reads past it (pyyaml's `python {{ python_min }}.*  # [use_noarch]`
+    // keeps python_min in its linux-aarch64 files).
+    bool smithy_files = false;
+    std::map<std::string, std::set<std::string>> smithy_used_on;
+
+    void smithy_keys(const types::Platform& platform, variant::Selection sel) {
+        sel.build_platform = platform;
+        render::RenderOptions smithy;
+        smithy.smithy = true;
+        auto rr = render::render(raw, sel, nullptr, smithy);
+        if (!rr) return;  // conda-build's render decides what lint reports
+        auto& keys = smithy_used_on[platform.name()];
+        for (const auto& o : rr->outputs)
+            for (const auto& [k, val] : o.used) keys.insert(k);
+        if (keeps_python_min(raw.text)) keys.insert("python_min");
     }
 
     void render_all() {
@@ -180,14 +202,22 @@ struct Linter {
     void config_file_keys() {
         if (!raw.config_file) return;
         std::map<std::string, int> keys;
+        // A key set to "*" alone pins nothing: it is there to hide the global
+        // pinning's values (arrow's `libarrow: ["*"]`, kept in the recipes
+        // that do not name libarrow too), so "remove it" is no advice for it.
+        std::set<std::string> guards, pins;
         for (const auto& platform : platforms) {
             variant::Selection sel;
             sel.platform = platform;
             auto src = variant::read_config_file(*raw.config_file, sel);
             if (!src) continue;  // a broken config already failed rendering
-            for (const auto& [k, v] : src->lists)
+            for (const auto& [k, v] : src->lists) {
                 if (!keys.count(k)) keys[k] = src->line_of.count(k) ? src->line_of.at(k) : 0;
+                bool star = std::all_of(v.begin(), v.end(), [](const std::string& x) { return str::trim(x) == "*"; });
+                (star && !v.empty() ? guards : pins).insert(k);
+            }
         }
+        for (const auto& k : pins) guards.erase(k);
         std::string file = raw.config_file->lexically_normal().string();
         // A zip partner of a used key (numpy zipped with python) stays: the
         // zip needs it, and removing it means editing zip_keys too.
@@ -203,7 +233,7 @@ struct Linter {
         }
         variant::Specials none;
         for (const auto& [k, line] : keys) {
-            if (used.count(k) || partners.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
+            if (used.count(k) || partners.count(k) || guards.count(k) || is_tooling_key(k) || none.is_special(k) || renders.empty()) continue;
             add("unused-key", SourceLoc{file, line}, Severity::warning, "variant key '" + k + "' is not used by the recipe on any platform",
                 "remove it, or use it in meta.yaml or a build script");
         }
@@ -234,8 +264,9 @@ struct Linter {
                     "run `splitforge rerender` to drop stale variant files");
                 continue;
             }
+            const auto& by_smithy = smithy_used_on[job->platform];
             for (const auto& [k, v] : job->keys)
-                if (!it->second.count(k) && !is_tooling_key(k) && !zipped.count(k))
+                if (!it->second.count(k) && !by_smithy.count(k) && !is_tooling_key(k) && !zipped.count(k))
                     add("unused-key", SourceLoc{file, lines[k]}, Severity::warning,
                         "variant key '" + k + "' is not used by the recipe on " + job->platform,
                         "remove it, or run `splitforge rerender`");
@@ -269,10 +300,22 @@ struct Linter {
                 if (e.is_regular_file() && (e.path().extension() == ".patch" || e.path().extension() == ".diff"))
                     files.push_back(e.path().lexically_normal());
             std::sort(files.begin(), files.end());
-            for (const auto& f : files)
-                if (!listed_paths.count(f) && !renders.empty())
+            for (const auto& f : files) {
+                if (listed_paths.count(f) || renders.empty()) continue;
+                // pyyaml's `- 0002-....patch  # [py<39]`: named, but on a line no linted variant selects.
+                std::string rel = f.lexically_relative(raw.dir.lexically_normal()).generic_string();
+                bool named = false;  // outside a comment (r-base's `# - 0010-....patch` is no listing)
+                for (const auto& line : str::split_lines(raw.text))
+                    if (auto at = line.find(rel); at != std::string::npos && line.rfind('#', at) == std::string::npos)
+                        named = true;
+                if (named)
+                    add("unlisted-patch", SourceLoc{f.string()}, Severity::warning,
+                        "patch is listed in meta.yaml only on lines that no linted platform or variant selects",
+                        "delete it and its line, or fix the line's selector");
+                else
                     add("unlisted-patch", SourceLoc{f.string()}, Severity::warning, "patch is not listed in meta.yaml",
                         "add it to source/patches, or delete it");
+            }
         }
     }
 
@@ -411,6 +454,9 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     if (!have_variants && opts.variants_dir)
         return fail(SourceLoc{vdir.string()}, "variants directory does not exist", "run `splitforge rerender` first");
     if (have_variants) l.collect_job_files(vdir);
+    stdfs::path vname = vdir.lexically_normal();
+    if (vname.filename().empty()) vname = vname.parent_path();  // ".ci_support/"
+    l.smithy_files = have_variants && vname.filename() == ".ci_support" && !l.job_files_by_platform.empty();
     if (opts.platforms.empty()) l.add_job_platforms();
     l.render_all();
     l.declared_keys();

@@ -15,6 +15,7 @@
 //      other key keeps all its values inside each file.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -49,6 +50,11 @@ struct SmithyResult {
 // True when `dir` is a feedstock (holds recipe/meta.yaml or recipe/recipe.yaml),
 // not a recipe.
 bool is_feedstock_dir(const std::filesystem::path& dir);
+
+// conda-smithy keeps python_min in every job of a recipe whose text names
+// `{{ python_min }}` (its `.*\{\{ python_min \}\}` on each line, verbatim,
+// so v1's `${{ python_min }}` counts too), whatever the render used.
+bool keeps_python_min(std::string_view recipe_text);
 
 Result<SmithyResult> smithy_configs(const SmithyOptions& opts);
 

@@ -514,11 +514,21 @@ VMap merge_deployment_target(VMap v) {
     return v;
 }
 
+}  // namespace sf::feedstock::detail
+
+namespace sf::feedstock {
+
+bool keeps_python_min(std::string_view recipe_text) {
+    return recipe_text.find("{{ python_min }}") != std::string_view::npos;
+}
+
+}  // namespace sf::feedstock
+
+namespace sf::feedstock::detail {
+
 void finish_keys(JobKeys& keys, const TargetInputs& in, const ForgeTarget& ft, const Outputs& metas) {
     if (keys.used.count("mpi")) keys.used.insert({"mpich", "openmpi", "msmpi", "mpi_serial", "impi"});
-    // conda-smithy's `.*\{\{ python_min \}\}` on each line of the recipe
-    // file, verbatim (it matches v1's `${{ python_min }}` too).
-    if (in.recipe_text.find("{{ python_min }}") != std::string::npos) keys.used.insert("python_min");
+    if (keeps_python_min(in.recipe_text)) keys.used.insert("python_min");
     if (keys.used.count("target_platform")) keys.top_loop.insert("target_platform");
 
     bool all_noarch = std::all_of(metas.begin(), metas.end(), [](const auto* o) { return o->noarch != types::NoArch::none; });
@@ -554,14 +564,16 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
     auto input = variant::load(*sel, std::nullopt, &diag);
     if (!input) return unexpected(input.error());
     const std::vector<variant::Variant> input_variants = variant::explode(*input);
-    // rattler_build_conda_compat passes conda-build's config platform as both
-    // --target-platform and --build-platform: a v1 recipe renders as a
-    // native build of the target (`build_platform != target_platform` never
-    // holds), whatever machine builds it on CI. The pinning was read as
-    // conda-build reads it, with the CI build platform.
+    // conda-smithy renders with conda-build's Config(platform, arch), whose
+    // build_subdir is then the target too, and rattler_build_conda_compat
+    // passes that platform as both --target-platform and --build-platform:
+    // either recipe renders as a native build of the target
+    // (`build_platform != target_platform` never holds), whatever machine
+    // builds it on CI. The pinning was read as conda-build reads it, with
+    // the CI build platform.
     variant::Selection render_sel = *sel;
+    render_sel.build_platform = sel->platform;
     if (in.v1) {
-        render_sel.build_platform = sel->platform;
         auto rs = rattler_spec(*sel->spec, sel->platform);
         if (!rs) return unexpected(rs.error());
         render_sel.spec = std::make_shared<const variant::SpecSource>(std::move(*rs));
@@ -591,7 +603,9 @@ Result<Target> render_target(const TargetInputs& in, const ForgeTarget& ft, cons
         c = used_config(input->specials, v1->input_variants, v1->used_variants, keys.used);
         meta_variants = std::move(v1->meta_variants);
     } else {
-        keys = v0_job_keys(metas, input_variants);
+        // Loop keys over the variants distribute_variants keeps: for a noarch
+        // recipe, only the newest python (conda-build-feedstock's python).
+        keys = v0_job_keys(metas, rr->variants.empty() ? input_variants : rr->variants);
         finish_keys(keys, in, ft, metas);
         c = used_config(input->specials, input_variants, used_variants(*rr, metas), keys.used);
         for (const auto* o : metas) meta_variants.push_back(o->variant.as_map());

@@ -6,6 +6,7 @@
 #include <optional>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "render/context.hpp"
 #include "render/hash.hpp"
@@ -369,6 +370,8 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
     o.hash_input = hash_contents(vt, om, used, v, spec_.specials);
     o.hash = pkg_hash(o.hash_input);
     o.build_string = build_id(vt, om, v, o.hash);
+    if (!(build.contains("string") && meta_truthy(build["string"])))
+        if (auto ok = check_computed_build_string(o, raw_.meta_file, diag_); !ok) return unexpected(ok.error());
     std::string where = raw_.meta_file + ": " + o.name + ": ";
     auto reqs = requirements_of(sub(m, "requirements"), where);
     if (!reqs) return unexpected(reqs.error());
@@ -489,8 +492,30 @@ Result<RenderedRecipe> Renderer::run() {
     auto p0 = pass_for(variants.front());
     if (!p0) return unexpected(p0.error());
     // noarch recipes build with one Python only: the newest, or the one
-    // build/noarch_python_build_age steps back (conda-build's rule).
-    const Meta& top_build = sub((*p0)->vt.meta, "build");
+    // build/noarch_python_build_age steps back (conda-build's rule), decided
+    // by MetaData's first parse, with the first variant of its own read of
+    // the configs. conda-smithy passes the merged spec in and moves the
+    // recipe's conda_build_config.yaml away, so there that read holds
+    // conda-build's defaults only: a noarch behind a key of the spec
+    // (pyyaml's `noarch: python  # [use_noarch]`) reduces nothing.
+    auto first = p0;
+    if (opts_.smithy) {
+        variant::Selection bare = sel_;
+        bare.spec = nullptr;
+        bare.exclusive_files.clear();
+        bare.variant_files.clear();
+        bare.overrides.clear();
+        auto defaults = variant::load(bare, std::nullopt);
+        if (!defaults) return unexpected(defaults.error());
+        auto dv = variant::explode(*defaults);
+        // Its unknown selector names are conda-build's first parse's, not
+        // the render's: no warning (nor --strict error) comes of them.
+        Diagnostics kept = std::exchange(diag_, Diagnostics{});
+        first = pass_for(dv.empty() ? variant::Variant{} : dv.front());
+        diag_ = std::move(kept);
+        if (!first) return unexpected(first.error());
+    }
+    const Meta& top_build = sub((*first)->vt.meta, "build");
     if (meta_truthy(top_build.value("noarch", Meta(nullptr))) ||
         meta_truthy(top_build.value("noarch_python", Meta(nullptr)))) {
         std::vector<std::string> pythons;

@@ -1,5 +1,6 @@
 #include "render/validate.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -149,8 +150,24 @@ Result<void> check_output(const RenderedOutput& o, const std::string& file, bool
     };
     if (auto ok = types::check_package_name(o.name); !ok) return in_file(ok.error(), "");
     if (auto ok = types::check_version(o.version); !ok) return in_file(ok.error(), o.name + ": ");
-    if (has_build_string)
+    if (has_build_string && o.unbuildable.empty())
         if (auto ok = types::check_build_string(o.build_string); !ok) return in_file(ok.error(), o.name + ": ");
+    return {};
+}
+
+Result<void> check_computed_build_string(RenderedOutput& o, const std::string& file, Diagnostics& diag) {
+    auto ok = types::check_build_string(o.build_string);
+    if (ok) return {};
+    const std::string& b = o.build_string;
+    bool path_safe = b.find_first_of("/\\") == std::string::npos && b.find("..") == std::string::npos &&
+                     std::none_of(b.begin(), b.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+    Error e{SourceLoc{file}, o.name + ": " + ok.error().message + ", computed by conda-build's rules from a spec",
+            "give the spec conda-build reads the prefix from a plain version (e.g. 'python 3.14.*'), or set build/string"};
+    if (!path_safe || diag.strict()) return unexpected(std::move(e));
+    o.unbuildable = "no package may carry build string '" + b + "' (" + e.hint + ")";
+    e.message += "; rendered as conda-build does, not buildable";
+    e.hint = "--strict makes this an error";
+    diag.warn(std::move(e), "build-string:" + o.name + "-" + b);
     return {};
 }
 

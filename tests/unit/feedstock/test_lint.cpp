@@ -51,6 +51,7 @@ TEST_CASE("lint: one of each problem (golden)") {
           std::string::npos);
     CHECK(out.find("key 'python' is used by the recipe but missing from this variant file") != std::string::npos);
     CHECK(out.find("variant key 'foo' is not used") != std::string::npos);
+    CHECK(out.find("libarrow_all") == std::string::npos);  // a "*" guard is no unused key
     CHECK(errors(dir / "recipe") == 4);
 }
 
@@ -109,4 +110,44 @@ TEST_CASE("lint: CI files for platforms outside the default list are linted, not
         if (f.id == std::string("stale-variant-file")) stale.push_back(f.message);
     // s390x is skipped by the recipe: its file is stale; the others are not.
     CHECK(stale == std::vector<std::string>{"the recipe builds nothing for linux-s390x"});
+}
+
+// pyyaml-feedstock (96ccf42b): conda-smithy wrote its .ci_support files by its
+// own rules, which keep python_min in every job of a recipe naming
+// `{{ python_min }}`, here only on `# [use_noarch]` lines that linux-aarch64
+// does not select. Our variants/ files follow conda-build's render instead.
+TEST_CASE("lint: conda-smithy's .ci_support files are judged by conda-smithy's rules") {
+    fs::TempDir tmp("sf-lint");
+    const std::string meta =
+        "package:\n  name: tiny\n  version: 1.0\nsource:\n  path: .\n  patches:\n    - patches/old.patch  # [py<39]\n"
+        "    # - patches/gone.patch\n"
+        "build:\n  number: 0\n  noarch: python  # [use_noarch]\nrequirements:\n  host:\n    - python  # [not use_noarch]\n"
+        "    - python {{ python_min }}.*  # [use_noarch]\n  run:\n    - python\ntest:\n  commands:\n    - true\n";
+    for (const char* dir : {"recipe/patches", ".ci_support", "variants"}) stdfs::create_directories(tmp.path() / dir);
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/meta.yaml", meta));
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/patches/old.patch", "--- a\n+++ b\n"));
+    // Named in a comment only: not listed at all.
+    REQUIRE(fs::write_file_atomic(tmp.path() / "recipe/patches/gone.patch", "--- a\n+++ b\n"));
+    const std::string job =
+        "python:\n- 3.12.* *_cpython\npython_min:\n- '3.10'\ntarget_platform:\n- linux-aarch64\nuse_noarch:\n- false\n";
+    for (const char* dir : {".ci_support", "variants"})
+        REQUIRE(fs::write_file_atomic(tmp.path() / dir / "linux_aarch64_.yaml", job));
+    auto findings = [&](const char* dir) {
+        LintOptions o;
+        o.recipe_dir = tmp.path() / "recipe";
+        o.variants_dir = tmp.path() / dir;
+        o.platforms = {"linux-aarch64"};
+        auto r = lint(o);
+        REQUIRE(r);
+        std::vector<std::string> out;
+        for (const auto& f : *r) out.push_back(f.id + ": " + f.message);
+        return out;
+    };
+    const std::string patch =
+        "unlisted-patch: patch is listed in meta.yaml only on lines that no linted platform or variant selects";
+    const std::string gone = "unlisted-patch: patch is not listed in meta.yaml";
+    CHECK(findings(".ci_support") == std::vector<std::string>{gone, patch});
+    CHECK(findings("variants") ==
+          std::vector<std::string>{gone, patch,
+                                   "unused-key: variant key 'python_min' is not used by the recipe on linux-aarch64"});
 }

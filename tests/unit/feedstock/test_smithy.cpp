@@ -244,3 +244,80 @@ TEST_CASE("smithy: a committed .ci_support symlink is refused, nothing written o
     CHECK(r.error().message == "is a symlink; refusing to write through it");
     CHECK(names() == before);
 }
+
+namespace {
+
+// A feedstock of one recipe under tmp, rerendered with a small pinning.
+Result<RerenderResult> rerender_mini(const stdfs::path& dir, const std::string& meta, const std::string& cbc,
+                                     const std::string& forge_yml) {
+    write(dir / "conda-forge.yml", forge_yml);
+    write(dir / "recipe/meta.yaml", meta);
+    if (!cbc.empty()) write(dir / "recipe/conda_build_config.yaml", cbc);
+    write(dir / "pinning.yaml",
+          "python:\n  - 3.12.* *_cpython\n  - 3.13.* *_cp313\nopenssl:\n  - '3.5'\n"
+          "channel_sources:\n  - conda-forge\nchannel_targets:\n  - conda-forge main\n");
+    RerenderOptions o;
+    o.recipe_dir = dir;
+    o.exclusive_files = {dir / "pinning.yaml"};
+    return rerender(o, RerenderMode::write);
+}
+
+}  // namespace
+
+// tokenizers-feedstock (177f67a4) and protobuf-feedstock (d7117fb8): conda-smithy
+// renders with Config(platform, arch), so build_platform is the target and a
+// `[build_platform != target_platform]` line is never selected, not even for
+// osx_arm64, which CI builds on osx_64.
+TEST_CASE("smithy: a v0 recipe renders as a native build of each target") {
+    fs::TempDir tmp("sf-smithy");
+    auto dir = tmp.path() / "mini-feedstock";
+    auto r = rerender_mini(dir,
+                           "package:\n  name: mini\n  version: '1.0'\nrequirements:\n  build:\n"
+                           "    - openssl  # [build_platform != target_platform]\n  host:\n    - python\n"
+                           "    - openssl  # [linux]\n  run:\n    - python\n",
+                           "", "build_platform:\n  osx_arm64: osx_64\n");
+    REQUIRE(r);
+    CHECK(r->files.size() == 8);
+    for (const auto& f : r->files) {
+        INFO(f);
+        bool has = test::slurp(dir / ".ci_support" / f).find("\nopenssl:") != std::string::npos;
+        CHECK(has == str::starts_with(f, "linux_64"));
+    }
+}
+
+// pyyaml-feedstock (96ccf42b): `noarch: python  # [use_noarch]` with use_noarch
+// from the recipe's conda_build_config.yaml. conda-smithy moves that file away
+// and passes the merged spec, so MetaData's first parse (which decides the
+// noarch Python reduction) sees conda-build's defaults only: use_noarch is
+// unknown there, nothing is reduced, and both jobs list every Python.
+TEST_CASE("smithy: the noarch reduction is decided without the spec's keys") {
+    fs::TempDir tmp("sf-smithy");
+    auto dir = tmp.path() / "mini-feedstock";
+    auto r = rerender_mini(dir,
+                           "package:\n  name: mini\n  version: '1.0'\nbuild:\n  noarch: python  # [use_noarch]\n"
+                           "requirements:\n  host:\n    - python\n  run:\n    - python\n",
+                           "use_noarch:\n  - true  # [linux64]\n  - false\n", "{}\n");
+    REQUIRE(r);
+    CHECK(r->files == Values{"linux_64_python3.12.____cpythonuse_noarchfalse.yaml",
+                             "linux_64_python3.12.____cpythonuse_noarchtrue.yaml",
+                             "linux_64_python3.13.____cp313use_noarchfalse.yaml",
+                             "linux_64_python3.13.____cp313use_noarchtrue.yaml", "osx_64_python3.12.____cpython.yaml",
+                             "osx_64_python3.13.____cp313.yaml", "win_64_python3.12.____cpython.yaml",
+                             "win_64_python3.13.____cp313.yaml"});
+}
+
+// conda-build-feedstock (ab2712a0): a noarch: python recipe keeps the newest
+// python only (distribute_variants), and conda-smithy's loop keys come from
+// those variants: python has one value and names no file.
+TEST_CASE("smithy: a noarch recipe's reduced python is no loop key") {
+    fs::TempDir tmp("sf-smithy");
+    auto dir = tmp.path() / "mini-feedstock";
+    auto r = rerender_mini(dir,
+                           "package:\n  name: mini\n  version: '1.0'\nbuild:\n  noarch: python\nrequirements:\n"
+                           "  host:\n    - python {{ python_min }}.*\n    - pip\n  run:\n    - python\n",
+                           "python_min:\n  - 3.11\n  - 3.10\n", "{}\n");
+    REQUIRE(r);
+    CHECK(r->files == Values{"linux_64_python_min3.10.yaml", "linux_64_python_min3.11.yaml"});
+    CHECK(test::slurp(dir / ".ci_support/linux_64_python_min3.10.yaml").find("python:\n- 3.13.* *_cp313\n") !=
+          std::string::npos);
+}

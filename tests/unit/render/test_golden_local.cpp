@@ -99,3 +99,21 @@ TEST_CASE("golden-local: small cases render as conda-build renders them") {
         }
     }
 }
+
+TEST_CASE("golden-local: a computed build string no package may carry renders with a warning") {
+    auto dir = test::data_dir() / "render" / "golden" / "build-string-prefix-from-spec";
+    auto sel = variant::select("linux-64", {dir / "variants.yaml"}, {}, {});
+    REQUIRE(sel);
+    auto rr = render::render_dir(dir / "recipe", *sel);
+    REQUIRE(rr);
+    REQUIRE(rr->outputs.size() == 1);
+    const auto& o = rr->outputs.front();
+    CHECK(o.build_string.rfind("py>=314pl5*h", 0) == 0);
+    CHECK(o.unbuildable.find("no package may carry build string 'py>=314pl5*h") == 0);
+    REQUIRE(rr->warnings.size() == 1);
+    CHECK(rr->warnings.front().message.find("invalid build string") != std::string::npos);
+    sel->strict = true;
+    auto strict = render::render_dir(dir / "recipe", *sel);
+    REQUIRE_FALSE(strict);
+    CHECK(strict.error().message.find("prefix-spec: invalid build string 'py>=314pl5*h") == 0);
+}
