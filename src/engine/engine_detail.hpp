@@ -145,6 +145,11 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const render::RenderedOutput& o,
                                                       std::vector<std::string>& warnings);
 
+// info/recipe/ of one output (recipe_files.cpp): conda-build's copy_recipe
+// for meta.yaml (the recipe's files, its rendering and the variant; an
+// output's under parent/), rattler-build's write_recipe_folder for recipe.yaml.
+std::vector<package::ExtraFile> recipe_files(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o);
+
 // The test phase of one package file (verify.cpp): "passed" (and why a pip
 // check was skipped), or "none"
 // when the output has no tests.

@@ -466,6 +466,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     for (const auto& w : license_warnings) ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
     package::PackageMeta meta = package_meta(ctx, o, depends, constrains);
     meta.license_files = std::move(*licenses);
+    meta.recipe_files = recipe_files(ctx, st, o);
     auto made = package::make_package(payload, meta, ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);

@@ -80,52 +80,56 @@ void emit_list(YAML::Emitter& e, const char* key, const std::vector<types::Depen
 
 }  // namespace
 
+std::string output_yaml(const RenderedOutput& o) {
+    YAML::Emitter e;
+    e << YAML::BeginMap;
+    e << YAML::Key << "package" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << o.name;
+    e << YAML::Key << "version" << YAML::Value << o.version;
+    e << YAML::EndMap;
+    e << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "number" << YAML::Value << o.build_number;
+    e << YAML::Key << "string" << YAML::Value << o.build_string;
+    if (o.noarch != types::NoArch::none)
+        e << YAML::Key << "noarch" << YAML::Value << std::string(types::to_string(o.noarch));
+    if (!o.run_exports.empty()) {
+        e << YAML::Key << "run_exports" << YAML::Value << YAML::BeginMap;
+        emit_list(e, "weak", o.run_exports.weak);
+        emit_list(e, "strong", o.run_exports.strong);
+        emit_list(e, "noarch", o.run_exports.noarch);
+        emit_list(e, "weak_constrains", o.run_exports.weak_constrains);
+        emit_list(e, "strong_constrains", o.run_exports.strong_constrains);
+        e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+    const auto& rq = o.requirements;
+    if (!rq.build.empty() || !rq.host.empty() || !rq.run.empty() || !rq.run_constrained.empty()) {
+        e << YAML::Key << "requirements" << YAML::Value << YAML::BeginMap;
+        emit_list(e, "build", rq.build);
+        emit_list(e, "host", rq.host);
+        emit_list(e, "run", rq.run);
+        emit_list(e, "run_constrained", rq.run_constrained);
+        e << YAML::EndMap;
+    }
+    if (!o.test.empty() || !o.test.requires_.empty()) {
+        e << YAML::Key << "test" << YAML::Value << YAML::BeginMap;
+        emit_list(e, "requires", o.test.requires_);
+        emit_list(e, "imports", o.test.imports);
+        emit_list(e, "commands", o.test.commands);
+        emit_list(e, "files", o.test.files);
+        e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+    return e.c_str();
+}
+
 std::string to_yaml(const RenderedRecipe& r) {
     std::string out;
     for (const auto& o : r.outputs) {
-        YAML::Emitter e;
-        e << YAML::BeginMap;
-        e << YAML::Key << "package" << YAML::Value << YAML::BeginMap;
-        e << YAML::Key << "name" << YAML::Value << o.name;
-        e << YAML::Key << "version" << YAML::Value << o.version;
-        e << YAML::EndMap;
-        e << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
-        e << YAML::Key << "number" << YAML::Value << o.build_number;
-        e << YAML::Key << "string" << YAML::Value << o.build_string;
-        if (o.noarch != types::NoArch::none)
-            e << YAML::Key << "noarch" << YAML::Value << std::string(types::to_string(o.noarch));
-        if (!o.run_exports.empty()) {
-            e << YAML::Key << "run_exports" << YAML::Value << YAML::BeginMap;
-            emit_list(e, "weak", o.run_exports.weak);
-            emit_list(e, "strong", o.run_exports.strong);
-            emit_list(e, "noarch", o.run_exports.noarch);
-            emit_list(e, "weak_constrains", o.run_exports.weak_constrains);
-            emit_list(e, "strong_constrains", o.run_exports.strong_constrains);
-            e << YAML::EndMap;
-        }
-        e << YAML::EndMap;
-        const auto& rq = o.requirements;
-        if (!rq.build.empty() || !rq.host.empty() || !rq.run.empty() || !rq.run_constrained.empty()) {
-            e << YAML::Key << "requirements" << YAML::Value << YAML::BeginMap;
-            emit_list(e, "build", rq.build);
-            emit_list(e, "host", rq.host);
-            emit_list(e, "run", rq.run);
-            emit_list(e, "run_constrained", rq.run_constrained);
-            e << YAML::EndMap;
-        }
-        if (!o.test.empty() || !o.test.requires_.empty()) {
-            e << YAML::Key << "test" << YAML::Value << YAML::BeginMap;
-            emit_list(e, "requires", o.test.requires_);
-            emit_list(e, "imports", o.test.imports);
-            emit_list(e, "commands", o.test.commands);
-            emit_list(e, "files", o.test.files);
-            e << YAML::EndMap;
-        }
-        e << YAML::EndMap;
         std::vector<std::string> used;
         for (const auto& [k, v] : o.used) used.push_back(k + "=" + v);
         out += "# " + o.dist() + "  [" + str::join(used, ", ") + "]\n";
-        out += e.c_str();
+        out += output_yaml(o);
         out += "\n---\n";
     }
     return out;

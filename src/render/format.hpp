@@ -10,6 +10,8 @@ namespace sf::render {
 
 nlohmann::ordered_json to_json(const RenderedOutput& o);
 nlohmann::ordered_json to_json(const RenderedRecipe& r);
+// One output as a YAML document (package, build, requirements, test).
+std::string output_yaml(const RenderedOutput& o);
 // One YAML document per output, each headed by a comment with its variant.
 std::string to_yaml(const RenderedRecipe& r);
 // "name<TAB>version<TAB>build", sorted: the golden .builds.tsv shape.
