@@ -47,7 +47,7 @@ std::map<std::string, std::string> placed(const Dirs& d, const std::vector<packa
 
 }  // namespace
 
-TEST_CASE("license files (meta.yaml): the source dir first, then the recipe dir; folders end with '/'", "[engine]") {
+TEST_CASE("license files (meta.yaml): the source dir first, then the recipe dir, folders end with '/'", "[engine]") {
     Dirs d;
     std::vector<std::string> warnings;
     auto r = engine::detail::license_files(d.st, with_licenses({"LICENSE", "NOTICE.txt", "LICENSES/"}), warnings);

@@ -54,7 +54,7 @@ render::RenderedOutput output(bool top) {
 
 }  // namespace
 
-TEST_CASE("recipe files (meta.yaml): the recipe, the template and its rendering; an output's under parent/", "[engine]") {
+TEST_CASE("recipe files (meta.yaml): the recipe, the template and its rendering, an output's under parent/", "[engine]") {
     Recipe r;
     auto top = engine::detail::recipe_files(r.ctx, r.st, output(true));
     CHECK(dests(top) == std::set<std::string>{"build.sh", "conda_build_config.yaml", "install-lib.sh", "meta.yaml",
