@@ -532,7 +532,11 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
     platforms.lists.emplace_back("target_platform", std::vector<std::string>{sel.platform.name()});
     platforms.lists.emplace_back("build_platform", std::vector<std::string>{sel.build_platform.name()});
     sources.push_back(std::move(platforms));
-    std::vector<std::filesystem::path> files;
+    // rattler-build has no -e. For a recipe.yaml feedstock conda-smithy
+    // reads conda-forge's pinning (its -e) first and lays variants.yaml over
+    // it, and passes the result to rattler-build as -m; with no conda-build
+    // defaults to exclude, an -e file is a variant file read first.
+    std::vector<std::filesystem::path> files = sel.exclusive_files;
     if (recipe_config) files.push_back(*recipe_config);
     files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
     if (sel.spec) {

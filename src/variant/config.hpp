@@ -99,8 +99,10 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
                           Diagnostics* diag = nullptr);
 Result<CombinedSpec> combine(std::vector<SpecSource> sources);
 // rattler-build's order for recipe.yaml (VariantConfig::from_files): no
-// conda-build defaults; the recipe's variants.yaml or conda_build_config.yaml,
-// then the -m files, then the overrides; target_platform and build_platform
+// conda-build defaults; the -e files (rattler-build has none: read first, as
+// conda-smithy reads conda-forge's pinning under a v1 recipe's variants.yaml),
+// the recipe's variants.yaml or conda_build_config.yaml, then the -m files,
+// then the overrides; target_platform and build_platform
 // are set when no file sets them. The matrix size is not checked here: it
 // is that of the keys the recipe reads (render_v1).
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
