@@ -126,7 +126,8 @@ bool is_v1_recipe_dir(const std::filesystem::path& dir) {
 
 Result<V1Recipe> parse_v1_recipe(const std::string& text, const std::string& file, Diagnostics* diag) {
     SF_TRY_VOID(check_text(text, file));
-    auto parsed = parse_yaml_tree(text, file, {}, diag);
+    // marked_yaml resolves no nulls: a context `~` is the text "~".
+    auto parsed = parse_yaml_tree(text, file, {}, diag, NullText::keep);
     if (!parsed) {
         Error e = parsed.error();
         if (str::starts_with(e.message, "YAML error")) e.hint = "check indentation and quoting";

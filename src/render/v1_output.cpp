@@ -6,6 +6,7 @@
 
 #include "core/try.hpp"
 #include "render/v1_detail.hpp"
+#include "render/v1_scalar.hpp"
 #include "types/identifiers.hpp"
 #include "util/strings.hpp"
 
@@ -20,17 +21,12 @@ std::string normalized(std::string key) {
     return key;
 }
 
-Value typed_value(const std::string& s, bool plain) {
-    YamlNode n;
-    n.kind = YamlNode::Kind::scalar;
-    n.scalar = s;
-    n.plain = plain;
-    if (!plain) return Value(s);
-    if (s == "true" || s == "True" || s == "TRUE") return Value(true);
-    if (s == "false" || s == "False" || s == "FALSE") return Value(false);
-    if (!s.empty() && s.find_first_not_of("0123456789", s[0] == '-' ? 1 : 0) == std::string::npos && s != "-" &&
-        s.size() < 19)
-        return Value(static_cast<std::int64_t>(std::stoll(s)));
+Value typed_value(const std::string& s, variant::ScalarTyping typing) {
+    switch (typing) {
+        case variant::ScalarTyping::marked_yaml: return marked_yaml_scalar(s);
+        case variant::ScalarTyping::serde_yaml: return serde_yaml_scalar(s);
+        case variant::ScalarTyping::text: break;
+    }
     return Value(s);
 }
 

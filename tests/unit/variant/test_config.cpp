@@ -86,10 +86,10 @@ TEST_CASE("load_v1: each file takes the loader rattler-build picks by its name")
     auto spec = load_v1(*sel, cbc);
     INFO((spec ? std::string() : spec.error().str()));
     REQUIRE(spec);
-    SECTION("conda_build_config.yaml: # [selectors]; a `- <number>` line is a string") {
-        CHECK_FALSE(is_plain(*spec, "num", "3"));
-        CHECK_FALSE(is_plain(*spec, "neg", "-2e-3"));
-        CHECK(is_plain(*spec, "flag", "true"));
+    SECTION("conda_build_config.yaml: # [selectors]; a `- <number>` line is a string, the rest serde_yaml's") {
+        CHECK(typing_of(*spec, "num", "3") == ScalarTyping::text);
+        CHECK(typing_of(*spec, "neg", "-2e-3") == ScalarTyping::text);
+        CHECK(typing_of(*spec, "flag", "true") == ScalarTyping::serde_yaml);
         CHECK(spec->get("osonly") == nullptr);
     }
     SECTION("any other name: plain YAML with if: items, its integers typed, a '# [osx]' only a comment") {
@@ -121,7 +121,7 @@ TEST_CASE("load_v1: -e files come first, under the recipe's file and the -m file
     REQUIRE(spec);
     REQUIRE(spec->get("a"));
     CHECK(*spec->get("a") == std::vector<std::string>{"1"});  // its name picks the selector loader
-    CHECK_FALSE(is_plain(*spec, "a", "1"));                      // and its `- 1` is a string there
+    CHECK(typing_of(*spec, "a", "1") == ScalarTyping::text);     // and its `- 1` is a string there
     CHECK(*spec->get("b") == std::vector<std::string>{"y"});
     CHECK(*spec->get("c") == std::vector<std::string>{"s"});
     CHECK(*spec->get("d") == std::vector<std::string>{"q"});
