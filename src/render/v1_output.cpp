@@ -383,6 +383,12 @@ Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
         }
         if (const YamlNode* pc = t->find("package_contents"); pc && pc->is_mapping())
             SF_TRY_VOID(eval_package_contents(env, *pc, one));
+        if (const YamlNode* ds = t->find("downstream")) {
+            SF_TRY(spec, env.text(*ds));
+            if (str::trim(spec).empty())
+                return fail(env.recipe().at(*ds), "a downstream test needs a package spec", "write 'downstream: <name>'");
+            one.downstream = std::string(str::trim(spec));
+        }
         if (const YamlNode* sc = t->find("script")) {
             env.set_lenient(true);
             auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
