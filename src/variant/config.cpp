@@ -228,6 +228,25 @@ bool rust_number(std::string_view s) {
 }
 
 
+// rattler-build's legacy loader (ParsedLine) reads a selector only after a
+// '#' (`k: [1, 2]` is a flow list, where conda-build's sel_pat sees the
+// selector [1, 2]) and drops any other comment. Rewritten line by line into
+// text conda-build's selector lines read the same way.
+std::string rattler_selector_lines(const std::string& text) {
+    std::string out;
+    for (const auto& line : str::split_lines(text)) {
+        size_t hash = line.find('#');
+        std::string_view content = std::string_view(line).substr(0, hash);
+        content = content.substr(0, content.find_last_not_of(" \t") + 1);
+        std::string_view rest = hash == std::string::npos ? std::string_view() : str::trim(std::string_view(line).substr(hash + 1));
+        out += content;
+        if (str::starts_with(rest, "[") && str::ends_with(rest, "]")) out += "  # " + std::string(rest);
+        else if (str::ends_with(content, "]")) out += "  #";  // a flow list, not a selector
+        out += '\n';
+    }
+    return out;
+}
+
 // rattler-build's legacy loader quotes a line `- <x>` (after its selector
 // is cut) when Rust reads x as an f64 or i64, so 3, 3.10, 1e3 and +3 there are
 // strings; what it does not quote (0x10, .inf, `~`, a flow list's items)
@@ -252,6 +271,8 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
     if (!ns) return unexpected(ns.error());
     Result<recipe::Selected> selected = recipe::Selected{};
     const bool v1 = syntax == ConfigSyntax::v1_legacy || syntax == ConfigSyntax::v1_plain;
+    std::string v1_text;
+    if (syntax == ConfigSyntax::v1_legacy) text = &(v1_text = rattler_selector_lines(*text));
     if (syntax == ConfigSyntax::selectors || syntax == ConfigSyntax::v1_legacy) {
         selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, file, nullptr, nullptr, diag);
         if (!selected) return unexpected(selected.error());

@@ -238,7 +238,7 @@ about:
   summary: "${{ c_hex }}|${{ c_plus + 1 }}|${{ c_lead + 1 }}|${{ c_null }}|${{ c_inf }}|${{ c_big }}|${{ c_list }}"
 )";
     std::string block = "k1:\n  - .inf\nk2:\n  - .nan\nk3:\n  - 0x10\nk4:\n  - 0o17\nk5:\n  - +3\nk6:\n  - 1_000\n"
-                        "k7:\n  - 1e3\nk8:\n  - ~\nk9:\n  - yes\nk10: [3, 007]  # flow\n";
+                        "k7:\n  - 1e3\nk8:\n  - ~\nk9:\n  - yes\nk10: [3, 007]\n";
     auto cbc = render_with(recipe, "conda_build_config.yaml", block);
     auto v1 = render_with(recipe, "variants.yaml", block);
     REQUIRE(cbc.outputs.size() == 2);  // k10 has two values
@@ -255,7 +255,9 @@ about:
     CHECK(h1.at("k7") == "1e3");  // quoted too
     CHECK(h1.at("k8").is_null());
     CHECK(h1.at("k9") == "yes");
-    CHECK(h1.at("k10") == 3);     // a flow list is not quoted: serde_yaml's 3
+    // A flow list: no selector for rattler-build's ParsedLine (no '#'), and
+    // not quoted: serde_yaml's 3.
+    CHECK(h1.at("k10") == 3);
     CHECK(cbc.outputs[1].hash_input.at("k10") == "007");
     CHECK(cbc.outputs[0].build_string == "inf_NaN_16_15_+3_1_000_1e3_None_yes_3");
     // variants.yaml: marked_yaml's rule.
