@@ -111,6 +111,11 @@ namespace {
 // fresh prefix: the package, its run dependencies and the test's own.
 Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg, const std::string& recipe_dir,
                              const types::Test& t) {
+    // rattler-build solves the downstream package with this one and runs the
+    // downstream package's own tests (a spec it cannot solve: a warning, and
+    // the test passes). splitforge runs neither: the result says so.
+    if (!t.downstream.empty())
+        return "downstream test '" + t.downstream + "' skipped (not run by splitforge) [v1-downstream-test]";
     if (!t.contents.empty())  // a package_contents item is that test alone
         return check_contents(pkg, t, ctx.opts.selection.platform, step.output.noarch == types::NoArch::python);
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
@@ -190,10 +195,13 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     const auto& elements = step.output.test_elements;
     if (elements.empty()) return run_test(ctx, step, pkg, recipe_dir, step.output.test);
     // recipe.yaml: each tests: item in an environment of its own, as rattler-build runs them.
+    // "passed" unless an item said more (a skipped pip check or downstream
+    // test): then what each said, in order.
     std::string result = "none";
     for (const auto& t : elements) {
         SF_TRY(r, run_test(ctx, step, pkg, recipe_dir, t));
-        if (r != "none" && (result == "none" || r != "passed")) result = r;  // a skipped pip check stays said
+        if (r == "none" || r == result || (r == "passed" && result != "none")) continue;
+        result = result == "none" || result == "passed" ? r : result + "; " + r;
     }
     return result;
 }

@@ -46,17 +46,21 @@ public:
                 return fail(r_.at(*cond), "the condition of 'if' must be an expression", "write e.g. 'if: linux'");
         }
         for (const auto& item : n.items) SF_TRY_VOID(conditionals(item));
-        // A build step's `if:` is its own field, not a conditional.
+        // A build step's `if:` is its own field, not a conditional, and
+        // rattler-build reads `extra:` and a script's `env:` as written.
         for (const auto& [k, v] : n.pairs)
-            if (k.scalar != "steps") SF_TRY_VOID(conditionals(v));
+            if (k.scalar != "steps" && k.scalar != "extra" && k.scalar != "env") SF_TRY_VOID(conditionals(v));
         return {};
     }
     Result<void> output(const YamlNode& o) const {
         if (!o.is_mapping()) return fail(r_.at(o), "an output must be a mapping", "start it with 'package:' or 'staging:'");
         if (o.find("staging")) return name_in(*o.find("staging"), "staging", false);
+        // rattler-build's parse_outputs has no `- if:` items in outputs.
         if (!o.find("package"))
             return fail(r_.at(o), "an output must have either a 'staging' or a 'package' key",
-                        "outputs are '- package: {name: ...}' or '- staging: {name: ...}'");
+                        is_conditional(o) ? "rattler-build takes no 'if:' items in outputs: give the output "
+                                            "'build: {skip: ...}' instead"
+                                          : "outputs are '- package: {name: ...}' or '- staging: {name: ...}'");
         return name_in(*o.find("package"), "package", false);
     }
     Result<void> schema_version(const YamlNode& root) const {
@@ -89,17 +93,16 @@ public:
                         "use a '- staging:' output instead");
         SF_TRY_VOID(schema_version(root));
         SF_TRY_VOID(context(root));
-        SF_TRY_VOID(conditionals(root));
-        // The first key rattler-build's parser refuses; the ones it reads
-        // past are lint's to report.
+        // The first key rattler-build's parser refuses (a section's own
+        // `if:` among them); the ones it reads past are lint's to report.
         for (const auto& p : v1::check_keys(root))
             if (p.refusal == v1::Refusal::parse_error) return fail(r_.at(*p.at), p.message, p.hint);
+        SF_TRY_VOID(conditionals(root));
         if (const YamlNode* outs = root.find("outputs")) {
             if (const auto* rec = root.find("recipe")) SF_TRY_VOID(name_in(*rec, "recipe", false));
             if (!outs->is_sequence() || outs->items.empty())
                 return fail(r_.at(*outs), "outputs must be a non-empty list", "write '- package: {name: ...}' items");
-            for (const auto& o : outs->items)
-                if (!is_conditional(o)) SF_TRY_VOID(output(o));
+            for (const auto& o : outs->items) SF_TRY_VOID(output(o));
             return {};
         }
         const YamlNode* pkg = root.find("package");
@@ -123,7 +126,8 @@ bool is_v1_recipe_dir(const std::filesystem::path& dir) {
 
 Result<V1Recipe> parse_v1_recipe(const std::string& text, const std::string& file, Diagnostics* diag) {
     SF_TRY_VOID(check_text(text, file));
-    auto parsed = parse_yaml_tree(text, file, {}, diag);
+    // marked_yaml resolves no nulls: a context `~` is the text "~".
+    auto parsed = parse_yaml_tree(text, file, {}, diag, NullText::keep);
     if (!parsed) {
         Error e = parsed.error();
         if (str::starts_with(e.message, "YAML error")) e.hint = "check indentation and quoting";

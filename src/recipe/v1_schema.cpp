@@ -14,9 +14,18 @@
 namespace sf::recipe::v1 {
 namespace {
 
+// How a field's value may hold an `if:` block of its own (not as a list
+// item, which every list allows).
+enum class Cond {
+    refused,       // a scalar or a list: rattler-build wants a scalar or a sequence
+    list_or_item,  // a list or one item, which may be an if/then/else block
+    free,          // free-form (extra, env): `if` is just a key
+};
+
 struct Field {
     std::string_view key;
     std::string_view section;  // what the value is read as; "" is not checked
+    Cond cond = Cond::refused;
 };
 
 struct Section {
@@ -26,7 +35,7 @@ struct Section {
     // these keys it holds picks the section its keys are checked against.
     std::vector<Field> kinds;
     Refusal unknown = Refusal::parse_error;
-    bool conditionals = true;  // `- if:` items are conditionals (not in steps)
+    bool conditionals = true;  // `- if:` items are conditionals (not in steps, nor outputs)
     std::string_view hint;     // said instead of the list of fields
     std::string_view no_kind;  // an entry holding none of `kinds`: the error
 };
@@ -44,18 +53,22 @@ const Table& table() {
         Table t;
         t["recipe"] = {"recipe",
                        {{"$schema", ""}, {"package", "package"}, {"build", "build"}, {"about", "about"},
-                        {"requirements", "requirements"}, {"extra", ""}, {"source", "source"}, {"tests", "test"},
-                        {"schema_version", ""}, {"context", ""}}};
+                        {"requirements", "requirements"}, {"extra", "", Cond::free}, {"source", "source", Cond::list_or_item},
+                        {"tests", "test"}, {"schema_version", ""}, {"context", "", Cond::free}}};
         // No `$schema` here: rattler-build's multi-output parser does not list it.
         t["multi-output recipe"] = {"multi-output recipe",
                                     {{"recipe", "recipe metadata"}, {"version", ""}, {"build", "build"},
-                                     {"about", "about"}, {"extra", ""}, {"source", "source"}, {"tests", "test"},
-                                     {"outputs", "output"}, {"schema_version", ""}, {"context", ""}}};
+                                     {"about", "about"}, {"extra", "", Cond::free},
+                                     {"source", "source", Cond::list_or_item}, {"tests", "test"},
+                                     {"outputs", "output"}, {"schema_version", ""}, {"context", "", Cond::free}}};
         t["recipe metadata"] = {"recipe", {{"name", ""}, {"version", ""}}};
         t["package"] = {"package", {{"name", ""}, {"version", ""}}};
+        // rattler-build's parse_outputs takes no `- if:` items: each output is
+        // a staging or a package output (v1_recipe.cpp names the error).
         t["output"] = {"output", {}, {{"staging", "staging output"}, {"package", "package output"}}};
+        t["output"].conditionals = false;
         t["staging output"] = {"staging output",
-                               {{"staging", "staging"}, {"source", "source"},
+                               {{"staging", "staging"}, {"source", "source", Cond::list_or_item},
                                 {"requirements", "staging requirements"}, {"build", "staging build"}}};
         t["staging"] = {"staging", {{"name", ""}}};
         t["staging requirements"] = {"staging requirements",
@@ -66,7 +79,7 @@ const Table& table() {
         t["staging build"] = {"staging build", {{"script", "script"}, {"steps", "step"}}, {}, Refusal::parse_error,
                               true, "staging outputs can only have 'script' or 'steps' in the build section"};
         t["package output"] = {"package output",
-                               {{"package", "package"}, {"inherit", "inherit"}, {"source", "source"},
+                               {{"package", "package"}, {"inherit", "inherit"}, {"source", "source", Cond::list_or_item},
                                 {"requirements", "requirements"}, {"build", "build"}, {"about", "about"},
                                 {"tests", "test"}}};
         t["inherit"] = {"inherit", {{"from", ""}, {"run_exports", ""}}};
@@ -96,14 +109,14 @@ const Table& table() {
                        {"summary", ""}, {"description", ""}, {"documentation", ""}, {"repository", ""}}};
         t["build"] = {"build",
                       {{"number", ""}, {"string", ""}, {"script", "script"}, {"steps", "step"}, {"noarch", ""},
-                       {"flags", ""}, {"python", "build python"}, {"skip", ""}, {"always_copy_files", ""},
+                       {"flags", ""}, {"python", "build python"}, {"skip", "", Cond::list_or_item}, {"always_copy_files", ""},
                        {"always_include_files", ""}, {"merge_build_and_host_envs", ""}, {"files", "files"},
                        {"dynamic_linking", "dynamic_linking"}, {"variant", "variant"},
                        {"prefix_detection", "prefix_detection"}, {"post_process", "post_process"}}};
         t["script"] = {"script object",
-                       {{"interpreter", ""}, {"env", ""}, {"secrets", ""}, {"content", ""}, {"file", ""},
+                       {{"interpreter", ""}, {"env", "", Cond::free}, {"secrets", ""}, {"content", ""}, {"file", ""},
                         {"cwd", ""}}};
-        t["step"] = {"step", {{"run", ""}, {"if", ""}, {"interpreter", ""}, {"cwd", ""}, {"env", ""}}, {},
+        t["step"] = {"step", {{"run", ""}, {"if", ""}, {"interpreter", ""}, {"cwd", ""}, {"env", "", Cond::free}}, {},
                      Refusal::parse_error, false, ""};
         t["files"] = {"files mapping", {{"include", ""}, {"exclude", ""}}};
         t["build python"] = {"python",
@@ -133,7 +146,7 @@ const Table& table() {
         t["package_contents test entry"] =
             kind_entry("package_contents test", "package_contents", "package_contents",
                        "rattler-build reads only 'package_contents' in a package_contents test");
-        t["python test"] = {"python test", {{"imports", ""}, {"pip_check", ""}, {"python_version", ""}}};
+        t["python test"] = {"python test", {{"imports", "", Cond::list_or_item}, {"pip_check", ""}, {"python_version", ""}}};
         t["perl test"] = {"perl test", {{"uses", ""}}};
         t["r test"] = {"r test", {{"libraries", ""}}};
         t["ruby test"] = {"ruby test", {{"requires", ""}}};
@@ -157,30 +170,36 @@ std::vector<std::string> names(const Section& s) {
     return out;
 }
 
+// Where a value stands: as a list item (or a branch of an if/then/else),
+// where rattler-build reads `if:` as a conditional, or as a field's own
+// value, where only a list-or-item field does.
+enum class Place { item, field };
+
 class Walker {
 public:
     explicit Walker(std::vector<KeyProblem>& out) : out_(out) {}
 
-    void walk(const YamlNode& n, std::string_view id) {
+    void walk(const YamlNode& n, std::string_view id, Place place) {
         if (id.empty()) return;
         const Section& s = table().at(id);
         if (n.is_sequence()) {
-            for (const auto& item : n.items) walk(item, id);
+            for (const auto& item : n.items) walk(item, id, Place::item);
             return;
         }
         if (!n.is_mapping()) return;
-        if (s.conditionals && is_conditional(n)) return conditional(n, id);
+        if (s.conditionals && place == Place::item && is_conditional(n)) return conditional(n, id);
         if (!s.kinds.empty()) {
             for (const auto& k : s.kinds)
-                if (n.find(k.key)) return walk(n, k.section);
+                if (n.find(k.key)) return walk(n, k.section, place);
             // An output with neither kind: the recipe checker names it.
             if (!s.no_kind.empty()) out_.push_back({&n, Refusal::parse_error, std::string(s.no_kind), "", true});
             return;
         }
         for (const auto& [k, v] : n.pairs) {
             auto f = std::find_if(s.fields.begin(), s.fields.end(), [&](const Field& x) { return x.key == k.scalar; });
-            if (f != s.fields.end()) walk(v, f->section);
-            else unknown(k, s);
+            if (f == s.fields.end()) unknown(k, s);
+            else if (f->cond == Cond::refused && f->section.empty() && is_conditional(v)) whole_value(k, v);
+            else walk(v, f->section, f->cond == Cond::list_or_item ? Place::item : Place::field);
         }
     }
 
@@ -188,11 +207,19 @@ private:
     // Both branches are walked: each is taken for some variant.
     void conditional(const YamlNode& n, std::string_view id) {
         for (const auto& [k, v] : n.pairs) {
-            if (k.scalar == "then" || k.scalar == "else") walk(v, id);
+            if (k.scalar == "then" || k.scalar == "else") walk(v, id, Place::item);
             else if (k.scalar != "if")
                 out_.push_back({&k, Refusal::parse_error, "unknown field '" + k.scalar + "' in an if/then/else block",
                                 "an 'if:' block holds only 'if', 'then' and 'else'"});
         }
+    }
+
+    // A scalar or list field given an `if:` block: rattler-build's parser
+    // wants a scalar or a sequence there ("expected scalar/sequence").
+    void whole_value(const YamlNode& key, const YamlNode& v) {
+        out_.push_back({&v, Refusal::parse_error, "'" + key.scalar + "' cannot be an if/then/else block",
+                        "rattler-build reads 'if:' only as a list item: write '- if: ...' items under '" +
+                            key.scalar + ":', or a value '${{ a if cond else b }}'"});
     }
 
     void unknown(const YamlNode& key, const Section& s) {
@@ -200,6 +227,9 @@ private:
         // A near name only helps where the key is refused.
         std::string near = s.unknown == Refusal::parse_error ? str::closest(key.scalar, valid) : "";
         std::string hint = near.empty() ? "" : "did you mean '" + near + "'? ";
+        // A section's own `if:` block (`requirements: {if: ..., then: ...}`).
+        if (key.scalar == "if" && s.unknown == Refusal::parse_error)
+            hint += "rattler-build reads 'if:' only as a list item ('- if: ...'), not as a key of " + std::string(s.name) + "; ";
         hint += s.hint.empty() ? "valid fields are: " + str::join(valid, ", ") : std::string(s.hint);
         std::string what = s.unknown == Refusal::ignored ? "field '" + key.scalar + "' is ignored in "
                                                           : "unknown field '" + key.scalar + "' in ";
@@ -214,7 +244,7 @@ private:
 std::vector<KeyProblem> check_keys(const YamlNode& root) {
     std::vector<KeyProblem> out;
     if (!root.is_mapping()) return out;
-    Walker(out).walk(root, root.find("outputs") ? "multi-output recipe" : "recipe");
+    Walker(out).walk(root, root.find("outputs") ? "multi-output recipe" : "recipe", Place::field);
     return out;
 }
 

@@ -23,8 +23,9 @@ std::size_t count_nodes(const YamlNode& n) {
 
 class Builder {
 public:
-    Builder(const std::string& text, const std::string& file, const std::vector<int>& line_map, Diagnostics* diag)
-        : r_(text, file, line_map, diag) {}
+    Builder(const std::string& text, const std::string& file, const std::vector<int>& line_map, Diagnostics* diag,
+            NullText nulls)
+        : r_(text, file, line_map, diag), nulls_(nulls) {}
 
     // The first document, as yaml-cpp's Load read it (config files have one).
     Result<YamlNode> document() {
@@ -49,7 +50,7 @@ private:
             if (auto r = r_.count(1); !r) return unexpected(r.error());
             bool null = yaml_null(e);
             out.kind = null ? YamlNode::Kind::null : YamlNode::Kind::scalar;
-            if (!null) out.scalar.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+            if (!null || nulls_ == NullText::keep) out.scalar.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
             out.plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
             std::string anchor = yaml_text(e.data.scalar.anchor);
             if (auto r = anchors_.open(r_, anchor, e.start_mark); !r) return unexpected(r.error());
@@ -102,14 +103,15 @@ private:
     }
 
     YamlReader r_;
+    NullText nulls_;
     YamlAnchors<YamlNode> anchors_;
 };
 
 }  // namespace
 
 Result<YamlNode> parse_yaml_tree(const std::string& text, const std::string& file, const std::vector<int>& line_map,
-                                 Diagnostics* diag) {
-    Builder b(text, file, line_map, diag);
+                                 Diagnostics* diag, NullText nulls) {
+    Builder b(text, file, line_map, diag, nulls);
     return b.document();
 }
 

@@ -35,9 +35,15 @@ struct YamlNode {
     const YamlNode* find(std::string_view key) const;
 };
 
+// Whether a null scalar (`~`, `null`, `NULL`, an empty value) keeps its text
+// in `scalar`: rattler-build's marked_yaml resolves no nulls, so its context
+// and variants.yaml read `~` as the text "~".
+enum class NullText { drop, keep };
+
 // As parse_yaml: errors and the duplicate-key warning at file:line:col
 // through `line_map`, aliases bounded to 200,000 nodes, nesting to 200.
 Result<YamlNode> parse_yaml_tree(const std::string& text, const std::string& file,
-                                 const std::vector<int>& line_map = {}, Diagnostics* diag = nullptr);
+                                 const std::vector<int>& line_map = {}, Diagnostics* diag = nullptr,
+                                 NullText nulls = NullText::drop);
 
 }  // namespace sf::recipe

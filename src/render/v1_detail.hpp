@@ -11,6 +11,7 @@
 
 #include "render/output.hpp"
 #include "render/v1_eval.hpp"
+#include "variant/config.hpp"
 
 namespace sf::render::v1 {
 
@@ -35,8 +36,8 @@ struct Evaluated {
 // "pybind11-abi" -> "pybind11_abi": rattler-build's NormalizedKey.
 std::string normalized(std::string key);
 
-// A variant value typed as rattler-build reads it from YAML.
-jinja::Value typed_value(const std::string& s, bool plain);
+// A variant value typed as rattler-build reads it from its file.
+jinja::Value typed_value(const std::string& s, variant::ScalarTyping typing);
 nlohmann::json to_json_value(const jinja::Value& v);
 
 // Evaluates the staging outputs, then the package outputs of one combination

@@ -9,6 +9,7 @@
 
 #include "core/try.hpp"
 #include "jinja/minijinja_display.hpp"
+#include "render/v1_scalar.hpp"
 #include "types/version.hpp"
 #include "types/version_spec.hpp"
 #include "util/strings.hpp"
@@ -334,17 +335,10 @@ size_t expr_end(std::string_view s, size_t open) {
     return std::string_view::npos;
 }
 
+// rattler-build's parse_scalar_to_variable: a plain scalar by marked_yaml's
+// rule, and a null one (`~`, `null`) too, as its text.
 Value plain_scalar(const YamlNode& n) {
-    const std::string& s = n.scalar;
-    if (!n.plain) return Value(s);
-    if (s == "true" || s == "True" || s == "TRUE") return Value(true);
-    if (s == "false" || s == "False" || s == "FALSE") return Value(false);
-    if (!s.empty() && (std::isdigit((unsigned char)s[0]) || ((s[0] == '-' || s[0] == '+') && s.size() > 1))) {
-        char* end = nullptr;
-        long long v = std::strtoll(s.c_str(), &end, 10);
-        if (end && *end == '\0') return Value(static_cast<std::int64_t>(v));
-    }
-    return Value(s);
+    return n.plain ? marked_yaml_scalar(n.scalar) : Value(n.scalar);
 }
 
 // rattler-build's is_simple_expression: one `${{ ... }}` spanning the
@@ -407,9 +401,11 @@ Result<Value> Env::value(const YamlNode& n) {
 Result<Value> Env::context_value(const YamlNode& v) {
     if (v.is_sequence()) {
         jinja::List l;
-        for (const auto& item : v.items) l.push_back(item.is_scalar() ? plain_scalar(item) : Value(jinja::None{}));
+        for (const auto& item : v.items)
+            l.push_back(item.is_scalar() || item.is_null() ? plain_scalar(item) : Value(jinja::None{}));
         return Value(std::move(l));
     }
+    if (v.is_null() && !v.scalar.empty()) return plain_scalar(v);
     SF_TRY(x, value(v));
     if (!v.is_scalar() || v.scalar.find("${{") == std::string::npos) return x;
     if (!v.plain) return Value(to_text(x));

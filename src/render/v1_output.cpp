@@ -6,6 +6,7 @@
 
 #include "core/try.hpp"
 #include "render/v1_detail.hpp"
+#include "render/v1_scalar.hpp"
 #include "types/identifiers.hpp"
 #include "util/strings.hpp"
 
@@ -20,17 +21,12 @@ std::string normalized(std::string key) {
     return key;
 }
 
-Value typed_value(const std::string& s, bool plain) {
-    YamlNode n;
-    n.kind = YamlNode::Kind::scalar;
-    n.scalar = s;
-    n.plain = plain;
-    if (!plain) return Value(s);
-    if (s == "true" || s == "True" || s == "TRUE") return Value(true);
-    if (s == "false" || s == "False" || s == "FALSE") return Value(false);
-    if (!s.empty() && s.find_first_not_of("0123456789", s[0] == '-' ? 1 : 0) == std::string::npos && s != "-" &&
-        s.size() < 19)
-        return Value(static_cast<std::int64_t>(std::stoll(s)));
+Value typed_value(const std::string& s, variant::ScalarTyping typing) {
+    switch (typing) {
+        case variant::ScalarTyping::marked_yaml: return marked_yaml_scalar(s);
+        case variant::ScalarTyping::serde_yaml: return serde_yaml_scalar(s);
+        case variant::ScalarTyping::text: break;
+    }
     return Value(s);
 }
 
@@ -367,6 +363,50 @@ Result<void> eval_package_contents(Env& env, const YamlNode& pc, types::Test& te
     return {};
 }
 
+// One tests: item (python, package_contents, script or downstream) as a Test.
+Result<types::Test> eval_test_item(Env& env, const YamlNode& t) {
+    types::Test one;
+    if (const YamlNode* py = t.find("python"); py && py->is_mapping()) {
+        SF_TRY(imports, string_list(env, py->find("imports")));
+        one.imports = std::move(imports);
+        one.pip_check = true;  // rattler-build's default
+        if (const YamlNode* pc = py->find("pip_check")) {
+            SF_TRY(v, env.value(*pc));
+            if (!v.is_bool()) return fail(env.recipe().at(*pc), "pip_check must be true or false");
+            one.pip_check = v.as_bool();
+        }
+    }
+    if (const YamlNode* pc = t.find("package_contents"); pc && pc->is_mapping())
+        SF_TRY_VOID(eval_package_contents(env, *pc, one));
+    if (const YamlNode* ds = t.find("downstream")) {
+        SF_TRY(spec, env.text(*ds));
+        if (str::trim(spec).empty())
+            return fail(env.recipe().at(*ds), "a downstream test needs a package spec", "write 'downstream: <name>'");
+        one.downstream = std::string(str::trim(spec));
+    }
+    if (const YamlNode* sc = t.find("script")) {
+        env.set_lenient(true);
+        auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
+        env.set_lenient(false);
+        if (!cmds) return unexpected(cmds.error());
+        one.commands = std::move(*cmds);
+        SF_TRY_VOID(eval_test_needs(env, t, one));
+    }
+    for (const auto& [k, v] : t.pairs)
+        if (k.scalar != "script") SF_TRY_VOID(touch(env, v));
+    return one;
+}
+
+// info/test holds every item's commands, imports, requirements and files.
+void merge_test(types::Test& all, const types::Test& one) {
+    all.imports.insert(all.imports.end(), one.imports.begin(), one.imports.end());
+    all.commands.insert(all.commands.end(), one.commands.begin(), one.commands.end());
+    all.requires_.insert(all.requires_.end(), one.requires_.begin(), one.requires_.end());
+    all.files.insert(all.files.end(), one.files.begin(), one.files.end());
+    all.source_files.insert(all.source_files.end(), one.source_files.begin(), one.source_files.end());
+    all.pip_check = all.pip_check || one.pip_check;
+}
+
 // Each tests: item as its own Test (the engine gives each a fresh env, as
 // rattler-build does), and all of them merged into the output's test (info/test).
 Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
@@ -374,37 +414,9 @@ Result<void> eval_tests(Env& env, const YamlNode* tests, Evaluated& ev) {
     SF_TRY(items, env.items(*tests));
     for (const YamlNode* t : items) {
         if (!t->is_mapping()) continue;
-        types::Test one;
-        if (const YamlNode* py = t->find("python"); py && py->is_mapping()) {
-            SF_TRY(imports, string_list(env, py->find("imports")));
-            one.imports = std::move(imports);
-            one.pip_check = true;  // rattler-build's default
-            if (const YamlNode* pc = py->find("pip_check")) {
-                SF_TRY(v, env.value(*pc));
-                if (!v.is_bool()) return fail(env.recipe().at(*pc), "pip_check must be true or false");
-                one.pip_check = v.as_bool();
-            }
-        }
-        if (const YamlNode* pc = t->find("package_contents"); pc && pc->is_mapping())
-            SF_TRY_VOID(eval_package_contents(env, *pc, one));
-        if (const YamlNode* sc = t->find("script")) {
-            env.set_lenient(true);
-            auto cmds = sc->is_mapping() ? string_list(env, sc->find("content")) : string_list(env, sc);
-            env.set_lenient(false);
-            if (!cmds) return unexpected(cmds.error());
-            one.commands = std::move(*cmds);
-            SF_TRY_VOID(eval_test_needs(env, *t, one));
-        }
-        for (const auto& [k, v] : t->pairs)
-            if (k.scalar != "script") SF_TRY_VOID(touch(env, v));
+        SF_TRY(one, eval_test_item(env, *t));
         if (one.empty()) continue;
-        types::Test& all = ev.out.test;
-        all.imports.insert(all.imports.end(), one.imports.begin(), one.imports.end());
-        all.commands.insert(all.commands.end(), one.commands.begin(), one.commands.end());
-        all.requires_.insert(all.requires_.end(), one.requires_.begin(), one.requires_.end());
-        all.files.insert(all.files.end(), one.files.begin(), one.files.end());
-        all.source_files.insert(all.source_files.end(), one.source_files.begin(), one.source_files.end());
-        all.pip_check = all.pip_check || one.pip_check;
+        merge_test(ev.out.test, one);
         ev.out.test_elements.push_back(std::move(one));
     }
     return {};
@@ -451,21 +463,41 @@ Result<Inherit> inherit_of(Env& env, const YamlNode* inh) {
     return out;
 }
 
+// An output's name, and its version or the recipe's.
+Result<void> eval_name_version(Env& env, const YamlNode& o, Evaluated& ev) {
+    const recipe::V1Recipe& r = env.recipe();
+    const YamlNode* pkg = o.find("package");
+    SF_TRY(name, env.text(*pkg->find("name")));
+    ev.out.name = name;
+    const YamlNode* ver = pkg->find("version");
+    if (!ver && r.multi_output())
+        if (const YamlNode* rec = r.root.find("recipe")) ver = rec->find("version");
+    if (!ver) return fail(r.at(*pkg), "missing field 'version' for output '" + name + "'", "set package.version or recipe.version");
+    SF_TRY(version, env.text(*ver));
+    ev.out.version = version;
+    return {};
+}
+
+// The used variant of an output: its own, the staging output's it inherits,
+// noarch's target_platform and the virtual packages it runs on.
+void finish_used(Env& env, const Vars& variant, const Staging* st, const std::set<std::string>& free, Evaluated& ev) {
+    ev.used = used_variant(env, variant, free, ev.out.noarch == types::NoArch::python);
+    if (st)
+        for (auto& [k, v] : st->used.items())
+            if (!ev.used.contains(k)) ev.used[k] = v;
+    if (ev.out.noarch != types::NoArch::none) ev.used["target_platform"] = "noarch";
+    // Virtual packages the output runs on (`__glibc >=2.17`) split builds too.
+    for (const auto& d : ev.out.requirements.run)
+        if (d.spec() && str::starts_with(d.name(), "__")) ev.used[d.name()] = d.str();
+}
+
 Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o, const std::map<std::string, Staging>& stagings) {
     const recipe::V1Recipe& r = env.recipe();
     const YamlNode& root = r.root;
     bool multi = r.multi_output();
     env.clear_accessed();
     Evaluated ev;
-    const YamlNode* pkg = o.find("package");
-    SF_TRY(name, env.text(*pkg->find("name")));
-    ev.out.name = name;
-    const YamlNode* ver = pkg->find("version");
-    if (!ver && multi)
-        if (const YamlNode* rec = root.find("recipe")) ver = rec->find("version");
-    if (!ver) return fail(r.at(*pkg), "missing field 'version' for output '" + name + "'", "set package.version or recipe.version");
-    SF_TRY(version, env.text(*ver));
-    ev.out.version = version;
+    SF_TRY_VOID(eval_name_version(env, o, ev));
     SF_TRY(inh, inherit_of(env, multi ? o.find("inherit") : nullptr));
     const std::string& inherit = inh.from;
     ev.out.inherits = inherit;
@@ -498,14 +530,7 @@ Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o,
         st = &it->second;
         free.insert(st->free_specs.begin(), st->free_specs.end());
     }
-    ev.used = used_variant(env, variant, free, ev.out.noarch == types::NoArch::python);
-    if (st)
-        for (auto& [k, v] : st->used.items())
-            if (!ev.used.contains(k)) ev.used[k] = v;
-    if (ev.out.noarch != types::NoArch::none) ev.used["target_platform"] = "noarch";
-    // Virtual packages the output runs on (`__glibc >=2.17`) split builds too.
-    for (const auto& d : ev.out.requirements.run)
-        if (d.spec() && str::starts_with(d.name(), "__")) ev.used[d.name()] = d.str();
+    finish_used(env, variant, st, free, ev);
     return ev;
 }
 

@@ -335,7 +335,7 @@ std::vector<Combo> combinations(const variant::CombinedSpec& spec, const std::ve
         for (const auto& k : used_keys) key.push_back(v.value_or(k, "\x01"));
         if (!seen.insert(key).second) continue;
         Combo c{v, {}};
-        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, variant::is_plain(spec, k, val));
+        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, variant::typing_of(spec, k, val));
         combos.push_back(std::move(c));
     }
     return combos;

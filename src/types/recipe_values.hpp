@@ -75,7 +75,12 @@ struct Test {
     };
     std::map<std::string, ContentGlobs> contents{};
     bool contents_strict = false;
-    bool empty() const { return commands.empty() && imports.empty() && files.empty() && contents.empty(); }
+    // recipe.yaml's downstream test: the spec of a package whose own tests
+    // run against this one (the engine reports it skipped, never passed).
+    std::string downstream;
+    bool empty() const {
+        return commands.empty() && imports.empty() && files.empty() && contents.empty() && downstream.empty();
+    }
 };
 
 }  // namespace sf::types

@@ -199,6 +199,67 @@ void drop_blocks(recipe::Selected& sel, const KeyFilter& keep) {
     sel.source_line = std::move(src);
 }
 
+
+// Whether Rust's i64 or f64 FromStr accepts `s`: [+-] then digits with an
+// optional '.' and exponent, or inf, infinity, nan in any case.
+bool rust_number(std::string_view s) {
+    if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+    std::string low;
+    for (char c : s) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (low == "inf" || low == "infinity" || low == "nan") return true;
+    size_t i = 0, digits = 0;
+    auto run = [&] {
+        size_t n = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++n;
+        return n;
+    };
+    digits += run();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        digits += run();
+    }
+    if (digits == 0) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (run() == 0) return false;
+    }
+    return i == s.size();
+}
+
+
+// rattler-build's legacy loader (ParsedLine) reads a selector only after a
+// '#' (`k: [1, 2]` is a flow list, where conda-build's sel_pat sees the
+// selector [1, 2]) and drops any other comment. Rewritten line by line into
+// text conda-build's selector lines read the same way.
+std::string rattler_selector_lines(const std::string& text) {
+    std::string out;
+    for (const auto& line : str::split_lines(text)) {
+        size_t hash = line.find('#');
+        std::string_view content = std::string_view(line).substr(0, hash);
+        content = content.substr(0, content.find_last_not_of(" \t") + 1);
+        std::string_view rest = hash == std::string::npos ? std::string_view() : str::trim(std::string_view(line).substr(hash + 1));
+        out += content;
+        if (str::starts_with(rest, "[") && str::ends_with(rest, "]")) out += "  # " + std::string(rest);
+        else if (str::ends_with(content, "]")) out += "  #";  // a flow list, not a selector
+        out += '\n';
+    }
+    return out;
+}
+
+// rattler-build's legacy loader quotes a line `- <x>` (after its selector
+// is cut) when Rust reads x as an f64 or i64, so 3, 3.10, 1e3 and +3 there are
+// strings; what it does not quote (0x10, .inf, `~`, a flow list's items)
+// serde_yaml types.
+bool quoted_number_line(const std::vector<std::string>& lines, const recipe::YamlNode& item) {
+    if (item.line < 0 || static_cast<size_t>(item.line) >= lines.size()) return false;
+    std::string_view l = lines[static_cast<size_t>(item.line)];
+    l = str::trim(l.substr(0, l.find('#')));  // its ParsedLine: the text before the first '#'
+
+    if (!str::starts_with(l, "- ")) return false;
+    std::string_view x = str::trim(l.substr(2));
+    return x == item.scalar && rust_number(x);
+}
 }  // namespace
 
 Result<SpecSource> read_config_text(const std::string& text_in, const std::string& file, const Selection& sel,
@@ -209,7 +270,10 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
     auto ns = recipe::selector_namespace(sel.platform.name(), sel.build_platform.name(), {}, sel.extra_environ);
     if (!ns) return unexpected(ns.error());
     Result<recipe::Selected> selected = recipe::Selected{};
-    if (syntax == ConfigSyntax::selectors) {
+    const bool v1 = syntax == ConfigSyntax::v1_legacy || syntax == ConfigSyntax::v1_plain;
+    std::string v1_text;
+    if (syntax == ConfigSyntax::v1_legacy) text = &(v1_text = rattler_selector_lines(*text));
+    if (syntax == ConfigSyntax::selectors || syntax == ConfigSyntax::v1_legacy) {
         selected = recipe::apply_selectors(recipe::split_selectors(*text), *ns, file, nullptr, nullptr, diag);
         if (!selected) return unexpected(selected.error());
     } else {
@@ -217,12 +281,14 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
         for (int i = 0, n = static_cast<int>(str::split_lines(*text).size()); i <= n; ++i) selected->source_line.push_back(i + 1);
     }
     if (keep) drop_blocks(*selected, keep);
-    auto node = recipe::parse_yaml_tree(selected->text, file, selected->source_line, diag);
+    auto node = recipe::parse_yaml_tree(selected->text, file, selected->source_line, diag,
+                                        v1 ? recipe::NullText::keep : recipe::NullText::drop);
     if (!node) return unexpected(node.error());
-    if (syntax == ConfigSyntax::conditionals)
+    if (syntax == ConfigSyntax::conditionals || syntax == ConfigSyntax::v1_plain)
         if (auto ok = resolve_conditionals(*node, *ns, file); !ok) return unexpected(ok.error());
     SpecSource src;
     src.name = file;
+    std::vector<std::string> legacy_lines;  // v1_legacy: the selected text's lines, once
     if (node->is_null()) return src;
     if (!node->is_mapping())
         return fail(SourceLoc{file, 1}, "a variant config must be a mapping of key: [values]");
@@ -278,13 +344,18 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
             }
         } else if (v.is_sequence()) {
             for (const auto& item : v.items) {
-                if (item.is_null()) {  // `- ` with nothing after it: BaseLoader's ''
+                if (item.is_null() && !v1) {  // `- ` with nothing after it: BaseLoader's ''
                     values.emplace_back();
                     continue;
                 }
-                if (!item.is_scalar())
+                if (!item.is_scalar() && !item.is_null())
                     return fail(SourceLoc{file, line_of(item)}, "values of '" + key + "' must be scalars");
-                if (item.plain) src.plain.emplace(key, item.scalar);
+                if (item.plain && syntax == ConfigSyntax::v1_legacy) {
+                    if (legacy_lines.empty()) legacy_lines = str::split_lines(selected->text);
+                    if (!quoted_number_line(legacy_lines, item)) src.yaml_core.emplace(key, item.scalar);
+                } else if (item.plain) {
+                    src.plain.emplace(key, item.scalar);
+                }
                 values.push_back(item.scalar);
             }
         } else {
@@ -493,36 +564,6 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     return with_overrides(std::move(sources), sel, SizeCheck::whole_matrix);
 }
 
-namespace {
-
-// Whether Rust's i64 or f64 FromStr accepts `s`: [+-] then digits with an
-// optional '.' and exponent, or inf, infinity, nan in any case.
-bool rust_number(std::string_view s) {
-    if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-    std::string low;
-    for (char c : s) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (low == "inf" || low == "infinity" || low == "nan") return true;
-    size_t i = 0, digits = 0;
-    auto run = [&] {
-        size_t n = 0;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++n;
-        return n;
-    };
-    digits += run();
-    if (i < s.size() && s[i] == '.') {
-        ++i;
-        digits += run();
-    }
-    if (digits == 0) return false;
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-        ++i;
-        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-        if (run() == 0) return false;
-    }
-    return i == s.size();
-}
-
-}  // namespace
 
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                              Diagnostics* diag) {
@@ -532,7 +573,11 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
     platforms.lists.emplace_back("target_platform", std::vector<std::string>{sel.platform.name()});
     platforms.lists.emplace_back("build_platform", std::vector<std::string>{sel.build_platform.name()});
     sources.push_back(std::move(platforms));
-    std::vector<std::filesystem::path> files;
+    // rattler-build has no -e. For a recipe.yaml feedstock conda-smithy
+    // reads conda-forge's pinning (its -e) first and lays variants.yaml over
+    // it, and passes the result to rattler-build as -m; with no conda-build
+    // defaults to exclude, an -e file is a variant file read first.
+    std::vector<std::filesystem::path> files = sel.exclusive_files;
     if (recipe_config) files.push_back(*recipe_config);
     files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
     if (sel.spec) {
@@ -544,21 +589,25 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         // takes the legacy loader (`# [selector]` lines); any other is plain
         // YAML with `if:` items.
         bool legacy = f.filename() == "conda_build_config.yaml";
-        auto s = read_config_file(f, sel, diag, {}, legacy ? ConfigSyntax::selectors : ConfigSyntax::conditionals);
+        auto s = read_config_file(f, sel, diag, {}, legacy ? ConfigSyntax::v1_legacy : ConfigSyntax::v1_plain);
         if (!s) return unexpected(s.error());
-        // The legacy loader quotes a `- <number>` line before serde_yaml reads
-        // it, so 1, 3.10 and 1e3 there are strings; other files keep 1 an
-        // integer (floats stay text in both).
-        if (legacy) std::erase_if(s->plain, [](const auto& kv) { return rust_number(kv.second); });
         sources.push_back(std::move(*s));
     }
     return with_overrides(std::move(sources), sel, SizeCheck::by_caller);
 }
 
 bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value) {
+    return typing_of(spec, key, value) == ScalarTyping::marked_yaml;
+}
+
+ScalarTyping typing_of(const CombinedSpec& spec, const std::string& key, const std::string& value) {
     for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it)
-        if (find_key(it->lists, key)) return it->plain.count({key, value}) > 0;
-    return false;
+        if (find_key(it->lists, key)) {
+            if (it->plain.count({key, value})) return ScalarTyping::marked_yaml;
+            if (it->yaml_core.count({key, value})) return ScalarTyping::serde_yaml;
+            return ScalarTyping::text;
+        }
+    return ScalarTyping::text;
 }
 
 namespace {

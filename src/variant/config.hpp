@@ -58,6 +58,9 @@ struct SpecSource {
     // (key, value) pairs written as plain YAML scalars: rattler-build reads
     // those typed (`false` a bool, `2` an integer), quoted ones as strings.
     std::set<std::pair<std::string, std::string>> plain;
+    // (key, value) pairs rattler-build's legacy conda_build_config.yaml
+    // loader leaves to serde_yaml: typed by YAML 1.2's core schema.
+    std::set<std::pair<std::string, std::string>> yaml_core;
 };
 
 struct CombinedSpec {
@@ -79,8 +82,15 @@ SpecSource default_spec(const types::Platform& platform);
 // pinning to what the recipe can use). Empty: every key.
 using KeyFilter = std::function<bool(const std::string&)>;
 // conda_build_config.yaml: `# [selector]` lines. variants.yaml (rattler-build):
-// plain YAML, list items may be `if:`/`then:`/`else:` blocks.
-enum class ConfigSyntax { selectors, conditionals };
+// plain YAML, list items may be `if:`/`then:`/`else:` blocks. The v1_ kinds
+// are the same files as rattler-build's loaders read them for recipe.yaml
+// (SpecSource::plain and ::yaml_core say how their values are typed).
+enum class ConfigSyntax {
+    selectors,
+    conditionals,
+    v1_legacy,  // conda_build_config.yaml: a `- <number>` line a string, other plain values serde_yaml's
+    v1_plain,   // any other name: plain values marked_yaml's (`~` the text "~")
+};
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag = nullptr,
                                     const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
@@ -99,14 +109,21 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
                           Diagnostics* diag = nullptr);
 Result<CombinedSpec> combine(std::vector<SpecSource> sources);
 // rattler-build's order for recipe.yaml (VariantConfig::from_files): no
-// conda-build defaults; the recipe's variants.yaml or conda_build_config.yaml,
-// then the -m files, then the overrides; target_platform and build_platform
+// conda-build defaults; the -e files (rattler-build has none: read first, as
+// conda-smithy reads conda-forge's pinning under a v1 recipe's variants.yaml),
+// the recipe's variants.yaml or conda_build_config.yaml, then the -m files,
+// then the overrides; target_platform and build_platform
 // are set when no file sets them. The matrix size is not checked here: it
 // is that of the keys the recipe reads (render_v1).
 Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::filesystem::path>& recipe_config,
                              Diagnostics* diag = nullptr);
 // Whether the final value `value` of `key` was written as a plain scalar.
 bool is_plain(const CombinedSpec& spec, const std::string& key, const std::string& value);
+// How rattler-build types the final value `value` of `key`: as written, by
+// marked_yaml's rule (a plain scalar of variants.yaml) or by serde_yaml's
+// (one of a conda_build_config.yaml it does not quote).
+enum class ScalarTyping { text, marked_yaml, serde_yaml };
+ScalarTyping typing_of(const CombinedSpec& spec, const std::string& key, const std::string& value);
 
 // The full matrix, filtered by each source's values as conda-build does.
 std::vector<Variant> explode(const CombinedSpec& spec);

@@ -217,3 +217,19 @@ TEST_CASE("v1 build: build.steps renders but the build refuses it, naming its li
                            test::slurp(out / "linux-64/repodata.json").find("sf-v1-steps") != std::string::npos;
     CHECK_FALSE(published);
 }
+
+// rattler-build installs the downstream package with the one just built and
+// runs its tests (an unsolvable spec: a warning and a pass). splitforge
+// runs neither, and says so in the summary and --json: never a silent pass.
+TEST_CASE("v1 build: a downstream test is reported skipped, beside the tests that ran") {
+    fs::TempDir tmp("sf-it-v1");
+    stdfs::path out = tmp.path() / "out";
+    auto j = build("v1_downstream", out);
+    REQUIRE(j["outputs"].size() == 1);
+    CHECK(j["outputs"][0]["test"] ==
+          "downstream test 'sf-v1-dep' skipped (not run by splitforge) [v1-downstream-test]");
+    auto r = sf_run({"build", recipe("v1_downstream"), "--output-folder", (tmp.path() / "again").string()});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK((r.out + r.err).find("downstream test 'sf-v1-dep' skipped") != std::string::npos);
+}

@@ -85,6 +85,50 @@ TEST_CASE("v1 schema: conditionals") {
     }
 }
 
+// rattler-build's stage0 parser reads `if:` as a conditional only where it
+// parses a list item (parse_item_with_converter, parse_source_item,
+// parse_test_item) or a list-or-item field (source, build.skip, a python
+// test's imports); a section's mapping goes through validate_keys ("unknown
+// field 'if'"), a scalar or list field wants a scalar or a sequence, and
+// parse_outputs takes no conditional items.
+TEST_CASE("v1 schema: an if/then/else block as a whole value") {
+    SECTION("a section's own if: is an unknown field, as validate_keys says") {
+        CHECK(problems(kPkg + "requirements:\n  if: linux\n  then:\n    host: [zlib]\n") ==
+              std::vector<std::string>{"5:unknown field 'if' in requirements", "6:unknown field 'then' in requirements"});
+        CHECK(problems(kPkg + "build:\n  if: unix\n  then: {number: 1}\n").at(0) == "5:unknown field 'if' in build");
+        CHECK(problems(kPkg + "about:\n  if: unix\n  then: {license: MIT}\n").at(0) == "5:unknown field 'if' in about");
+        CHECK(problems(kPkg + "requirements:\n  run_exports:\n    if: unix\n    then: [a]\n").at(0) ==
+              "6:unknown field 'if' in run_exports");
+        CHECK(problems(kPkg + "build:\n  script:\n    if: unix\n    then: [make]\n").at(0) ==
+              "6:unknown field 'if' in script object");
+        CHECK(problems(kPkg + "tests:\n  - python:\n      if: unix\n      then: {imports: [a]}\n").at(0) ==
+              "6:unknown field 'if' in python test");
+    }
+    SECTION("a scalar or list field: rattler-build wants a scalar or a sequence") {
+        CHECK(problems(kPkg + "requirements:\n  host:\n    if: linux\n    then: [zlib]\n") ==
+              std::vector<std::string>{"6:'host' cannot be an if/then/else block"});
+        CHECK(problems(kPkg + "build:\n  number:\n    if: linux\n    then: 1\n") ==
+              std::vector<std::string>{"6:'number' cannot be an if/then/else block"});
+        CHECK(problems(kPkg + "about:\n  license_file:\n    if: unix\n    then: LICENSE\n") ==
+              std::vector<std::string>{"6:'license_file' cannot be an if/then/else block"});
+    }
+    SECTION("list-or-item fields take one: source, build.skip, a python test's imports") {
+        CHECK(problems(kPkg + "source:\n  if: linux\n  then: {url: x, sha256: y}\n").empty());
+        CHECK(problems(kPkg + "source:\n  if: linux\n  then: {url: x, sha_256: y}\n") ==
+              std::vector<std::string>{"6:unknown field 'sha_256' in url source"});
+        CHECK(problems(kPkg + "build:\n  skip:\n    if: win\n    then: true\n").empty());
+        CHECK(problems(kPkg + "tests:\n  - python:\n      imports:\n        if: unix\n        then: [a]\n").empty());
+    }
+    SECTION("extra and a script's env are read as written") {
+        CHECK(problems(kPkg + "extra:\n  if: x\nbuild:\n  script:\n    env: {if: a, then: b}\n    content: make\n")
+                  .empty());
+    }
+    SECTION("outputs take no if: items (the recipe checker names the output)") {
+        CHECK(problems("recipe: {name: a, version: 1}\noutputs:\n  - if: unix\n    then:\n      package: {name: a}\n")
+                  .empty());
+    }
+}
+
 TEST_CASE("v1 schema: a source or test of no kind is refused, as rattler-build's parser refuses it") {
     CHECK(problems(kPkg + "source:\n  - sha256: abc\n") ==
           std::vector<std::string>{"5:a source must have one of: git, url or path"});

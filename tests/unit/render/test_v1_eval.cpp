@@ -213,3 +213,61 @@ about:
     // quoted and block scalars are strings; `items` holds its text unevaluated.
     CHECK(rr.outputs[0].about.at("summary") == "2|2|13|True|1.2|[\"${{ plain }}\", 3, True]");
 }
+
+// The same values through the three places rattler-build reads them
+// (test_v1_scalar.cpp has the rules row by row): variants.yaml and context
+// by marked_yaml's rule; conda_build_config.yaml's `- <number>` lines quoted
+// by the legacy loader, the rest by serde_yaml's. The hash input is
+// rattler-build's serde_json of the typed variant (a float inf or NaN and a
+// none are null there); `${{ }}` prints the typed value.
+TEST_CASE("v1 variant files and context: YAML 1.2 edge values typed and printed as rattler-build does") {
+    std::string recipe = R"(context:
+  c_hex: 0x10
+  c_plus: +3
+  c_lead: 007
+  c_null: ~
+  c_inf: .inf
+  c_big: 99999999999999999999
+  c_list: [~, +3, 0o17]
+package:
+  name: foo
+  version: 1.0
+build:
+  string: "${{ k1 }}_${{ k2 }}_${{ k3 }}_${{ k4 }}_${{ k5 }}_${{ k6 }}_${{ k7 }}_${{ k8 }}_${{ k9 }}_${{ k10 }}"
+about:
+  summary: "${{ c_hex }}|${{ c_plus + 1 }}|${{ c_lead + 1 }}|${{ c_null }}|${{ c_inf }}|${{ c_big }}|${{ c_list }}"
+)";
+    std::string block = "k1:\n  - .inf\nk2:\n  - .nan\nk3:\n  - 0x10\nk4:\n  - 0o17\nk5:\n  - +3\nk6:\n  - 1_000\n"
+                        "k7:\n  - 1e3\nk8:\n  - ~\nk9:\n  - yes\nk10: [3, 007]\n";
+    auto cbc = render_with(recipe, "conda_build_config.yaml", block);
+    auto v1 = render_with(recipe, "variants.yaml", block);
+    REQUIRE(cbc.outputs.size() == 2);  // k10 has two values
+    REQUIRE(v1.outputs.size() == 2);
+    const auto& h1 = cbc.outputs[0].hash_input;
+    const auto& h2 = v1.outputs[0].hash_input;
+    // conda_build_config.yaml: serde_yaml types what the loader did not quote.
+    CHECK(h1.at("k1").dump() == "null");
+    CHECK(h1.at("k2").dump() == "null");
+    CHECK(h1.at("k3") == 16);
+    CHECK(h1.at("k4") == 15);
+    CHECK(h1.at("k5") == "+3");   // a `- <number>` line: quoted
+    CHECK(h1.at("k6") == "1_000");
+    CHECK(h1.at("k7") == "1e3");  // quoted too
+    CHECK(h1.at("k8").is_null());
+    CHECK(h1.at("k9") == "yes");
+    // A flow list: no selector for rattler-build's ParsedLine (no '#'), and
+    // not quoted: serde_yaml's 3.
+    CHECK(h1.at("k10") == 3);
+    CHECK(cbc.outputs[1].hash_input.at("k10") == "007");
+    CHECK(cbc.outputs[0].build_string == "inf_NaN_16_15_+3_1_000_1e3_None_yes_3");
+    // variants.yaml: marked_yaml's rule.
+    CHECK(h2.at("k1") == ".inf");
+    CHECK(h2.at("k3") == "0x10");
+    CHECK(h2.at("k5") == 3);
+    CHECK(h2.at("k8") == "~");
+    CHECK(h2.at("k10") == 3);
+    CHECK(v1.outputs[1].hash_input.at("k10") == 7);
+    CHECK(v1.outputs[0].build_string == ".inf_.nan_0x10_0o17_3_1_000_1e3_~_yes_3");
+    // context: marked_yaml's rule, as the recipe's parser types it.
+    CHECK(v1.outputs[0].about.at("summary") == "0x10|4|8|~|.inf|99999999999999999999|[\"~\", 3, \"0o17\"]");
+}

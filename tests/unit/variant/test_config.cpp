@@ -86,10 +86,10 @@ TEST_CASE("load_v1: each file takes the loader rattler-build picks by its name")
     auto spec = load_v1(*sel, cbc);
     INFO((spec ? std::string() : spec.error().str()));
     REQUIRE(spec);
-    SECTION("conda_build_config.yaml: # [selectors]; a `- <number>` line is a string") {
-        CHECK_FALSE(is_plain(*spec, "num", "3"));
-        CHECK_FALSE(is_plain(*spec, "neg", "-2e-3"));
-        CHECK(is_plain(*spec, "flag", "true"));
+    SECTION("conda_build_config.yaml: # [selectors]; a `- <number>` line is a string, the rest serde_yaml's") {
+        CHECK(typing_of(*spec, "num", "3") == ScalarTyping::text);
+        CHECK(typing_of(*spec, "neg", "-2e-3") == ScalarTyping::text);
+        CHECK(typing_of(*spec, "flag", "true") == ScalarTyping::serde_yaml);
         CHECK(spec->get("osonly") == nullptr);
     }
     SECTION("any other name: plain YAML with if: items, its integers typed, a '# [osx]' only a comment") {
@@ -99,4 +99,30 @@ TEST_CASE("load_v1: each file takes the loader rattler-build picks by its name")
         REQUIRE(spec->get("keep"));
         CHECK(*spec->get("keep") == std::vector<std::string>{"b"});
     }
+}
+
+// conda-build's -e replaces its default config files, which recipe.yaml does
+// not read; conda-smithy reads the pinning (its -e) under a v1 recipe's
+// variants.yaml (configure_feedstock.py: combine_specs of the conda-build
+// spec and variants.yaml). So -e is read first, by the loader its name picks.
+TEST_CASE("load_v1: -e files come first, under the recipe's file and the -m files") {
+    sf::fs::TempDir tmp("sf-load-v1-e");
+    std::filesystem::create_directories(tmp.path() / "pin");
+    auto pin = tmp.path() / "pin" / "conda_build_config.yaml";
+    auto recipe_cfg = tmp.path() / "variants.yaml";
+    auto m = tmp.path() / "ci.yaml";
+    REQUIRE(sf::fs::write_file_atomic(pin, "a:\n  - 1  # [linux]\n  - 2  # [osx]\nb:\n  - x\nc:\n  - p\nd:\n  - q\n"));
+    REQUIRE(sf::fs::write_file_atomic(recipe_cfg, "b:\n  - y\nc:\n  - r\n"));
+    REQUIRE(sf::fs::write_file_atomic(m, "c:\n  - s\n"));
+    auto sel = select("linux-64", {m}, {}, {pin});
+    REQUIRE(sel);
+    auto spec = load_v1(*sel, recipe_cfg);
+    INFO((spec ? std::string() : spec.error().str()));
+    REQUIRE(spec);
+    REQUIRE(spec->get("a"));
+    CHECK(*spec->get("a") == std::vector<std::string>{"1"});  // its name picks the selector loader
+    CHECK(typing_of(*spec, "a", "1") == ScalarTyping::text);     // and its `- 1` is a string there
+    CHECK(*spec->get("b") == std::vector<std::string>{"y"});
+    CHECK(*spec->get("c") == std::vector<std::string>{"s"});
+    CHECK(*spec->get("d") == std::vector<std::string>{"q"});
 }
