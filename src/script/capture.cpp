@@ -1,10 +1,15 @@
 #include "script/capture.hpp"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
+#include "core/rewrap.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -84,23 +89,40 @@ std::vector<std::string> select_files(const std::vector<std::string>& files, con
     return out;
 }
 
+// Writes go through fs::Dir below `to`: the prefix an output restores staged
+// files into holds what its envs installed, and a symlinked directory there
+// (`lib -> /elsewhere`) must not carry a write, or a removal, out of it.
 Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>& files, const stdfs::path& to) {
-    std::error_code ec;
-    stdfs::create_directories(to, ec);
+    auto root = fs::Dir::open(to, fs::Create::yes);
+    if (!root) return unexpected(root.error());
+    std::string parent_rel = "\n";  // the directory `parent` holds (files come sorted: reused)
+    fs::Dir parent;
     for (const auto& rel : files) {
-        stdfs::path src = from / rel, dst = to / rel;
-        stdfs::create_directories(dst.parent_path(), ec);
-        auto st = stdfs::symlink_status(src, ec);
-        if (ec) return fail(SourceLoc{src.string()}, "cannot read: " + ec.message());
-        stdfs::remove(dst, ec);
-        if (stdfs::is_symlink(st)) {
-            auto target = stdfs::read_symlink(src, ec);
-            if (!ec) stdfs::create_symlink(target, dst, ec);
-        } else {
-            if (auto r = fs::copy_file(src, dst); !r)
-                return fail(r.error().loc, "cannot copy into the package: " + r.error().message, r.error().hint);
+        const stdfs::path r(rel), src = from / rel, dst = to / rel;
+        const std::string name = r.filename().string(), up = r.parent_path().generic_string();
+        if (up != parent_rel || !parent) {
+            auto d = root->sub(up, fs::Create::yes);
+            if (!d) return rewrap(d.error(), "cannot copy " + rel + " into " + to.string() + ": ");
+            parent = std::move(*d);
+            parent_rel = up;
         }
-        if (ec) return fail(SourceLoc{src.string()}, "cannot copy into the package: " + ec.message());
+        struct stat st{};
+        if (::lstat(src.c_str(), &st) != 0) return fail(SourceLoc{src.string()}, std::string("cannot read: ") + std::strerror(errno));
+        if (parent.kind(name) == fs::Kind::dir)
+            return fail(SourceLoc{dst.string()}, "is a directory; " + rel + " cannot replace it",
+                        "the output's environment installs a directory where the staged files have a file");
+        if (S_ISLNK(st.st_mode)) {
+            std::error_code ec;
+            auto target = stdfs::read_symlink(src, ec);
+            if (ec) return fail(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
+            if (auto ok = parent.remove(name); !ok) return ok;
+            if (auto ok = parent.symlink(target.string(), name); !ok) return ok;
+        } else if (S_ISREG(st.st_mode)) {
+            if (auto ok = fs::copy_file_into(parent, name, src); !ok) return rewrap(ok.error(), "cannot copy into the package: ");
+        } else {
+            return fail(SourceLoc{src.string()}, fs::file_kind(st.st_mode) + ", not a regular file or symlink",
+                        "remove it in the build script");
+        }
     }
     return {};
 }

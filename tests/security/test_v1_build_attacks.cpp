@@ -11,6 +11,7 @@
 
 #include "craft.hpp"
 #include "process/process.hpp"
+#include "script/capture.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -71,4 +72,55 @@ TEST_CASE("security: a package_contents brace bomb fails its test with one line"
         INFO(ok.err);
         CHECK(ok.rc == 0);
     }
+}
+
+// The staged files an output inherits are copied into its fresh host prefix,
+// which holds what its envs installed; a symlinked directory there must not
+// carry the copy (or the removal before it) out of the prefix.
+TEST_CASE("security: staged files are never restored through a symlink in the prefix", "[security][build]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path staged = tmp.path() / "staged", prefix = tmp.path() / "prefix", outside = tmp.path() / "outside";
+    stdfs::create_directories(staged / "lib");
+    stdfs::create_directories(staged / "share/d");
+    stdfs::create_directories(prefix);
+    stdfs::create_directories(outside);
+    std::ofstream(staged / "lib/libx.so") << "staged";
+    std::ofstream(staged / "share/d/f") << "staged";
+    stdfs::create_symlink("libx.so", staged / "lib/libx.so.1");
+    std::ofstream(outside / "libx.so") << "precious";
+    const auto before = scan(outside);
+
+    SECTION("an absolute symlinked directory") {
+        stdfs::create_directory_symlink(outside, prefix / "lib");
+        auto r = sf::script::copy_files(staged, {"lib/libx.so", "lib/libx.so.1"}, prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().loc.file == (prefix / "lib").string());
+        CHECK(r.error().message.find("is a symlink; refusing to write through it") != std::string::npos);
+    }
+    SECTION("a relative one leading up") {
+        stdfs::create_directory_symlink("../outside", prefix / "lib");
+        auto r = sf::script::copy_files(staged, {"lib/libx.so"}, prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("cannot copy lib/libx.so into " + prefix.string()) != std::string::npos);
+    }
+    SECTION("a directory where a staged file goes") {
+        stdfs::create_directories(prefix / "share/d/f/sub");
+        auto r = sf::script::copy_files(staged, {"share/d/f"}, prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().loc.file == (prefix / "share/d/f").string());
+        CHECK(r.error().message.find("is a directory") != std::string::npos);
+        CHECK(stdfs::is_directory(prefix / "share/d/f/sub"));
+    }
+    SECTION("a symlink at a file's own name is replaced, never followed") {
+        stdfs::create_directories(prefix / "lib");
+        stdfs::create_symlink(outside / "libx.so", prefix / "lib/libx.so");
+        REQUIRE(sf::script::copy_files(staged, {"lib/libx.so", "lib/libx.so.1", "share/d/f"}, prefix));
+        CHECK(sf::test::slurp(prefix / "lib/libx.so") == "staged");
+        CHECK_FALSE(stdfs::is_symlink(prefix / "lib/libx.so"));
+        CHECK(stdfs::read_symlink(prefix / "lib/libx.so.1") == "libx.so");
+        CHECK(sf::test::slurp(prefix / "share/d/f") == "staged");
+    }
+    CHECK(scan(outside) == before);
+    for (const auto& e : stdfs::recursive_directory_iterator(prefix))
+        CHECK(e.path().filename().string().find(".sftmp-") == std::string::npos);
 }
