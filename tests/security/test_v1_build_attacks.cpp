@@ -124,3 +124,26 @@ TEST_CASE("security: staged files are never restored through a symlink in the pr
     for (const auto& e : stdfs::recursive_directory_iterator(prefix))
         CHECK(e.path().filename().string().find(".sftmp-") == std::string::npos);
 }
+
+// A host prefix's records come from the provider (conda, micromamba) or the
+// build script; pin_compatible turns their version into a match spec.
+TEST_CASE("security: pin_compatible refuses a record's version that is match-spec syntax", "[security][build]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path out = tmp.path() / "out";
+    auto r = run({"build", recipe("pin_record_hostile").string(), "--output-folder", out.string(), "-q", "--no-test"});
+    INFO(r.err);
+    CHECK(r.rc != 0);  // an output's step: exit 1 as a failed build, whatever its kind
+    const std::string line = last_line(r.err);
+    CHECK(line.find("splitforge: error: ") == 0);
+    CHECK(line.find(": run requirements: ") != std::string::npos);
+    CHECK(line.find("conda-meta/sf-evil-1.0-0.json") != std::string::npos);
+    CHECK(line.find("pin_compatible('sf-evil'): invalid version '1.0,<0|*'") != std::string::npos);
+    CHECK(packages(out).empty());
+
+    auto s = run({"build", recipe("pin_record_spoofed").string(), "--output-folder", out.string(), "-q", "--no-test",
+                  "--json"});
+    INFO(s.err);
+    REQUIRE(s.rc == 0);
+    const std::string repodata = sf::test::slurp(out / "linux-64/repodata.json");
+    CHECK(repodata.find("\"sf-evil >=1.0,<2.0a0\"") != std::string::npos);
+}
