@@ -147,3 +147,22 @@ TEST_CASE("security: pin_compatible refuses a record's version that is match-spe
     const std::string repodata = sf::test::slurp(out / "linux-64/repodata.json");
     CHECK(repodata.find("\"sf-evil >=1.0,<2.0a0\"") != std::string::npos);
 }
+
+// The staging label comes from variant values; the staging name (which may
+// hold "../") names no path at all.
+TEST_CASE("security: a long variant value and a staging name with ../ build in the work dir", "[security][build]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path out = tmp.path() / "out";
+    auto r = run({"build", recipe("long_label").string(), "-m", (recipe("long_label") / "variants.yaml").string(),
+                  "--output-folder", out.string(), "-q", "--keep-build"});
+    INFO(r.err);
+    CHECK(r.rc == 0);
+    auto pkgs = packages(out);
+    REQUIRE(pkgs.size() == 1);
+    CHECK(sf::str::starts_with(pkgs[0], "linux-64/sf-sec-long-label-0.1.0-"));
+    for (const auto& e : stdfs::recursive_directory_iterator(tmp.path())) {
+        const std::string name = e.path().filename().string();
+        if (sf::str::starts_with(name, "staging-")) CHECK(name.size() == 8 + 64);
+        CHECK(name != "evil");
+    }
+}
