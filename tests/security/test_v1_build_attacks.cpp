@@ -6,7 +6,10 @@
 // step, a non-zero exit, and nothing written outside.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 
 #include "craft.hpp"
@@ -165,4 +168,38 @@ TEST_CASE("security: a long variant value and a staging name with ../ build in t
         if (sf::str::starts_with(name, "staging-")) CHECK(name.size() == 8 + 64);
         CHECK(name != "evil");
     }
+}
+
+// The source cache entry <cache>/src/<sha256>/<file> filled by four builds
+// at once, over a temp a killed download left (its writer gone) and one of a
+// writer still running: each build gets the verified file, the dead temp is
+// swept, the live one kept, and nothing else is left in the slot.
+TEST_CASE("security: concurrent builds fill one source cache entry, a killed download's temp is swept",
+          "[security][source]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path cache = tmp.path() / "cache";
+    const std::string sha = "8ee89a666a6d789cc7e9040997a8e7999863832145768f06a74c4c4655673986";
+    const stdfs::path slot = cache / "src" / sha;
+    stdfs::create_directories(slot);
+    long dead = 999999;
+    while (::kill(static_cast<pid_t>(dead), 0) == 0 || errno != ESRCH) --dead;
+    const std::string stale = ".payload.txt.sftmp-" + std::to_string(dead) + "-0123456789ab";
+    const std::string live = ".payload.txt.sftmp-" + std::to_string(::getpid()) + "-0123456789ab";
+    std::ofstream(slot / stale) << "half a download";
+    std::ofstream(slot / live) << "another writer's";
+    std::vector<pid_t> pids;
+    std::vector<stdfs::path> logs;
+    for (int i = 0; i < 4; ++i) {
+        logs.push_back(tmp.path() / ("log" + std::to_string(i)));
+        pids.push_back(spawn({sf::test::binary().string(), "build", recipe("cache_race").string(), "--output-folder",
+                              (tmp.path() / ("out" + std::to_string(i))).string(), "--source-cache", cache.string(), "-q"},
+                             logs.back()));
+    }
+    CHECK(wait_all(pids, logs).empty());
+    std::vector<std::string> in_slot;
+    for (const auto& e : stdfs::directory_iterator(slot)) in_slot.push_back(e.path().filename().string());
+    std::sort(in_slot.begin(), in_slot.end());
+    CHECK(in_slot == std::vector<std::string>{live, "payload.txt"});
+    CHECK(sf::test::slurp(slot / "payload.txt") == sf::test::slurp(recipe("cache_race") / "payload.txt"));
+    for (int i = 0; i < 4; ++i) CHECK(packages(tmp.path() / ("out" + std::to_string(i))).size() == 1);
 }
