@@ -1,9 +1,10 @@
 // Hostile recipe.yaml builds and the files they leave (session 12's red
 // team): package_contents glob bombs, staged files restored through a
 // symlink in the inheriting output's prefix, hostile versions in a host
-// prefix's conda-meta for pin_compatible, and a staging label too long for a
-// directory name. Each ends in one line naming the file or the output and
-// step, a non-zero exit, and nothing written outside.
+// prefix's conda-meta for pin_compatible, a staging label too long for a
+// directory name, and concurrent builds filling one source cache entry.
+// Each ends in one line naming the file or the output and step, a non-zero
+// exit, and nothing written outside.
 #include <catch2/catch.hpp>
 
 #include <signal.h>

@@ -2,7 +2,8 @@
 // absolute path, a duplicate, a symlink leading out, a deflate bomb, and a
 // RECORD naming paths outside the wheel. Each is refused (or reported as a
 // finding) with one line naming the wheel; nothing is written outside and
-// no extraction temp dir is left behind.
+// no extraction temp dir is left behind. `check --consumer` runs a libtorch
+// archive's CMake code only in a scratch HOME/TMPDIR, removed afterwards.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -123,4 +124,50 @@ TEST_CASE("security: a wheel's RECORD naming paths outside it is a finding, neve
     const std::string all = r.out + r.err;
     CHECK(all.find(kInfo + "RECORD:1: ../../secret is listed but not in the wheel") != std::string::npos);
     CHECK(all.find(kInfo + "RECORD:2: " + passwd + " is listed but not in the wheel") != std::string::npos);
+}
+
+// --consumer runs the archive's CMake code: with HOME and TMPDIR in a scratch
+// dir of splitforge's own temp dir, LD_LIBRARY_PATH unset, and the scratch
+// removed afterwards. A fake cmake first on PATH records what it was given.
+TEST_CASE("security: check --consumer runs in a scratch HOME and TMPDIR that is removed after", "[security][check]") {
+    sf::fs::TempDir tmp("sf-sec-wheel");
+    const stdfs::path bin = tmp.path() / "bin", tmpdir = tmp.path() / "tmp", seen = tmp.path() / "seen";
+    stdfs::create_directories(bin);
+    stdfs::create_directories(tmpdir);
+    REQUIRE(sf::fs::write_file_atomic(bin / "cmake", "#!/bin/sh\n"
+                                                     "echo \"HOME=$HOME TMPDIR=$TMPDIR LD=${LD_LIBRARY_PATH-unset}\" >> '" +
+                                                         seen.string() + "'\n"
+                                                         "touch \"$HOME/home-mark\" \"$TMPDIR/tmp-mark\"\n"
+                                                         "echo no torch here >&2\nexit 1\n"));
+    stdfs::permissions(bin / "cmake", stdfs::perms::owner_all);
+    const std::string zip_name = "libtorch-shared-with-deps-2.0.0+cpu.zip";
+    {
+        auto out = sf::archive::OutputFile::create(tmp.path() / zip_name);
+        REQUIRE(out);
+        sf::archive::ZipWriter zip(**out, 315532800);
+        for (const char* m : {"libtorch/lib/libtorch.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
+                              "libtorch/build-version", "libtorch/build-hash"})
+            REQUIRE(zip.add(m, "x\n"));
+        REQUIRE(zip.finish());
+        REQUIRE((*out)->commit());
+    }
+    auto env = sf::process::current_env();
+    env["PATH"] = bin.string() + ":" + env["PATH"];
+    env["TMPDIR"] = tmpdir.string();
+    env["LD_LIBRARY_PATH"] = "/nonexistent";
+    sf::process::Command c{{sf::test::binary().string(), "check", "--consumer", zip_name}, tmp.path(), env, {}, {}, {}};
+    auto r = sf::process::capture(c);
+    REQUIRE(r);
+    INFO(r->err);
+    INFO(r->out);
+    CHECK(r->exit_code == 1);
+    CHECK((r->out + r->err).find("find_package(Torch) failed: no torch here") != std::string::npos);
+    const std::string line = sf::test::slurp(seen);
+    INFO(line);
+    const auto home = line.substr(5, line.find(' ') - 5);
+    CHECK(sf::str::starts_with(home, tmpdir.string() + "/"));
+    CHECK(line.find("TMPDIR=" + home + " ") != std::string::npos);
+    CHECK(line.find("LD=unset") != std::string::npos);
+    CHECK_FALSE(stdfs::exists(home));
+    CHECK(stdfs::is_empty(tmpdir));
 }
