@@ -204,3 +204,22 @@ TEST_CASE("security: concurrent builds fill one source cache entry, a killed dow
     CHECK(sf::test::slurp(slot / "payload.txt") == sf::test::slurp(recipe("cache_race") / "payload.txt"));
     for (int i = 0; i < 4; ++i) CHECK(packages(tmp.path() / ("out" + std::to_string(i))).size() == 1);
 }
+
+TEST_CASE("security: staged symlinks leading out of the prefix are restored as links and refused by packaging",
+          "[security][build]") {
+    sf::fs::TempDir tmp("sf-sec-v1");
+    const stdfs::path out = tmp.path() / "out", outside = tmp.path() / "outside";
+    stdfs::create_directories(outside);
+    std::ofstream(outside / "victim") << "precious";
+    const auto before = scan(outside);
+    auto r = run({"build", recipe("staging_symlinks").string(), "--variant", "sf_outside=" + outside.string(),
+                  "--output-folder", out.string(), "-q"});
+    INFO(r.err);
+    CHECK(r.rc != 0);
+    const std::string line = last_line(r.err);
+    CHECK(line.find("lib/abs: sf-sec-stsym-0.1.0-") != std::string::npos);
+    CHECK(line.find(": package: post-processing: absolute symlink to '" + outside.string() +
+                    "' points outside the prefix") != std::string::npos);
+    CHECK(packages(out).empty());
+    CHECK(scan(outside) == before);
+}
