@@ -1,11 +1,14 @@
 #include "script/capture.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 #include "core/rewrap.hpp"
@@ -89,6 +92,48 @@ std::vector<std::string> select_files(const std::vector<std::string>& files, con
     return out;
 }
 
+namespace {
+
+// The first component of `rel` (below `root`) that is a symlink resolved one
+// step: "lib64/x" with lib64 -> lib gives "lib/x". Empty when none is, or
+// when the link is absolute or leads above `root` (then it is refused).
+std::optional<std::string> resolve_one_link(const fs::Dir& root, const std::string& rel) {
+    std::string done;
+    for (const auto& part : str::split(rel, '/')) {
+        if (part.empty() || part == ".") continue;
+        const std::string here = done.empty() ? part : done + "/" + part;
+        struct stat st{};
+        if (::fstatat(root.fd(), here.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
+            done = here;
+            continue;
+        }
+        char buf[4096];
+        ssize_t n = ::readlinkat(root.fd(), here.c_str(), buf, sizeof buf);
+        if (n <= 0 || buf[0] == '/') return std::nullopt;
+        std::string to = (stdfs::path(done) / std::string(buf, static_cast<std::size_t>(n))).lexically_normal().generic_string();
+        if (to == ".." || str::starts_with(to, "../")) return std::nullopt;
+        const std::string rest = rel.size() > here.size() ? rel.substr(here.size()) : "";
+        return (to == "." ? "" : to) + rest;
+    }
+    return std::nullopt;
+}
+
+// The directory `rel` below `root`, made as needed. A symlinked directory on
+// the way is followed only while it stays inside `root` (a venv's lib64 ->
+// lib), at most 16 times; one leading out is refused, never followed.
+Result<fs::Dir> parent_dir(const fs::Dir& root, std::string rel) {
+    auto d = root.sub(rel, fs::Create::yes);
+    for (int hops = 0; !d && hops < 16; ++hops) {
+        auto inside = resolve_one_link(root, rel);
+        if (!inside) return d;
+        rel = *inside;
+        d = root.sub(rel, fs::Create::yes);
+    }
+    return d;
+}
+
+}  // namespace
+
 // Writes go through fs::Dir below `to`: the prefix an output restores staged
 // files into holds what its envs installed, and a symlinked directory there
 // (`lib -> /elsewhere`) must not carry a write, or a removal, out of it.
@@ -101,7 +146,7 @@ Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>&
         const stdfs::path r(rel), src = from / rel, dst = to / rel;
         const std::string name = r.filename().string(), up = r.parent_path().generic_string();
         if (up != parent_rel || !parent) {
-            auto d = root->sub(up, fs::Create::yes);
+            auto d = parent_dir(*root, up);
             if (!d) return rewrap(d.error(), "cannot copy " + rel + " into " + to.string() + ": ");
             parent = std::move(*d);
             parent_rel = up;

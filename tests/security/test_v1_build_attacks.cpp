@@ -107,6 +107,26 @@ TEST_CASE("security: staged files are never restored through a symlink in the pr
         REQUIRE_FALSE(r);
         CHECK(r.error().message.find("cannot copy lib/libx.so into " + prefix.string()) != std::string::npos);
     }
+    SECTION("a symlinked directory staying inside the prefix is followed (a venv's lib64 -> lib)") {
+        stdfs::create_directories(staged / "lib64");
+        std::ofstream(staged / "lib64/liby.so") << "staged";
+        stdfs::create_directories(prefix / "lib");
+        stdfs::create_directory_symlink("lib", prefix / "lib64");
+        stdfs::create_directory_symlink("lib64", prefix / "l2");
+        REQUIRE(sf::script::copy_files(staged, {"lib64/liby.so"}, prefix));
+        CHECK(sf::test::slurp(prefix / "lib/liby.so") == "staged");
+        stdfs::create_directories(staged / "l2");
+        std::ofstream(staged / "l2/libz.so") << "staged";
+        REQUIRE(sf::script::copy_files(staged, {"l2/libz.so"}, prefix));
+        CHECK(sf::test::slurp(prefix / "lib/libz.so") == "staged");
+    }
+    SECTION("a symlink loop is refused") {
+        stdfs::create_directory_symlink("l2", prefix / "lib");
+        stdfs::create_directory_symlink("lib", prefix / "l2");
+        auto r = sf::script::copy_files(staged, {"lib/libx.so"}, prefix);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("is a symlink; refusing to write through it") != std::string::npos);
+    }
     SECTION("a directory where a staged file goes") {
         stdfs::create_directories(prefix / "share/d/f/sub");
         auto r = sf::script::copy_files(staged, {"share/d/f"}, prefix);
