@@ -35,8 +35,8 @@ std::vector<std::string> select_files(const std::vector<std::string>& files, con
 
 // Copies `files` (relative to `from`) into `to`, keeping symlinks as links
 // and permissions. `to` is created; below it nothing is written or removed
-// through a symlink (refused, naming the path), and a directory in the way
-// of a file is refused.
+// through a symlink leading out of `to` (refused, naming the path; one
+// staying inside is followed), and a directory in the way of a file is refused.
 Result<void> copy_files(const std::filesystem::path& from, const std::vector<std::string>& files,
                         const std::filesystem::path& to);
 
