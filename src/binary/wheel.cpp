@@ -18,6 +18,7 @@
 #include "binary/wheel_inputs.hpp"
 #include "binary/wheel_meta.hpp"
 #include "binary/wheel_prefix.hpp"
+#include "core/rewrap.hpp"
 #include "package/elf.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -124,8 +125,11 @@ Result<void> relocate_placeholders(const Stage& s) {
         return stdfs::exists(s.root / rel, ec);
     };
     for (const auto& f : s.placeholders) {
-        auto text = f.binary ? Result<std::string>(std::string()) : fs::read_file(s.root / f.dest);
-        if (!text) return unexpected(text.error());
+        // Refused files are never read: a large data file holding the prefix
+        // costs nothing, and a CMake file is read up to a bound.
+        if (auto ok = placeholder_file_allowed(f, s.dist); !ok) return ok;
+        auto text = fs::read_input_file(s.root / f.dest, kMaxPlaceholderText);
+        if (!text) return rewrap(text.error(), SourceLoc{f.package + ": " + f.rel}, "a CMake file holding the prefix: ");
         auto fixed = relocate_placeholder_text(f, *text, s.site, s.dist, ships);
         if (!fixed) return unexpected(fixed.error());
         if (auto w = fs::write_file_atomic(s.root / f.dest, *fixed); !w) return w;

@@ -51,9 +51,7 @@ Unexpected<Error> refuse(const PlaceholderFile& f, const std::string& why, const
 
 }  // namespace
 
-Result<std::string> relocate_placeholder_text(const PlaceholderFile& f, std::string_view text, std::string_view site,
-                                              std::string_view dist,
-                                              const std::function<bool(const std::string&)>& ships) {
+Result<void> placeholder_file_allowed(const PlaceholderFile& f, std::string_view dist) {
     const std::string hint = "make the file relocatable in the recipe: paths relative to the file";
     if (f.binary)
         return refuse(f, "holds the conda prefix placeholder in binary mode, which a wheel cannot replace at install time",
@@ -62,6 +60,14 @@ Result<std::string> relocate_placeholder_text(const PlaceholderFile& f, std::str
     if (!str::starts_with(f.dest, cmake_dir) || !str::ends_with(f.dest, ".cmake"))
         return refuse(f, "holds the conda prefix placeholder, which a wheel cannot replace at install time (only CMake "
                          "files under " + cmake_dir + " are made relative to themselves)", hint);
+    return {};
+}
+
+Result<std::string> relocate_placeholder_text(const PlaceholderFile& f, std::string_view text, std::string_view site,
+                                              std::string_view dist,
+                                              const std::function<bool(const std::string&)>& ships) {
+    const std::string hint = "make the file relocatable in the recipe: paths relative to the file";
+    if (auto ok = placeholder_file_allowed(f, dist); !ok) return unexpected(ok.error());
     std::string out;
     std::size_t at = 0;
     const std::string& ph = f.placeholder;

@@ -12,6 +12,7 @@
 //     placeholder, a text one outside CMake files (a script's shebang, a
 //     header), or a CMake path the wheel does not ship at that place (a
 //     dependency's library, the bare prefix, lib/ as a whole).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,13 @@ struct PlaceholderFile {
     std::string placeholder;  // paths.json's prefix_placeholder
     bool binary = false;      // paths.json's file_mode is binary
 };
+
+// A CMake file's text is read only up to this (a wheel's CMake files are small).
+inline constexpr std::uint64_t kMaxPlaceholderText = 16u << 20;  // 16 MiB
+
+// Whether the file is one the wheel may relocate at all (a text CMake file
+// under <dist>/share/cmake/); decided before its text is read.
+Result<void> placeholder_file_allowed(const PlaceholderFile& f, std::string_view dist);
 
 // The file's text with every placeholder path made relative to the file;
 // `ships(path)`: the wheel holds that file or directory ('/'-separated,

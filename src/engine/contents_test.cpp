@@ -17,33 +17,63 @@ namespace sf::engine::detail {
 
 namespace {
 
-// `{a,b}` alternates expanded (nested too), and `**/` as "" or "*/".
-void expand(const std::string& g, std::vector<std::string>& out) {
-    if (auto p = g.find("**/"); p != std::string::npos) {
-        expand(g.substr(0, p) + g.substr(p + 3), out);
-        expand(g.substr(0, p) + "*/" + g.substr(p + 3), out);
-        return;
-    }
-    auto open = g.find('{');
-    if (open == std::string::npos) {
-        out.push_back(g);
-        return;
-    }
+// Bounds on one glob: each `{...}` or `**/` may double what it expands to,
+// so a recipe's `{a,b}{a,b}...` must end in an error, not in memory exhaustion.
+constexpr std::size_t kMaxGlobLength = 4096, kMaxGlobGroups = 64, kMaxGlobExpansions = 4096;
+
+// The first top-level `{...}` of `g` from `open`: its alternatives and the
+// index of its closing brace; npos when unbalanced (taken literally).
+std::size_t brace_alternatives(const std::string& g, std::size_t open, std::vector<std::string>& alts) {
     int depth = 0;
-    std::vector<std::string> alts;
     std::size_t start = open + 1;
     for (std::size_t i = open; i < g.size(); ++i) {
         if (g[i] == '{') ++depth;
         else if (g[i] == '}' && --depth == 0) {
             alts.push_back(g.substr(start, i - start));
-            for (const auto& a : alts) expand(g.substr(0, open) + a + g.substr(i + 1), out);
-            return;
+            return i;
         } else if (g[i] == ',' && depth == 1) {
             alts.push_back(g.substr(start, i - start));
             start = i + 1;
         }
     }
-    out.push_back(g);  // unbalanced: taken literally, as fnmatch reads it
+    alts.clear();
+    return std::string::npos;
+}
+
+// `{a,b}` alternates expanded (nested too), and `**/` as "" or "*/", over a
+// work list (no recursion per group), within the bounds above.
+Result<void> expand(const std::string& glob, std::vector<std::string>& out) {
+    const auto too_big = [&](const std::string& why) {
+        return fail("package_contents: glob '" + glob.substr(0, 80) + (glob.size() > 80 ? "..." : "") + "' " + why,
+                    "write the paths out, or use fewer {a,b} groups and **/");
+    };
+    if (glob.size() > kMaxGlobLength) return too_big("is longer than " + std::to_string(kMaxGlobLength) + " characters");
+    std::size_t groups = static_cast<std::size_t>(std::count(glob.begin(), glob.end(), '{'));
+    for (auto p = glob.find("**/"); p != std::string::npos; p = glob.find("**/", p + 3)) ++groups;
+    if (groups > kMaxGlobGroups)
+        return too_big("has more than " + std::to_string(kMaxGlobGroups) + " {a,b} groups and **/");
+    std::vector<std::string> todo{glob};
+    const std::size_t had = out.size();
+    while (!todo.empty()) {
+        std::string g = std::move(todo.back());
+        todo.pop_back();
+        std::vector<std::string> next;
+        if (auto p = g.find("**/"); p != std::string::npos) {
+            next = {g.substr(0, p) + "*/" + g.substr(p + 3), g.substr(0, p) + g.substr(p + 3)};
+        } else if (auto open = g.find('{'); open != std::string::npos) {
+            std::vector<std::string> alts;
+            std::size_t close = brace_alternatives(g, open, alts);
+            for (auto it = alts.rbegin(); it != alts.rend(); ++it) next.push_back(g.substr(0, open) + *it + g.substr(close + 1));
+        }
+        if (next.empty()) {  // nothing left to expand (an unbalanced brace is taken literally, as fnmatch reads it)
+            out.push_back(std::move(g));
+            continue;
+        }
+        for (auto& n : next) todo.push_back(std::move(n));
+        if (out.size() - had + todo.size() > kMaxGlobExpansions)
+            return too_big("expands to more than " + std::to_string(kMaxGlobExpansions) + " patterns");
+    }
+    return {};
 }
 
 bool matches(const std::vector<std::string>& globs, const std::string& path) {
@@ -104,7 +134,8 @@ Result<std::string> check_contents(const stdfs::path& pkg, const types::Test& t,
         for (bool want : {true, false}) {
             for (const auto& raw : want ? it->second.exists : it->second.not_exists) {
                 std::vector<std::string> globs;
-                for (const auto& g : section_globs(section, raw, pf, noarch_python)) expand(g, globs);
+                for (const auto& g : section_globs(section, raw, pf, noarch_python))
+                    if (auto ok = expand(g, globs); !ok) return unexpected(ok.error());
                 std::vector<std::string> hits;
                 for (const auto& p : paths)
                     if (matches(globs, p)) hits.push_back(p);

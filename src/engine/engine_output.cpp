@@ -4,6 +4,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/rewrap.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
@@ -13,6 +14,7 @@
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
 #include "script/script_env.hpp"
+#include "types/identifiers.hpp"
 #include "types/match_spec.hpp"
 #include "types/version.hpp"
 #include "util/dir_handle.hpp"
@@ -69,21 +71,26 @@ void apply_run_exports(const render::RenderedOutput& o, const env::PreparedEnv& 
 // a Python the provider stands in counts as the package we export for it.
 struct Resolved {
     std::string version, build;
+    std::string record;  // the conda-meta file they come from ("" for a provider's Python)
 };
 using ResolvedEnvs = std::map<std::string, Resolved>;
 
 Result<ResolvedEnvs> resolved_envs(const Ctx& ctx, const env::PreparedEnv& benv, const env::PreparedEnv& henv) {
     ResolvedEnvs out;
     for (const auto& [prefix, e] : {std::pair{ctx.build_prefix, &benv}, std::pair{ctx.host_prefix, &henv}}) {
-        if (e->python) out["python"] = {e->python->version, python_package_build()};
+        if (e->python) out["python"] = {e->python->version, python_package_build(), {}};
         auto pkgs = package::read_prefix_packages(prefix);
         if (!pkgs) return unexpected(pkgs.error());
         for (const auto& pkg : *pkgs) {
-            // dist: name-version-build, and a name may hold dashes.
-            auto last = pkg.dist.rfind('-');
-            auto mid = last == std::string::npos || last == 0 ? std::string::npos : pkg.dist.rfind('-', last - 1);
-            if (mid == std::string::npos) continue;
-            out[pkg.name] = {pkg.dist.substr(mid + 1, last - mid - 1), pkg.dist.substr(last + 1)};
+            Resolved r{pkg.version, pkg.build, (prefix / "conda-meta" / (pkg.dist + ".json")).string()};
+            if (r.version.empty() || r.build.empty()) {  // no fields: dist is name-version-build (a name may hold dashes)
+                auto last = pkg.dist.rfind('-');
+                auto mid = last == std::string::npos || last == 0 ? std::string::npos : pkg.dist.rfind('-', last - 1);
+                if (mid == std::string::npos) continue;
+                r.version = pkg.dist.substr(mid + 1, last - mid - 1);
+                r.build = pkg.dist.substr(last + 1);
+            }
+            out[pkg.name] = std::move(r);
         }
     }
     return out;
@@ -112,6 +119,10 @@ Result<void> resolve_compatible_pins(render::RenderedOutput& o, const ResolvedEn
                 return fail("pin_compatible('" + p->name + "'): '" + p->name +
                                 "' is in neither the host nor the build environment",
                             "add it to requirements.host (a host tool the system provider stands in has no version)");
+            // The pin's text becomes a match spec: a record's "1.0,<0|*" must not widen it.
+            auto ok = types::check_version(it->second.version);
+            if (ok) ok = types::check_build_string(it->second.build);
+            if (!ok) return rewrap(ok.error(), SourceLoc{it->second.record}, "pin_compatible('" + p->name + "'): ");
             auto text = render::apply_v1_pin(*p, it->second.version, it->second.build);
             if (!text) return unexpected(text.error());
             auto dep = types::Dependency::parse(*text);

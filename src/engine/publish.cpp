@@ -58,6 +58,10 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
         auto t = test_package(ctx, step, pkg, recipe_dir);
         res.steps.test = seconds_since(mark);
         mark = std::chrono::steady_clock::now();
+        if (!t && interrupted()) {  // a test killed by Ctrl-C did not fail: the package is not broken
+            stdfs::remove(pkg, ec);
+            return fail("interrupted (Ctrl-C) while testing " + dist);
+        }
         if (!t) {
             // broken/ below the output folder, never through a symlink; the
             // package is renamed into the handle (a symlink at its name is
@@ -66,7 +70,6 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
             auto broken = root ? root->sub("broken", fs::Create::yes) : Result<fs::Dir>(unexpected(root.error()));
             bool moved = broken && ::renameat(AT_FDCWD, pkg.c_str(), broken->fd(), pkg.filename().c_str()) == 0;
             if (!moved) stdfs::remove(pkg, ec);
-            if (interrupted()) return fail("interrupted (Ctrl-C) while testing " + dist);
             if (!broken) return Unexpected<Error>{broken.error()};
             Error e = t.error();
             e.message = dist + ": test: " + e.message + " (package moved to " +

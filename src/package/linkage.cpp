@@ -361,10 +361,16 @@ Result<std::vector<PrefixPackage>> read_prefix_packages(const stdfs::path& prefi
         types::JsonFields f(*j, r.string());
         auto name = f.required_string("name");
         auto files = f.strings("files");
+        auto version = f.string("version");
+        auto build = f.string("build");
         if (!name) return unexpected(name.error());
         if (!files) return unexpected(files.error());
+        if (!version) return unexpected(version.error());
+        if (!build) return unexpected(build.error());
         PrefixPackage p;
         p.name = *name;
+        p.version = std::move(*version);
+        p.build = std::move(*build);
         p.dist = r.stem().string();
         p.files = std::move(*files);
         out.push_back(std::move(p));

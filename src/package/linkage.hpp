@@ -28,6 +28,7 @@ struct PrefixPackage {
     std::string name, dist;
     std::vector<std::string> files;  // relative to the prefix
     bool has_run_exports = false;    // conda-build's "run-exports library"
+    std::string version = {}, build = {};  // as the record says ("" where it says nothing)
 };
 
 // What the host provides in place of conda packages: a library file name

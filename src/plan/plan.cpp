@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "types/match_spec.hpp"
+#include "util/hash.hpp"
 #include "util/strings.hpp"
 
 namespace sf::plan {
@@ -57,6 +58,8 @@ bool is_metapackage(const render::RenderedOutput& o) {
     return !o.is_staging && o.script.empty() && o.script_lines.empty() && o.files.empty() && o.inherits.empty();
 }
 
+constexpr std::size_t kMaxLabel = 64;
+
 std::string label_of(const variant::Variant& v, bool cuda) {
     std::string l;
     if (cuda) {
@@ -75,6 +78,9 @@ std::string label_of(const variant::Variant& v, bool cuda) {
     }
     for (char& c : l)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+    // The label names a work dir (staging-LABEL) and logs: a long variant
+    // value must not make a name over NAME_MAX; cut, and kept apart by a hash.
+    if (l.size() > kMaxLabel) l = l.substr(0, kMaxLabel - 11) + "-" + hash::sha256(l).substr(0, 10);
     return l.empty() ? "default" : l;
 }
 

@@ -500,6 +500,10 @@ Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o,
     SF_TRY_VOID(eval_name_version(env, o, ev));
     SF_TRY(inh, inherit_of(env, multi ? o.find("inherit") : nullptr));
     const std::string& inherit = inh.from;
+    // A name that evaluates to "" names no staging output (rattler-build:
+    // "Staging cache '' not found"), it does not mean the top level.
+    if (inherit.empty() && multi && o.find("inherit") && !o.find("inherit")->is_null())
+        return fail(r.at(*o.find("inherit")), "staging output '' not found", "inherit names a '- staging:' output of this recipe");
     ev.out.inherits = inherit;
     ev.out.inherit_run_exports = inh.run_exports;
     SF_TRY_VOID(eval_build(env, multi ? root.find("build") : nullptr, o.find("build"), ev,

@@ -1,10 +1,18 @@
 #include "script/capture.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <optional>
 #include <system_error>
 
+#include "core/rewrap.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -84,23 +92,82 @@ std::vector<std::string> select_files(const std::vector<std::string>& files, con
     return out;
 }
 
-Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>& files, const stdfs::path& to) {
-    std::error_code ec;
-    stdfs::create_directories(to, ec);
-    for (const auto& rel : files) {
-        stdfs::path src = from / rel, dst = to / rel;
-        stdfs::create_directories(dst.parent_path(), ec);
-        auto st = stdfs::symlink_status(src, ec);
-        if (ec) return fail(SourceLoc{src.string()}, "cannot read: " + ec.message());
-        stdfs::remove(dst, ec);
-        if (stdfs::is_symlink(st)) {
-            auto target = stdfs::read_symlink(src, ec);
-            if (!ec) stdfs::create_symlink(target, dst, ec);
-        } else {
-            if (auto r = fs::copy_file(src, dst); !r)
-                return fail(r.error().loc, "cannot copy into the package: " + r.error().message, r.error().hint);
+namespace {
+
+// The first component of `rel` (below `root`) that is a symlink resolved one
+// step: "lib64/x" with lib64 -> lib gives "lib/x". Empty when none is, or
+// when the link is absolute or leads above `root` (then it is refused).
+std::optional<std::string> resolve_one_link(const fs::Dir& root, const std::string& rel) {
+    std::string done;
+    for (const auto& part : str::split(rel, '/')) {
+        if (part.empty() || part == ".") continue;
+        const std::string here = done.empty() ? part : done + "/" + part;
+        struct stat st{};
+        if (::fstatat(root.fd(), here.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
+            done = here;
+            continue;
         }
-        if (ec) return fail(SourceLoc{src.string()}, "cannot copy into the package: " + ec.message());
+        char buf[4096];
+        ssize_t n = ::readlinkat(root.fd(), here.c_str(), buf, sizeof buf);
+        if (n <= 0 || buf[0] == '/') return std::nullopt;
+        std::string to = (stdfs::path(done) / std::string(buf, static_cast<std::size_t>(n))).lexically_normal().generic_string();
+        if (to == ".." || str::starts_with(to, "../")) return std::nullopt;
+        const std::string rest = rel.size() > here.size() ? rel.substr(here.size()) : "";
+        return (to == "." ? "" : to) + rest;
+    }
+    return std::nullopt;
+}
+
+// The directory `rel` below `root`, made as needed. A symlinked directory on
+// the way is followed only while it stays inside `root` (a venv's lib64 ->
+// lib), at most 16 times; one leading out is refused, never followed.
+Result<fs::Dir> parent_dir(const fs::Dir& root, std::string rel) {
+    auto d = root.sub(rel, fs::Create::yes);
+    for (int hops = 0; !d && hops < 16; ++hops) {
+        auto inside = resolve_one_link(root, rel);
+        if (!inside) return d;
+        rel = *inside;
+        d = root.sub(rel, fs::Create::yes);
+    }
+    return d;
+}
+
+}  // namespace
+
+// Writes go through fs::Dir below `to`: the prefix an output restores staged
+// files into holds what its envs installed, and a symlinked directory there
+// (`lib -> /elsewhere`) must not carry a write, or a removal, out of it.
+Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>& files, const stdfs::path& to) {
+    auto root = fs::Dir::open(to, fs::Create::yes);
+    if (!root) return unexpected(root.error());
+    std::string parent_rel = "\n";  // the directory `parent` holds (files come sorted: reused)
+    fs::Dir parent;
+    for (const auto& rel : files) {
+        const stdfs::path r(rel), src = from / rel, dst = to / rel;
+        const std::string name = r.filename().string(), up = r.parent_path().generic_string();
+        if (up != parent_rel || !parent) {
+            auto d = parent_dir(*root, up);
+            if (!d) return rewrap(d.error(), "cannot copy " + rel + " into " + to.string() + ": ");
+            parent = std::move(*d);
+            parent_rel = up;
+        }
+        struct stat st{};
+        if (::lstat(src.c_str(), &st) != 0) return fail(SourceLoc{src.string()}, std::string("cannot read: ") + std::strerror(errno));
+        if (parent.kind(name) == fs::Kind::dir)
+            return fail(SourceLoc{dst.string()}, "is a directory; " + rel + " cannot replace it",
+                        "the output's environment installs a directory where the staged files have a file");
+        if (S_ISLNK(st.st_mode)) {
+            std::error_code ec;
+            auto target = stdfs::read_symlink(src, ec);
+            if (ec) return fail(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
+            if (auto ok = parent.remove(name); !ok) return ok;
+            if (auto ok = parent.symlink(target.string(), name); !ok) return ok;
+        } else if (S_ISREG(st.st_mode)) {
+            if (auto ok = fs::copy_file_into(parent, name, src); !ok) return rewrap(ok.error(), "cannot copy into the package: ");
+        } else {
+            return fail(SourceLoc{src.string()}, fs::file_kind(st.st_mode) + ", not a regular file or symlink",
+                        "remove it in the build script");
+        }
     }
     return {};
 }

@@ -34,7 +34,9 @@ bool matches_any(const std::string& rel, const std::vector<std::string>& pattern
 std::vector<std::string> select_files(const std::vector<std::string>& files, const std::vector<std::string>& patterns);
 
 // Copies `files` (relative to `from`) into `to`, keeping symlinks as links
-// and permissions. `to` is created.
+// and permissions. `to` is created; below it nothing is written or removed
+// through a symlink leading out of `to` (refused, naming the path; one
+// staying inside is followed), and a directory in the way of a file is refused.
 Result<void> copy_files(const std::filesystem::path& from, const std::vector<std::string>& files,
                         const std::filesystem::path& to);
 

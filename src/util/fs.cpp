@@ -125,27 +125,11 @@ Result<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     return dir->write_atomic(p.filename().string(), data);
 }
 
-Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
-    auto src = InputFile::open(from);  // a FIFO must not block us in open()
-    if (!src) return unexpected(src.error());
-    struct stat st{};
-    if (::fstat(src->fd(), &st) != 0)
-        return fail(SourceLoc{from.string()}, std::string("cannot read: ") + std::strerror(errno));
-    int in = src->release();
-    struct stat dst{};
-    if (::stat(to.c_str(), &dst) == 0 && dst.st_dev == st.st_dev && dst.st_ino == st.st_ino) {
-        ::close(in);
-        return fail(SourceLoc{to.string()}, "cannot copy a file onto itself");
-    }
-    // O_NONBLOCK: a FIFO in the way fails (ENXIO, or EAGAIN once full) instead
-    // of waiting for a reader.
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (overwrite == Overwrite::yes ? O_TRUNC : O_EXCL);
-    int out = ::open(to.c_str(), flags, 0600);
-    if (out < 0) {
-        int e = errno;
-        ::close(in);
-        return fail_runtime(SourceLoc{to.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
-    }
+namespace {
+
+// The bytes of `in` into `out`, then `mode` on `out`; closes both. Errors
+// name the side that failed.
+Result<void> copy_fd(int in, int out, unsigned mode, const stdfs::path& from, const stdfs::path& to) {
     auto failed = [&](const stdfs::path& where, const char* what, int e) {
         ::close(in);
         ::close(out);
@@ -175,11 +159,66 @@ Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite
             off += w;
         }
     }
-    ::fchmod(out, st.st_mode & 07777);
+    ::fchmod(out, mode & 07777);
     ::close(in);
     if (::close(out) != 0) {
         int e = errno;
         return fail_runtime(SourceLoc{to.string()}, std::string("write failed: ") + std::strerror(e), write_hint(e));
+    }
+    return {};
+}
+
+// `from` opened for reading (never blocking on a FIFO) with its stat.
+Result<int> open_source(const stdfs::path& from, struct stat& st) {
+    auto src = InputFile::open(from);
+    if (!src) return unexpected(src.error());
+    if (::fstat(src->fd(), &st) != 0)
+        return fail(SourceLoc{from.string()}, std::string("cannot read: ") + std::strerror(errno));
+    return src->release();
+}
+
+}  // namespace
+
+Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite) {
+    struct stat st{};
+    auto in = open_source(from, st);
+    if (!in) return unexpected(in.error());
+    struct stat dst{};
+    if (::stat(to.c_str(), &dst) == 0 && dst.st_dev == st.st_dev && dst.st_ino == st.st_ino) {
+        ::close(*in);
+        return fail(SourceLoc{to.string()}, "cannot copy a file onto itself");
+    }
+    // O_NONBLOCK: a FIFO in the way fails (ENXIO, or EAGAIN once full) instead
+    // of waiting for a reader.
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (overwrite == Overwrite::yes ? O_TRUNC : O_EXCL);
+    int out = ::open(to.c_str(), flags, 0600);
+    if (out < 0) {
+        int e = errno;
+        ::close(*in);
+        return fail_runtime(SourceLoc{to.string()}, std::string("cannot write: ") + std::strerror(e), write_hint(e));
+    }
+    return copy_fd(*in, out, st.st_mode, from, to);
+}
+
+Result<void> copy_file_into(const Dir& dir, std::string_view name, const stdfs::path& from) {
+    const stdfs::path to = dir.path() / stdfs::path(std::string(name));
+    if (!is_plain_name(name)) return fail(SourceLoc{to.string()}, "is not a file name");
+    struct stat st{};
+    auto in = open_source(from, st);
+    if (!in) return unexpected(in.error());
+    const std::string tmp = temp_name(name);
+    auto out = dir.create_file(tmp, 0600);
+    if (!out) {
+        ::close(*in);
+        return unexpected(out.error());
+    }
+    if (auto ok = copy_fd(*in, *out, st.st_mode, from, to); !ok) {
+        (void)dir.remove(tmp);
+        return ok;
+    }
+    if (auto ok = dir.rename(tmp, name); !ok) {
+        (void)dir.remove(tmp);
+        return ok;
     }
     return {};
 }

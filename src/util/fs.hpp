@@ -15,6 +15,8 @@ namespace sf::fs {
 
 namespace stdfs = std::filesystem;
 
+class Dir;
+
 // What a file of this st_mode is, for messages: "a FIFO", "a socket",
 // "a character device", "a block device", "a directory", "a symlink".
 std::string file_kind(unsigned mode);
@@ -69,6 +71,11 @@ enum class Overwrite { no, yes };
 // failed and carry strerror of the real cause: std::filesystem::copy_file
 // says "Input/output error" when the disk fills up mid-copy.
 Result<void> copy_file(const stdfs::path& from, const stdfs::path& to, Overwrite overwrite = Overwrite::yes);
+
+// Copies a regular file's bytes and permission bits (following a symlink
+// `from`) to `name` directly in `dir`: written under a temp name and renamed
+// over `name`, so a symlink or file at `name` is replaced, never followed.
+Result<void> copy_file_into(const Dir& dir, std::string_view name, const stdfs::path& from);
 
 // Copies the tree `from` into `to` (created): directories, regular files (as
 // copy_file, overwriting) and symlinks as symlinks. Devices, fifos and

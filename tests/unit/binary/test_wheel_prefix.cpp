@@ -85,3 +85,17 @@ TEST_CASE("wheel_prefix: what cannot be named relative to the file is refused, n
               "holds the conda prefix placeholder in binary mode, which a wheel cannot replace at install time");
     }
 }
+
+TEST_CASE("wheel_prefix: which files may be relocated is decided before their text is read") {
+    CHECK(placeholder_file_allowed(cmake_file(), "torch"));
+    PlaceholderFile data = cmake_file();
+    data.rel = "share/torch/huge.txt";
+    data.dest = "torch/share/torch/huge.txt";
+    auto r = placeholder_file_allowed(data, "torch");
+    REQUIRE(!r);
+    CHECK(r.error().loc.file == "libtorch-0.3.0-cpu_h0_0.conda: share/torch/huge.txt");
+    PlaceholderFile bin = cmake_file();
+    bin.binary = true;
+    REQUIRE(!placeholder_file_allowed(bin, "torch"));
+    CHECK(kMaxPlaceholderText == 16u << 20);
+}
