@@ -521,7 +521,8 @@ Result<Value> Evaluator::call(const Expr& e) {
         return invoke(fn, args, kwargs, e);
     }
     SF_TRY(fn, eval(callee));
-    const bool undefined_ok = callee.kind == ExprKind::name && hooks_.undefined_ok && hooks_.undefined_ok->count(callee.name);
+    const bool undefined_ok =
+        callee.kind == ExprKind::name && hooks_.undefined_ok && hooks_.undefined_ok->count(callee.name);
     SF_TRY_VOID(eval_args(e, args, kwargs, undefined_ok));
     SF_TRY(v, invoke(fn, args, kwargs, e));
     SF_TRY_VOID(charge(shallow_size(v), e));

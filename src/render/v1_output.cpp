@@ -258,7 +258,8 @@ Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::ve
 void default_script(const recipe::V1Recipe& r, std::string& file, const std::vector<std::string>& lines,
                     const std::string& unbuildable) {
     std::error_code ec;
-    if (file.empty() && lines.empty() && unbuildable.empty() && std::filesystem::is_regular_file(r.dir / "build.sh", ec))
+    if (file.empty() && lines.empty() && unbuildable.empty() &&
+        std::filesystem::is_regular_file(r.dir / "build.sh", ec))
         file = "build.sh";
 }
 
@@ -295,7 +296,8 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
     }
     if (f.script) {
         env.set_lenient(true);  // build-time names (PYTHON, ...) are not known yet
-        auto ok = eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env, ev.out.unbuildable);
+        auto ok =
+            eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env, ev.out.unbuildable);
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
@@ -305,7 +307,8 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
         ev.use_keys = std::move(uk);
         ev.ignore_keys = std::move(ik);
-        if (const auto* dp = f.variant->find("down_prioritize_variant")) SF_TRY_VOID(with_fallback_hint(touch(env, *dp)));
+        if (const auto* dp = f.variant->find("down_prioritize_variant"))
+            SF_TRY_VOID(with_fallback_hint(touch(env, *dp)));
     }
     return {};
 }

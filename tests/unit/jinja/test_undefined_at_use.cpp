@@ -68,7 +68,8 @@ TEST_CASE("jinja at_use: using a missing name fails where it is used, with its p
     AtUse t;
     // Origin: line 3, column 5; the name starts at column 5 + its offset.
     const std::string at = "recipe.yaml:3:";
-    CHECK(t.error("1 if level == \"1\" else 0") == at + "10: 'level' is undefined (set it with '{% set level = ... %}' or provide it as a variable)");
+    CHECK(t.error("1 if level == \"1\" else 0") ==
+          at + "10: 'level' is undefined (set it with '{% set level = ... %}' or provide it as a variable)");
     CHECK(t.error("one != level").find(at + "12: 'level' is undefined") == 0);
     CHECK(t.error("level in ['1']").find(at + "5: 'level' is undefined") == 0);
     CHECK(t.error("'1' in level").find(at + "12: 'level' is undefined") == 0);
