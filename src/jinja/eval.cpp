@@ -69,6 +69,23 @@ Unexpected<Error> Evaluator::undefined_error(const Value& v, const Expr& e) cons
                 "set it with '{% set " + name + " = ... %}' or provide it as a variable");
 }
 
+// `x if c` with no else gives an unnamed (silent) undefined, which at_use lets pass.
+Result<void> Evaluator::used(const Value& v, const Expr& e) const {
+    if (at_use_ && v.is_undefined() && !v.undefined_name().empty()) return undefined_error(v, e);
+    return {};
+}
+
+Result<bool> Evaluator::truth(const Value& v, const Expr& e) const {
+    SF_TRY_VOID(used(v, e));
+    return v.truthy();
+}
+
+Result<Value> Evaluator::eval_defined(const Expr& e) {
+    SF_TRY(v, eval(e));
+    SF_TRY_VOID(used(v, e));
+    return v;
+}
+
 Result<Value> Evaluator::locate(Result<Value> r, const Expr& e) const {
     if (!r && r.error().loc.line == 0) {
         Error err = r.error();
@@ -90,7 +107,7 @@ Result<Value> Evaluator::lookup(const Expr& e, bool probe) {
         if (auto it = c->globals.find(e.name); it != c->globals.end()) return it->second;
     if (const Value* b = builtin_global(e.name)) return *b;
     Value u{Undefined{e.name}};
-    if (lenient_ || probe) return u;
+    if (lenient_ || probe || at_use_) return u;
     return undefined_error(u, e);
 }
 
@@ -160,17 +177,20 @@ Result<Value> Evaluator::eval(const Expr& e) {
     }
     case ExprKind::not_: {
         SF_TRY(v, eval(*e.kids[0]));
-        return Value(!v.truthy());
+        SF_TRY(t, truth(v, *e.kids[0]));
+        return Value(!t);
     }
     case ExprKind::and_:
     case ExprKind::or_: {
         SF_TRY(l, eval(*e.kids[0]));
-        if (l.truthy() == (e.kind == ExprKind::or_)) return l;
+        SF_TRY(t, truth(l, *e.kids[0]));
+        if (t == (e.kind == ExprKind::or_)) return l;
         return eval(*e.kids[1]);
     }
     case ExprKind::cond: {
         SF_TRY(c, eval(*e.kids[1]));
-        if (c.truthy()) return eval(*e.kids[0]);
+        SF_TRY(t, truth(c, *e.kids[1]));
+        if (t) return eval(*e.kids[0]);
         if (e.kids[2]) return eval(*e.kids[2]);
         return Value(Undefined{});
     }
@@ -186,6 +206,8 @@ Result<Value> Evaluator::eval(const Expr& e) {
         SF_TRY(left, eval(*e.kids[0]));
         for (std::size_t i = 0; i < e.ops.size(); ++i) {
             SF_TRY(right, eval(*e.kids[i + 1]));
+            SF_TRY_VOID(used(left, *e.kids[i]));
+            SF_TRY_VOID(used(right, *e.kids[i + 1]));
             SF_TRY_VOID(charge(shallow_size(left) + shallow_size(right), e));
             SF_TRY(ok, compare_op(e.ops[i], left, right, e, e.op_locs[i]));
             if (!ok) return Value(false);
@@ -223,6 +245,8 @@ Result<Value> Evaluator::eval(const Expr& e) {
 
 Result<Value> Evaluator::binary(const std::string& op, const Value& l, const Value& r, const Expr& e) {
     if (op == "~") {
+        SF_TRY_VOID(used(l, *e.kids[0]));
+        SF_TRY_VOID(used(r, *e.kids[1]));
         std::string s;
         if (hooks_.display) {
             s = hooks_.display(l) + hooks_.display(r);
@@ -443,10 +467,11 @@ Result<Value> Evaluator::slice(const Value& obj, const Value& start, const Value
 
 // ---- calls, filters, tests ------------------------------------------------
 
-Result<void> Evaluator::eval_args(const Expr& e, List& args, KwArgs& kwargs) {
+Result<void> Evaluator::eval_args(const Expr& e, List& args, KwArgs& kwargs, bool undefined_ok) {
     args.reserve(e.npos);
     for (std::size_t i = 1; i < e.kids.size(); ++i) {
         SF_TRY(v, eval(*e.kids[i]));
+        if (!undefined_ok) SF_TRY_VOID(used(v, *e.kids[i]));
         if (i <= e.npos) args.push_back(std::move(v));
         else kwargs.emplace_back(e.kwnames[i - 1 - e.npos], std::move(v));
     }
@@ -496,7 +521,9 @@ Result<Value> Evaluator::call(const Expr& e) {
         return invoke(fn, args, kwargs, e);
     }
     SF_TRY(fn, eval(callee));
-    SF_TRY_VOID(eval_args(e, args, kwargs));
+    const bool undefined_ok =
+        callee.kind == ExprKind::name && hooks_.undefined_ok && hooks_.undefined_ok->count(callee.name);
+    SF_TRY_VOID(eval_args(e, args, kwargs, undefined_ok));
     SF_TRY(v, invoke(fn, args, kwargs, e));
     SF_TRY_VOID(charge(shallow_size(v), e));
     return v;
@@ -599,7 +626,8 @@ Result<void> Evaluator::exec_for(const Node& n, std::string& out) {
             frames_[me].vars.clear();
             SF_TRY_VOID(assign_targets(n.targets, item, n.line, n.col));
             SF_TRY(keep, eval(*n.filter));
-            if (keep.truthy()) kept.push_back(std::move(item));
+            SF_TRY(t, truth(keep, *n.filter));
+            if (t) kept.push_back(std::move(item));
         }
         items = std::move(kept);
     }
@@ -636,7 +664,7 @@ Result<void> Evaluator::exec(const Body& body, std::string& out) {
             if (out.size() > kMaxOutput) return fail(at(n.line, n.col), "rendered output is too large");
             break;
         case NodeKind::output: {
-            SF_TRY(v, eval(*n.expr));
+            SF_TRY(v, eval_defined(*n.expr));
             SF_TRY_VOID(emit(v, out, n));
             break;
         }
@@ -656,7 +684,8 @@ Result<void> Evaluator::exec(const Body& body, std::string& out) {
                 bool take = true;
                 if (br.cond) {
                     SF_TRY(c, eval(*br.cond));
-                    take = c.truthy();
+                    SF_TRY(t, truth(c, *br.cond));
+                    take = t;
                 }
                 if (take) {
                     SF_TRY_VOID(exec(br.body, out));

@@ -20,9 +20,11 @@ public:
     Evaluator(const std::string& file, const Globals& globals, Globals* writable, Undefinedness mode,
               const Context* base = nullptr, Hooks hooks = {})
         : file_(file), globals_(globals), writable_(writable), base_(base), lenient_(mode == Undefinedness::lenient),
-          hooks_(hooks) {}
+          at_use_(mode == Undefinedness::at_use), hooks_(hooks) {}
 
     Result<Value> eval(const Expr& e);
+    // eval(), and under Undefinedness::at_use an undefined value is an error.
+    Result<Value> eval_defined(const Expr& e);
     Result<void> exec(const Body& body, std::string& out);
 
 private:
@@ -35,6 +37,7 @@ private:
     Globals* writable_;
     const Context* base_;
     bool lenient_;
+    bool at_use_;  // Undefinedness::at_use
     Hooks hooks_;
     std::vector<Frame> frames_;
     std::uint64_t work_ = 0;
@@ -43,11 +46,15 @@ private:
     SourceLoc at(const Expr& e) const { return at(e.line, e.col); }
     Result<void> charge(std::uint64_t units, const Expr& e);
     Unexpected<Error> undefined_error(const Value& v, const Expr& e) const;
+    // Under at_use: fails when `v` (the value of `e`) is an undefined one.
+    Result<void> used(const Value& v, const Expr& e) const;
+    Result<bool> truth(const Value& v, const Expr& e) const;
     Result<Value> locate(Result<Value> r, const Expr& e) const;
 
     Result<Value> lookup(const Expr& e, bool probe);
     Result<Value> eval_probe(const Expr& e);  // unknown names -> Undefined (default, is defined)
-    Result<void> eval_args(const Expr& e, List& args, KwArgs& kwargs);
+    // Under at_use an undefined argument is an error unless `undefined_ok`.
+    Result<void> eval_args(const Expr& e, List& args, KwArgs& kwargs, bool undefined_ok = false);
     Result<Value> binary(const std::string& op, const Value& l, const Value& r, const Expr& e);
     Result<bool> compare_op(const std::string& op, const Value& l, const Value& r, const Expr& e,
                             std::pair<int, int> where);

@@ -73,7 +73,7 @@ Result<Expression> Expression::parse(std::string_view expr, const Origin& origin
 Result<Value> Expression::evaluate(const Context& ctx) const {
     return guarded<Value>(impl_->origin, [&]() -> Result<Value> {
         detail::Evaluator ev(impl_->origin.file, ctx.globals, nullptr, ctx.undefined, ctx.base, ctx.hooks);
-        return ev.eval(*impl_->expr);
+        return ev.eval_defined(*impl_->expr);
     });
 }
 

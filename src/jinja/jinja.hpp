@@ -18,6 +18,15 @@
 //   `x | default(...)` and `d.missing | default(...)` still work.
 // - lenient mode: those give Undefined, which renders "", is falsy, iterates
 //   as empty, and propagates through attribute/index/call/arithmetic.
+// - at_use mode (minijinja 2.24's Strict, what rattler-build sets): an unknown
+//   name is an undefined value, and the error comes where it is used:
+//   comparing it (== != < in, either side), `~`, arithmetic, its truth
+//   (if, not, and/or, a conditional's test), printing, iterating, its
+//   attributes or items, passing it to a filter or a function (except the
+//   functions in Hooks::undefined_ok, and `default`), or an expression whose
+//   value it is. Tests (`is defined`, `is string`), `default` and list or
+//   dict literals take it. `x if c` with no else is a silent undefined that
+//   none of this refuses.
 // - Callables in ctx.globals may return errors without a location (the call
 //   site is added) and may even throw; nothing escapes render()/evaluate().
 // - Hostile input is bounded: nesting depth 256, strings 16 MiB, lists 2^20
@@ -36,6 +45,7 @@ namespace sf::jinja {
 enum class Undefinedness {
     strict,   // looking up an unknown name is an error at file:line:col
     lenient,  // unknown names evaluate to Undefined (renders as "", falsy)
+    at_use,   // unknown names evaluate to Undefined; using one is an error (minijinja Strict)
 };
 
 // Which language an expression is parsed as. minijinja (recipe.yaml, through
@@ -56,6 +66,9 @@ struct Hooks {
     // How `~` turns values into text (recipe.yaml: minijinja::display, lists
     // as [1, "a"] and floats as 1.0; Jinja2: Python's str()).
     std::string (*display)(const Value&) = nullptr;
+    // Functions that take an undefined argument under Undefinedness::at_use
+    // (rattler-build's match(), which is true for one).
+    const std::set<std::string, std::less<>>* undefined_ok = nullptr;
 };
 
 struct Context {

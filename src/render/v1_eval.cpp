@@ -106,6 +106,11 @@ Env::Env(const recipe::V1Recipe& r, const types::Platform& target, const types::
     vars_.hooks.accessed = &accessed_;
     vars_.hooks.filters = &filters_;
     vars_.hooks.display = &jinja::minijinja::display;
+    // rattler-build's minijinja is Strict: an unknown name fails where it is
+    // used, and match() takes it (true: "searching all variants").
+    static const std::set<std::string, std::less<>> undefined_ok{"match"};
+    vars_.hooks.undefined_ok = &undefined_ok;
+    vars_.undefined = jinja::Undefinedness::at_use;
     for (const auto& [k, v] : variant) vars_.globals[k] = v;
 }
 

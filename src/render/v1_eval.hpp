@@ -61,7 +61,7 @@ public:
     bool is_context_name(const std::string& k) const { return context_.count(k) > 0; }
     void set(const std::string& name, jinja::Value v) { vars_.globals[name] = std::move(v); }
     // Scripts name what only the build defines (PYTHON, ...): unknown names render "" there.
-    void set_lenient(bool on) { vars_.undefined = on ? jinja::Undefinedness::lenient : jinja::Undefinedness::strict; }
+    void set_lenient(bool on) { vars_.undefined = on ? jinja::Undefinedness::lenient : jinja::Undefinedness::at_use; }
 
     // A scalar node as a value: one whole `${{ expr }}` keeps its type,
     // anything else is text (a plain `true` or `3` is typed as YAML reads it).

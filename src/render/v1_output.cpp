@@ -172,6 +172,19 @@ std::string steps_refusal(Env& env, const YamlNode& steps) {
            "write the steps as build.script";
 }
 
+// build.noarch and build.variant.down_prioritize_variant often read a variant
+// key only some platforms define (suitesparse's microarch_level); rattler-build
+// refuses the undefined name there too, and suggests a fallback.
+template <typename T>
+Result<T> with_fallback_hint(Result<T> r) {
+    if (r || !str::ends_with(r.error().message, "is undefined")) return r;
+    const std::string& m = r.error().message;
+    std::string name = m.size() > 2 && m[0] == '\'' ? m.substr(1, m.find('\'', 1) - 1) : "key";
+    Error e = r.error();
+    e.hint = "a variant key only some platforms define? give it a fallback: " + name + " | default(...)";
+    return Unexpected<Error>{std::move(e)};
+}
+
 // Whether an output takes the top level's build.script when it has none:
 // rattler-build merges it into outputs that inherit the top level only.
 enum class TopScript { merge, ignore };
@@ -189,8 +202,11 @@ void pick(BuildFields& f, const YamlNode* build, TopScript script = TopScript::m
 // build.script as rattler-build reads it: a file name, inline commands (a
 // string with a space or a newline, or a list), or a mapping of `file:` (no
 // extension: `.sh`) or `content:`, with `env:` (variables for the script).
+// A `file:` that evaluates to "" (`${{ 'b.sh' if linux else '' }}`) renders,
+// as in rattler-build (Path("")), whose build then fails to resolve it: the
+// output is `unbuildable`, and no default build.sh stands in for it.
 Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::vector<std::string>& lines,
-                         std::map<std::string, std::string>& vars) {
+                         std::map<std::string, std::string>& vars, std::string& unbuildable) {
     if (n.is_scalar()) {
         SF_TRY(s, env.text(n));
         if (s.find('\n') == std::string::npos && s.find(' ') == std::string::npos) file = s;
@@ -204,8 +220,11 @@ Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::ve
     }
     if (const YamlNode* f = n.find("file")) {
         SF_TRY(s, env.text(*f));
-        if (s.empty()) return fail(env.recipe().at(*f), "script file is empty");
-        file = s.find('.', s.rfind('/') + 1) == std::string::npos ? s + ".sh" : s;
+        if (s.empty())
+            unbuildable = env.recipe().at(*f).str() +
+                          ": build.script file is empty: there is no script to run (rattler-build: could not "
+                          "resolve recipe file \"\")";
+        else file = s.find('.', s.rfind('/') + 1) == std::string::npos ? s + ".sh" : s;
     }
     if (const YamlNode* c = n.find("content")) {
         if (!file.empty()) return fail(env.recipe().at(*c), "script has both 'file' and 'content'", "keep one of them");
@@ -232,9 +251,12 @@ Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::ve
 
 // rattler-build's default script: with no file, content or lines given,
 // build.sh in the recipe directory when there is one (else nothing runs).
-void default_script(const recipe::V1Recipe& r, std::string& file, const std::vector<std::string>& lines) {
+void default_script(const recipe::V1Recipe& r, std::string& file, const std::vector<std::string>& lines,
+                    const std::string& unbuildable) {
     std::error_code ec;
-    if (file.empty() && lines.empty() && std::filesystem::is_regular_file(r.dir / "build.sh", ec)) file = "build.sh";
+    if (file.empty() && lines.empty() && unbuildable.empty() &&
+        std::filesystem::is_regular_file(r.dir / "build.sh", ec))
+        file = "build.sh";
 }
 
 Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own_build, Evaluated& ev,
@@ -254,7 +276,7 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         ev.out.build_number = v.is_int() ? static_cast<int>(v.as_int()) : std::stoi(s);
     }
     if (f.noarch) {
-        SF_TRY(s, env.text(*f.noarch));
+        SF_TRY(s, with_fallback_hint(env.text(*f.noarch)));
         auto na = types::parse_noarch(s);
         if (!na) return fail(r.at(*f.noarch), "invalid noarch '" + s + "'", "expected 'python' or 'generic'");
         ev.out.noarch = *na;
@@ -270,7 +292,8 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
     }
     if (f.script) {
         env.set_lenient(true);  // build-time names (PYTHON, ...) are not known yet
-        auto ok = eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env);
+        auto ok =
+            eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env, ev.out.unbuildable);
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
@@ -280,7 +303,8 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
         ev.use_keys = std::move(uk);
         ev.ignore_keys = std::move(ik);
-        if (const auto* dp = f.variant->find("down_prioritize_variant")) SF_TRY_VOID(touch(env, *dp));
+        if (const auto* dp = f.variant->find("down_prioritize_variant"))
+            SF_TRY_VOID(with_fallback_hint(touch(env, *dp)));
     }
     return {};
 }
@@ -510,7 +534,7 @@ Result<Evaluated> eval_package(Env& env, const Vars& variant, const YamlNode& o,
                            inherit.empty() ? TopScript::merge : TopScript::ignore));
     // Only a single-output recipe finds build.sh by itself; an output of a
     // multi-output recipe runs nothing unless it names a script.
-    if (!multi) default_script(r, ev.out.script, ev.out.script_lines);
+    if (!multi) default_script(r, ev.out.script, ev.out.script_lines, ev.out.unbuildable);
     std::set<std::string> free;
     SF_TRY_VOID(eval_requirements(env, o.find("requirements"), ev, free));
     if (multi && inherit.empty()) {
@@ -621,13 +645,13 @@ Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vec
     const YamlNode* build = o.find("build");
     if (const YamlNode* script = build && build->is_mapping() ? build->find("script") : nullptr) {
         env.set_lenient(true);  // build-time names are not known yet
-        auto ok = eval_script(env, *script, st.script, st.script_lines, st.script_env);
+        auto ok = eval_script(env, *script, st.script, st.script_lines, st.script_env, st.unbuildable);
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
     if (const YamlNode* steps = build && build->is_mapping() ? build->find("steps") : nullptr)
         st.unbuildable = steps_refusal(env, *steps);
-    default_script(env.recipe(), st.script, st.script_lines);
+    default_script(env.recipe(), st.script, st.script_lines, st.unbuildable);
     return st;
 }
 

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (tpl.error().message.empty()) std::abort();
         return 0;
     }
-    for (auto mode : {Undefinedness::strict, Undefinedness::lenient}) {
+    for (auto mode : {Undefinedness::strict, Undefinedness::lenient, Undefinedness::at_use}) {
         Context ctx = sf::fuzz::make_context(mode);
         auto out = tpl->render(ctx);
         if (!out && out.error().message.empty()) std::abort();

@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace sf::jinja;
     std::string expr(reinterpret_cast<const char*>(data), size);
     Origin origin{"meta.yaml", 12, 30};
-    for (auto mode : {Undefinedness::strict, Undefinedness::lenient}) {
+    for (auto mode : {Undefinedness::strict, Undefinedness::lenient, Undefinedness::at_use}) {
         Context ctx = sf::fuzz::make_context(mode);
         auto v = evaluate(expr, origin, ctx);
         if (!v) {

@@ -602,3 +602,57 @@ TEST_CASE("v1 startingwith: minijinja's string tests in a recipe") {
     CHECK(render_text(text, {{"python", "3.14.* *_cp314"}}).outputs.empty());
     CHECK(render_text(text, {{"python", "3.13.* *_cp313"}}).outputs.size() == 1);
 }
+
+TEST_CASE("v1 build.script: a file that evaluates to '' renders, and its output cannot be built") {
+    // cuda-python-feedstock: `file: ${{ 'x.bat' if win else 'x.sh' if linux else '' }}` with osx skipped.
+    // rattler-build keeps Path("") at render time and fails only when it resolves it for a build.
+    std::string text = R"(package:
+  name: foo
+  version: 1.0
+build:
+  skip: osx
+  script:
+    file: ${{ 'build_output.bat' if win else '' }}
+    env:
+      SUBDIR: lib
+)";
+    auto rr = render_text(text);
+    REQUIRE(rr.outputs.size() == 1);
+    CHECK(rr.outputs[0].script.empty());
+    CHECK(rr.outputs[0].script_lines.empty());
+    CHECK(rr.outputs[0].script_env == std::map<std::string, std::string>{{"SUBDIR", "lib"}});
+    CHECK(rr.outputs[0].unbuildable.find("recipe.yaml:7:11: build.script file is empty") != std::string::npos);
+
+    CHECK(render_text(str::replace_all(text, "skip: osx", "skip: linux")).outputs.empty());
+}
+
+TEST_CASE("v1 down_prioritize_variant: a key some platforms lack needs a default, as in rattler-build") {
+    const char* text = R"(package:
+  name: foo
+  version: 1.0
+build:
+  variant:
+    down_prioritize_variant: ${{ 0 if (microarch_level | default(1)) == 1 else 1 }}
+)";
+    auto absent = render_text(text);
+    REQUIRE(absent.outputs.size() == 1);
+    CHECK(absent.outputs[0].used.count("microarch_level") == 0);
+    auto present = render_text(text, {{"microarch_level", "3"}});
+    REQUIRE(present.outputs.size() == 1);
+    CHECK(present.outputs[0].used.count("microarch_level") == 1);
+
+    auto r = recipe::parse_v1_recipe(R"(package:
+  name: foo
+  version: 1.0
+build:
+  noarch: ${{ "python" if use_noarch else "generic" }}
+)",
+                                     "recipe.yaml");
+    REQUIRE(r);
+    auto sel = variant::select("linux-64", {}, {});
+    REQUIRE(sel);
+    auto bad = render_v1(*r, *sel);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().str() == "recipe.yaml:5:27: 'use_noarch' is undefined (a variant key only some platforms "
+                               "define? give it a fallback: use_noarch | default(...))");
+}
