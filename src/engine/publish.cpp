@@ -63,7 +63,7 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
             auto broken = root ? root->sub("broken", fs::Create::yes) : Result<fs::Dir>(unexpected(root.error()));
             bool moved = broken && ::renameat(AT_FDCWD, pkg.c_str(), broken->fd(), pkg.filename().c_str()) == 0;
             if (!moved) stdfs::remove(pkg, ec);
-            if (interrupted()) return fail("interrupted (Ctrl-C) while testing " + dist);
+            if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) while testing " + dist);
             if (!broken) return Unexpected<Error>{broken.error()};
             Error e = t.error();
             e.message = dist + ": test: " + e.message + " (package moved to " +
@@ -72,7 +72,7 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
         }
         res.test = *t;
     }
-    if (interrupted()) return fail("interrupted (Ctrl-C) before publishing " + dist);
+    if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) before publishing " + dist);
     auto added = channel::add_package(ctx.output, pkg);
     stdfs::remove(pkg, ec);
     if (!added) {
@@ -91,7 +91,7 @@ Publisher::~Publisher() {
 
 Result<void> Publisher::report(const plan::StagingBuild& b, const plan::Step& step, Result<OutputResult> r) {
     if (!r) {
-        if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+        if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C); the channel holds only complete packages");
         if (ctx_.opts.keep_going == KeepGoing::no) return unexpected(r.error());
         auto f = output_result(b, step, Status::failed, r.error().str());
         ctx_.notice(tally_.next() + f.dist + "  " + f.variant + "  FAILED, going on (--keep-going): " + f.detail);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <system_error>
 
+#include "core/rewrap.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -91,16 +92,16 @@ Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>&
         stdfs::path src = from / rel, dst = to / rel;
         stdfs::create_directories(dst.parent_path(), ec);
         auto st = stdfs::symlink_status(src, ec);
-        if (ec) return fail(SourceLoc{src.string()}, "cannot read: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{src.string()}, "cannot read: " + ec.message());
         stdfs::remove(dst, ec);
         if (stdfs::is_symlink(st)) {
             auto target = stdfs::read_symlink(src, ec);
             if (!ec) stdfs::create_symlink(target, dst, ec);
         } else {
             if (auto r = fs::copy_file(src, dst); !r)
-                return fail(r.error().loc, "cannot copy into the package: " + r.error().message, r.error().hint);
+                return rewrap(r.error(), "cannot copy into the package: ");
         }
-        if (ec) return fail(SourceLoc{src.string()}, "cannot copy into the package: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{src.string()}, "cannot copy into the package: " + ec.message());
     }
     return {};
 }
