@@ -89,7 +89,9 @@ Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& ar
     if (!patchelf) return fail("patchelf not found: needed to set RUNPATH $ORIGIN on the bundled host libraries (" +
                                str::join(copied, ", ") + ")", "install patchelf");
     for (const auto& name : copied) {
-        process::Command c{{patchelf->string(), "--set-rpath", "$ORIGIN", (lib / name).string()}, {}, process::minimal_env()};
+        process::Command c;
+        c.argv = {patchelf->string(), "--set-rpath", "$ORIGIN", (lib / name).string()};
+        c.env = process::minimal_env();
         auto r = process::capture(c);
         if (!r) return Unexpected<Error>{r.error()};
         if (r->exit_code != 0)

@@ -67,9 +67,9 @@ Result<std::map<std::string, types::PathEntry>> placeholder_files(const PackageF
 struct Stage {
     stdfs::path root;
     std::string site, dist;
-    std::map<std::string, std::string> owner;  // wheel path -> package file name
-    std::vector<std::string> skipped;
-    std::vector<PlaceholderFile> placeholders;  // staged as built; relocate_placeholders() rewrites them
+    std::map<std::string, std::string> owner{};  // wheel path -> package file name
+    std::vector<std::string> skipped{};
+    std::vector<PlaceholderFile> placeholders{};  // staged as built; relocate_placeholders() rewrites them
 };
 
 Result<void> put_file(Stage& s, const PackageFile& p, const stdfs::path& from, const std::string& rel,
@@ -381,7 +381,7 @@ Result<WheelReport> make_wheel(const WheelOptions& o, const std::vector<PackageF
 
     fs::TempDir tmp("sf-wheel");
     Extracted extracted(tmp.path() / "pkgs");
-    Stage stage{tmp.path() / "wheel", "lib/python" + minor + "/site-packages/", o.distribution, {}, {}};
+    Stage stage{.root = tmp.path() / "wheel", .site = "lib/python" + minor + "/site-packages/", .dist = o.distribution};
     std::vector<const PackageFile*> providers;
     std::vector<stdfs::path> inputs;
     for (const PackageFile* d : *closure) {

@@ -9,8 +9,10 @@ namespace sf::cli {
 namespace {
 
 const char* kFooter =
-    "Exit codes: 0 ok; 1 the job failed (a build, a test, a check: lint errors, rerender --check drift);\n"
-    "2 usage or input error. With --json, stdout holds one JSON document; progress and messages go to stderr.";
+    "Exit codes: 0 ok; 1 the job failed (a build script, a test, a patch that does not apply, a check:\n"
+    "lint errors, rerender --check drift); 2 usage or input error, also when a build meets it (a bad sha256,\n"
+    "a missing source or patch file). With --json, stdout holds one JSON document; progress and messages go to\n"
+    "stderr.";
 
 // The subcommand the parse reached, e.g. `cmake-cache set`.
 CLI::App* deepest(CLI::App& app) {

@@ -143,7 +143,9 @@ void register_build(CLI::App& app, Cli& cli) {
             auto o = build_options(*a, cli.console);
             ConsoleReporter reporter(cli.console);
             o.reporter = &reporter;
-            // What the user gave is checked here (exit 2); what fails after is the build (exit 1).
+            // What the user gave is checked here (exit 2). What the build meets
+            // later keeps its kind: a bad sha256 or a missing patch file is
+            // still input (2), a failed script, test or patch run the job (1).
             auto prepared = value_or_throw(engine::prepare_build(o));
             const auto& p = prepared.plan;
             if (a->dry_run) {
@@ -154,7 +156,7 @@ void register_build(CLI::App& app, Cli& cli) {
                     std::cout << plan::describe(p);
                 return 0;
             }
-            auto report = job_or_throw(engine::run_build(o, prepared));
+            auto report = value_or_throw(engine::run_build(o, prepared));
             if (cli.console.json)
                 cli.console.print_json(engine::report_json(report));
             else

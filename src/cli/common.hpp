@@ -31,7 +31,9 @@ public:
     using RuntimeError::RuntimeError;
 };
 
-// Unwraps a job's result, or throws its error as a JobFailure (exit 1).
+// Unwraps a job's result, or throws its error as a JobFailure (exit 1),
+// whatever its kind: `install` once its options are checked (an install that
+// cannot be solved is the job's failure). `build` keeps each error's kind.
 template <class T>
 T job_or_throw(Result<T> r, const std::string& context = {}) {
     if (!r) {

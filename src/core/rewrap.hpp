@@ -23,4 +23,11 @@ inline Unexpected<Error> rewrap(Error e, SourceLoc at, std::string_view context 
     return {std::move(e)};
 }
 
+// A new error worded afresh (often folding in the cause's own text) that
+// keeps the kind of the error that caused it: a bad sha256 met during a build
+// stays the user's input (exit 2), a script that failed the job's (exit 1).
+inline Unexpected<Error> fail_from(const Error& cause, SourceLoc loc, std::string message, std::string hint = {}) {
+    return {Error{std::move(loc), std::move(message), std::move(hint), cause.kind}};
+}
+
 }  // namespace sf

@@ -152,7 +152,7 @@ Result<std::string> check_contents(const stdfs::path& pkg, const types::Test& t,
                 issues.push_back("strict: " + p + " is matched by no glob");
                 break;
             }
-    if (!issues.empty()) return fail("package_contents: " + str::join(issues, "; "));
+    if (!issues.empty()) return fail_runtime({}, "package_contents: " + str::join(issues, "; "));  // a failed test
     return std::string("passed");
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "channel/index.hpp"
+#include "core/rewrap.hpp"
 #include "core/try.hpp"
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
@@ -198,7 +199,7 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
     st.format = p.format;
     std::error_code ec;
     stdfs::remove_all(base, ec);
-    if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
     st.src_dir = base / "work";
     st.source_name = p.name + "-" + p.version;
     st.package_name = p.name;
@@ -212,9 +213,9 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
     if (auto r = source::fetch_sources(sources, sc); !r)
-        return fail(r.error().loc, p.name + " [" + b.label + "]: source: " + r.error().message, r.error().hint);
+        return rewrap(r.error(), p.name + " [" + b.label + "]: source: ");
     stdfs::create_directories(st.src_dir, ec);
-    if (ec) return fail(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
     timing.source_s += detail::seconds_since(t);
     st.keys = staging_keys(b);
     return {};
@@ -242,12 +243,14 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     ctx.progress("==> " + who + (s.python.empty() ? "" : " (python " + s.python + ")"));
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(s.requirements->build, b), {}, ""};
     auto benv = ctx.provider->create(be);
-    if (!benv) return fail(who + ": build env: " + benv.error().str());
-    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok) return fail(who + ": build env: " + ok.error().str());
+    // An env that cannot be made is the job's failure, as `install` that
+    // cannot solve (exit 1); --strict's stand-in errors keep their kind.
+    if (!benv) return fail_runtime({}, who + ": build env: " + benv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *benv); !ok) return fail_from(ok.error(), {}, who + ": build env: " + ok.error().str());
     env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(s.requirements->host, b), {}, s.python};
     auto henv = ctx.provider->create(he);
-    if (!henv) return fail(who + ": host env: " + henv.error().str());
-    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail(who + ": host env: " + ok.error().str());
+    if (!henv) return fail_runtime({}, who + ": host env: " + henv.error().str());
+    if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail_from(ok.error(), {}, who + ": host env: " + ok.error().str());
     if (s.output) st.run_exports = detail::staging_run_exports(*s.output, *benv, *henv);
     auto before = script::snapshot(ctx.host_prefix);
 
@@ -267,8 +270,8 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     auto logs = script::snapshot_ninja_logs(st.src_dir);
     detail::write_env_setup(ctx, sctx);
     if (auto r = script::run_script(run, sctx); !r) {
-        if (interrupted()) return fail("interrupted (Ctrl-C) during the staging build of " + p.name);
-        return fail(r.error().loc, who + ": " + r.error().message, detail::dirty_hint(ctx, r.error().hint));
+        if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) during the staging build of " + p.name);
+        return fail_from(r.error(), r.error().loc, who + ": " + r.error().message, detail::dirty_hint(ctx, r.error().hint));
     }
     auto rebuilt = script::ninja_edges_since(st.src_dir, logs);
     timing.rebuilt.insert(timing.rebuilt.end(), rebuilt.begin(), rebuilt.end());
@@ -395,7 +398,7 @@ namespace {
 Result<void> open_output(Ctx& ctx, const plan::BuildPlan& p) {
     std::error_code ec;
     ctx.output = stdfs::absolute(ctx.opts.output_folder, ec).lexically_normal();
-    if (ec) return fail(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{ctx.output.string()}, "cannot create the output folder: " + ec.message());
     // The user's root; the platform subdir below it never through a symlink
     // (and logs/, broken/, .splitforge-work/ checked again).
     if (auto ok = check_output_folder(ctx.output, p.platform); !ok) return unexpected(ok.error());
@@ -416,7 +419,7 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     // The prefixes live in the work dir and end up in files and scripts.
     stdfs::path base = stdfs::absolute(opts.work_dir.empty() ? ctx.output : opts.work_dir, ec);
     if (auto ok = types::check_prefix(base.string()); !ok)
-        return fail("the work dir: " + ok.error().message, ok.error().hint);
+        return rewrap(ok.error(), "the work dir: ");
     if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
@@ -436,7 +439,7 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     } else {
         ctx.work = stdfs::absolute(opts.work_dir, ec);
         if (!ec) stdfs::create_directories(ctx.work, ec);
-        if (ec) return fail(SourceLoc{opts.work_dir.string()}, "cannot create the work dir: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{opts.work_dir.string()}, "cannot create the work dir: " + ec.message());
     }
     if (opts.keep == KeepBuild::yes && work) ctx.work = work->keep();
     ctx.host_prefix = padded_prefix(ctx.work);
@@ -445,7 +448,7 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     ctx.pkgs_out = ctx.work / "pkgs-out";
     ctx.pkgs_cache = ctx.work / "pkgs-cache";
     stdfs::create_directories(ctx.pkgs_out, ec);
-    if (ec) return fail(SourceLoc{ctx.pkgs_out.string()}, "cannot create the package folder: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{ctx.pkgs_out.string()}, "cannot create the package folder: " + ec.message());
     return Result<std::optional<WorkDir>>(std::move(work));
 }
 
@@ -456,7 +459,7 @@ Result<void> set_up_tools(Ctx& ctx, const PreparedBuild& s) {
     const BuildOptions& opts = ctx.opts;
     std::error_code ec;
     ctx.splitforge = opts.splitforge.empty() ? stdfs::read_symlink("/proc/self/exe", ec) : opts.splitforge;
-    if (ec) return fail(SourceLoc{"/proc/self/exe"}, "cannot find the splitforge binary: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{"/proc/self/exe"}, "cannot find the splitforge binary: " + ec.message());
     ctx.base_env = s.env;
     ctx.pythons = s.pythons;
     ctx.map = s.map;
@@ -524,7 +527,7 @@ Result<void> export_pythons(Ctx& ctx, const plan::BuildPlan& p) {
         if (!python_package_in(ctx.output, p.platform, py).empty()) continue;
         auto t = std::chrono::steady_clock::now();
         auto r = export_python(py, ctx.output, p.platform, ctx.work);
-        if (!r) return fail("python " + py.version + ": export as a package: " + r.error().str());
+        if (!r) return fail_from(r.error(), {}, "python " + py.version + ": export as a package: " + r.error().str());
         ctx.report.exported.push_back(r->filename().string());
         ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
                      " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
@@ -546,7 +549,7 @@ void skip_existing_step(Ctx& ctx, const plan::StagingBuild& b, const plan::Step&
 Result<void> run_step(Ctx& ctx, const plan::BuildPlan& p, Staging& st, const plan::Step& step, Tally& tally,
                       Publisher& pub) {
     const auto& b = *st.build;
-    if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+    if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C); the channel holds only complete packages");
     if (ctx.opts.skip_existing == SkipExisting::yes && in_channel(ctx, p.platform, step.output.dist())) {
         if (auto ok = pub.drain(); !ok) return ok;
         skip_existing_step(ctx, b, step, tally);

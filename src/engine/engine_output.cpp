@@ -24,6 +24,12 @@ namespace sf::engine::detail {
 
 namespace {
 
+// The job's failure (exit 1) whatever the cause's kind: an env that cannot be made.
+Error as_runtime(Error e) {
+    e.kind = ErrorKind::runtime;
+    return e;
+}
+
 void add_unique(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
@@ -296,7 +302,7 @@ Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) 
         if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
         auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,
                                      ctx.timestamp_ms);
-        if (!r) return fail(ms->name() + ": export as a package: " + r.error().str());
+        if (!r) return fail_from(r.error(), {}, ms->name() + ": export as a package: " + r.error().str());
         if (ctx.tell_once(r->string())) {
             ctx.report.exported.push_back(r->filename().string());
             ctx.progress("==> " + r->filename().string() + ": the host's runtime, exported into the channel");
@@ -362,7 +368,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     };
     stdfs::remove_all(payload, ec);
     if (!ec) stdfs::create_directories(payload, ec);
-    if (ec) return err("payload", Error{SourceLoc{payload.string()}, ec.message(), {}});
+    if (ec) return err("payload", Error{SourceLoc{payload.string()}, ec.message(), {}, ErrorKind::runtime});
 
     env::PreparedEnv benv, henv;
     std::vector<std::string> files, rebuilt;
@@ -376,14 +382,16 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     bool has_script = !o.script.empty() || !o.script_lines.empty();
     if (step.role != plan::Role::metapackage) {
         env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, types::dependency_strings(o.requirements.build), {}, ""};
+        // An env that cannot be made is the job's failure, as `install` that
+        // cannot solve (exit 1); --strict's stand-in errors keep their kind.
         auto br = ctx.provider->create(be);
-        if (!br) return err("build env", br.error());
+        if (!br) return err("build env", as_runtime(br.error()));
         benv = std::move(*br);
         if (auto ok = tell_host_tools(ctx, benv); !ok) return err("build env", ok.error());
         std::string py = step.python.empty() ? b.python : step.python;
         env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
         auto hr = ctx.provider->create(he);
-        if (!hr) return err("host env", hr.error());
+        if (!hr) return err("host env", as_runtime(hr.error()));
         henv = std::move(*hr);
         if (auto ok = tell_host_tools(ctx, henv); !ok) return err("host env", ok.error());
         // conda-build copies the top-level build's new files back into each
@@ -420,7 +428,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
             auto logs = script::snapshot_ninja_logs(st.src_dir);
             write_env_setup(ctx, sc);
             if (auto r = script::run_script(run, sc); !r) {
-                if (interrupted()) return fail("interrupted (Ctrl-C) while building " + dist);
+                if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) while building " + dist);
                 Error e = r.error();
                 e.hint = dirty_hint(ctx, e.hint);
                 return err("script", e);

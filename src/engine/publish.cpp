@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <set>
@@ -18,17 +19,55 @@ namespace sf::engine::detail {
 
 namespace {
 
+// What says a channel's repodata.json files are the ones read before: for
+// each (the platform's, noarch's) whether it is there, and its device,
+// inode, size, mtime and ctime. The index writes them by rename (a new
+// inode), so a rewrite never keeps a stamp.
+std::vector<long long> repodata_stamp(const stdfs::path& channel, const types::Platform& platform) {
+    std::vector<long long> stamp;
+    for (const std::string& sub : {platform.name(), std::string("noarch")}) {
+        struct stat st{};
+        if (::stat((channel / sub / "repodata.json").c_str(), &st) != 0) {
+            stamp.push_back(-1);
+            continue;
+        }
+        stamp.insert(stamp.end(), {static_cast<long long>(st.st_dev), static_cast<long long>(st.st_ino),
+                                   static_cast<long long>(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                   st.st_ctim.tv_sec, st.st_ctim.tv_nsec});
+    }
+    return stamp;
+}
+
+}  // namespace
+
+std::optional<std::map<std::string, std::set<std::string>>> Publisher::channel_deps() {
+    const types::Platform& platform = ctx_.opts.selection.platform;
+    std::map<std::string, std::set<std::string>> deps;
+    for (const auto& ch : ctx_.local_channels) {
+        std::vector<long long> stamp = repodata_stamp(ch, platform);
+        auto cached = channel_deps_.find(ch.string());
+        if (cached == channel_deps_.end() || cached->second.stamp != stamp) {
+            auto idx = env::load_channels({ch}, platform);
+            if (!idx) return std::nullopt;  // not kept: the next call tries again
+            ChannelDeps read{std::move(stamp), {}};
+            for (const auto& c : idx->packages)
+                for (const auto& d : c.record.depends) read.deps[c.record.name].insert(types::MatchSpec::name_of(d));
+            cached = channel_deps_.insert_or_assign(ch.string(), std::move(read)).first;
+        }
+        for (const auto& [name, names] : cached->second.deps) deps[name].insert(names.begin(), names.end());
+    }
+    return deps;
+}
+
 // Whether building `step` may read what publishing `pending` adds to the
 // channel: its build and host requirements reach that name through the
 // depends of the local channels' packages or the run requirements of this
 // build's outputs (all a solve can pull in). Unsure (a channel that does not
 // read) counts as yes.
-bool needs(const Ctx& ctx, const plan::StagingBuild& b, const plan::Step& step, const std::string& pending) {
-    auto idx = env::load_channels(ctx.local_channels, ctx.opts.selection.platform);
-    if (!idx) return true;
-    std::map<std::string, std::set<std::string>> deps;
-    for (const auto& c : idx->packages)
-        for (const auto& d : c.record.depends) deps[c.record.name].insert(types::MatchSpec::name_of(d));
+bool Publisher::needs(const plan::StagingBuild& b, const plan::Step& step, const std::string& pending) {
+    auto channels = channel_deps();
+    if (!channels) return true;
+    std::map<std::string, std::set<std::string>> deps = std::move(*channels);
     for (const auto& s : b.steps)
         for (const auto& d : s.output.requirements.run) deps[s.output.name].insert(d.name());
     std::vector<std::string> todo;
@@ -45,8 +84,6 @@ bool needs(const Ctx& ctx, const plan::StagingBuild& b, const plan::Step& step, 
     return false;
 }
 
-}  // namespace
-
 Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutput built, const std::string& recipe_dir) {
     const std::string dist = step.output.dist();
     const stdfs::path& pkg = built.package;
@@ -60,7 +97,7 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
         mark = std::chrono::steady_clock::now();
         if (!t && interrupted()) {  // a test killed by Ctrl-C did not fail: the package is not broken
             stdfs::remove(pkg, ec);
-            return fail("interrupted (Ctrl-C) while testing " + dist);
+            return fail_runtime({}, "interrupted (Ctrl-C) while testing " + dist);
         }
         if (!t) {
             // broken/ below the output folder, never through a symlink; the
@@ -78,7 +115,7 @@ Result<OutputResult> publish_output(Ctx& ctx, const plan::Step& step, BuiltOutpu
         }
         res.test = *t;
     }
-    if (interrupted()) return fail("interrupted (Ctrl-C) before publishing " + dist);
+    if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) before publishing " + dist);
     auto added = channel::add_package(ctx.output, pkg);
     stdfs::remove(pkg, ec);
     if (!added) {
@@ -98,7 +135,7 @@ Publisher::~Publisher() {
 
 Result<void> Publisher::report(const plan::StagingBuild& b, const plan::Step& step, Result<OutputResult> r) {
     if (!r) {
-        if (interrupted()) return fail("interrupted (Ctrl-C); the channel holds only complete packages");
+        if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C); the channel holds only complete packages");
         if (ctx_.opts.keep_going == KeepGoing::no) return unexpected(r.error());
         auto f = output_result(b, step, Status::failed, r.error().str());
         ctx_.notice(tally_.next() + f.dist + "  " + f.variant + "  FAILED, going on (--keep-going): " + f.detail);
@@ -121,7 +158,7 @@ Result<void> Publisher::drain() {
 
 Result<void> Publisher::before(const plan::Step& step) {
     if (!pending_) return {};
-    if (needs(ctx_, *pending_->build, step, pending_->step->output.name)) return drain();
+    if (needs(*pending_->build, step, pending_->step->output.name)) return drain();
     return {};
 }
 

@@ -7,8 +7,11 @@
 // waits for it. Results are reported
 // in plan order whatever finishes first.
 #include <future>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "engine/engine_detail.hpp"
 
@@ -52,10 +55,25 @@ private:
     };
     // One finished (or failed) output: its row and line, or the build's error.
     Result<void> report(const plan::StagingBuild& b, const plan::Step& step, Result<OutputResult> r);
+    // Whether building `step` may read what publishing `pending` adds (publish.cpp).
+    bool needs(const plan::StagingBuild& b, const plan::Step& step, const std::string& pending);
+    // Each local channel's packages' names and the names they depend on,
+    // loaded or kept (channel_deps in publish.cpp); nullopt when a channel
+    // does not load.
+    std::optional<std::map<std::string, std::set<std::string>>> channel_deps();
+
+    // What channel_deps() read of one channel, and the stat of its
+    // repodata.json files then: kept while they are unchanged, so a -c
+    // channel is parsed once, not once per output.
+    struct ChannelDeps {
+        std::vector<long long> stamp;
+        std::map<std::string, std::set<std::string>> deps;
+    };
 
     Ctx& ctx_;
     Tally& tally_;
     std::optional<Pending> pending_;
+    std::map<std::string, ChannelDeps> channel_deps_;  // by channel path; used on the building thread only
 };
 
 }  // namespace sf::engine::detail

@@ -4,6 +4,7 @@
 
 #include <system_error>
 
+#include "core/rewrap.hpp"
 #include "core/try.hpp"
 #include "engine/engine_detail.hpp"
 #include "script/capture.hpp"
@@ -61,7 +62,7 @@ Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const
     cmd.log = log;
     auto r = process::stream(cmd, [&ctx](const std::string& l) { ctx.on_line(l); });
     if (!r) return unexpected(r.error());
-    if (r->exit_code != 0) return fail("failed (exit " + std::to_string(r->exit_code) + "): " + shown);
+    if (r->exit_code != 0) return fail_runtime({}, "failed (exit " + std::to_string(r->exit_code) + "): " + shown);
     return {};
 }
 
@@ -70,7 +71,8 @@ Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const
 Result<bool> pip_check(const Ctx& ctx, const stdfs::path& python, const stdfs::path& cwd, const process::Env& env,
                        const stdfs::path& log) {
     std::error_code ec;
-    if (!stdfs::exists(python, ec)) return fail("pip_check: no python in the test prefix (is python a run dependency?)");
+    if (!stdfs::exists(python, ec))
+        return fail_runtime({}, "pip_check: no python in the test prefix (is python a run dependency?)");
     process::Command probe;
     probe.argv = {python.string(), "-c", "import pip"};
     probe.cwd = cwd;
@@ -128,7 +130,8 @@ Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path
     // package to install (its Python package carries no site-packages).
     if (t.pip_check && ctx.opts.provider != env::ProviderKind::system) spec.specs.push_back("pip");
     auto prepared = (ctx.test_provider ? *ctx.test_provider : *ctx.provider).create(spec);
-    if (!prepared) return fail("creating the test prefix: " + prepared.error().str());
+    // A test env that cannot be made fails the test, as a build env the build (exit 1).
+    if (!prepared) return fail_runtime({}, "creating the test prefix: " + prepared.error().str());
 
     stdfs::path cwd = ctx.work / "test_tmp";
     stdfs::remove_all(cwd, ec);
@@ -150,8 +153,7 @@ Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path
             auto copied = copy_test_file(src, rel, *cwd_dir, f, recipe_dir);
             if (!copied) {
                 globfree(&g);
-                return fail(copied.error().loc, "test/files: cannot copy '" + rel.string() + "': " +
-                                                    copied.error().message, copied.error().hint);
+                return rewrap(copied.error(), "test/files: cannot copy '" + rel.string() + "': ");
             }
         }
         globfree(&g);
@@ -171,7 +173,7 @@ Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path
     stdfs::path python = ctx.test_prefix / "bin/python";
     for (const auto& m : t.imports) {
         if (!stdfs::exists(python, ec2))
-            return fail("imports: no python in the test prefix (is python a run dependency?)");
+            return fail_runtime({}, "imports: no python in the test prefix (is python a run dependency?)");
         if (auto ok = run_one(ctx, {python.string(), "-c", "import " + m}, cwd, env, log, "import " + m); !ok)
             return unexpected(ok.error());
     }

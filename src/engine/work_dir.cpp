@@ -42,7 +42,7 @@ Result<WorkDir> WorkDir::claim(const stdfs::path& area, const std::string& name,
                                const variant::Selection& selection) {
     std::error_code ec;
     stdfs::create_directories(area, ec);
-    if (ec) return fail(SourceLoc{area.string()}, "cannot create the work area: " + ec.message());
+    if (ec) return fail_runtime(SourceLoc{area.string()}, "cannot create the work area: " + ec.message());
     WorkDir w;
     const std::string stem = work_dir_name(name, recipe_dir, selection);
     auto lock = fs::LockFile::try_create(area / (stem + ".lock"));
@@ -52,7 +52,7 @@ Result<WorkDir> WorkDir::claim(const stdfs::path& area, const std::string& name,
         w.path_ = area / stem;
         remove_entry(w.path_);  // a killed or kept build's, or one built with --keep-build
         stdfs::create_directories(w.path_, ec);
-        if (ec) return fail(SourceLoc{w.path_.string()}, "cannot create the work dir: " + ec.message());
+        if (ec) return fail_runtime(SourceLoc{w.path_.string()}, "cannot create the work dir: " + ec.message());
         return w;
     }
     w.kind_ = WorkKind::unique;

@@ -45,13 +45,13 @@ bool is_tooling_key(const std::string& k) {
 struct Linter {
     const LintOptions& opts;
     const recipe::RawRecipe& raw;
-    std::vector<Finding> out;
-    std::vector<types::Platform> platforms;       // the known ones of those asked for
-    std::vector<render::RenderedRecipe> renders;  // platforms that rendered
-    std::set<std::string> used;                   // keys used on any platform
-    std::map<std::string, std::set<std::string>> used_on;    // platform -> keys used anywhere
-    std::map<std::string, std::set<std::string>> needed_on;  // platform -> keys the built outputs use
-    std::set<std::string> present;                // keys defined on any platform
+    std::vector<Finding> out{};
+    std::vector<types::Platform> platforms{};       // the known ones of those asked for
+    std::vector<render::RenderedRecipe> renders{};  // platforms that rendered
+    std::set<std::string> used{};                   // keys used on any platform
+    std::map<std::string, std::set<std::string>> used_on{};    // platform -> keys used anywhere
+    std::map<std::string, std::set<std::string>> needed_on{};  // platform -> keys the built outputs use
+    std::set<std::string> present{};                // keys defined on any platform
 
     void add(const char* id, SourceLoc loc, Severity s, std::string msg, std::string hint) {
         out.push_back(Finding{std::move(loc), s, std::move(msg), std::move(hint), id});
@@ -99,7 +99,7 @@ struct Linter {
     // only with them (conda-smithy's .ci_support files carry the global
     // pinning: cuda_compiler_version, c_stdlib_version, ...), so lint renders
     // each one as a -m file, as the CI job does.
-    std::map<std::string, std::vector<stdfs::path>> job_files_by_platform;
+    std::map<std::string, std::vector<stdfs::path>> job_files_by_platform{};
 
     void collect_job_files(const stdfs::path& dir) {
         auto files = job_files(dir);
@@ -110,7 +110,7 @@ struct Linter {
                 for (const auto& [k, v] : job->keys) keys_in_job_files.insert(k);
             }
     }
-    std::set<std::string> keys_in_job_files;
+    std::set<std::string> keys_in_job_files{};
 
     // Without --platform, lint every platform the CI files name too: a
     // feedstock's ppc64le or win-arm64 files are not stale just because the
@@ -446,7 +446,7 @@ Result<std::vector<Finding>> lint(const LintOptions& opts) {
     }
     auto raw = recipe::RawRecipe::load(opts.recipe_dir);
     if (!raw) return unexpected(raw.error());
-    Linter l{opts, *raw, {}, {}, {}, {}, {}, {}};
+    Linter l{.opts = opts, .raw = *raw};
     l.parse_platforms(opts.platforms.empty() ? default_platforms() : opts.platforms);
     stdfs::path vdir = opts.variants_dir ? *opts.variants_dir : opts.recipe_dir / ".." / "variants";
     std::error_code ec;

@@ -105,8 +105,8 @@ bool is_conditional(const YamlNode& n) { return n.is_mapping() && n.find("if") &
 struct V1Linter {
     const LintOptions& opts;
     std::string file;  // recipe.yaml's path, as findings name it
-    std::vector<Finding> out;
-    std::set<std::string> context, variant_keys;
+    std::vector<Finding> out{};
+    std::set<std::string> context{}, variant_keys{};
     bool have_ci_files = false;
     bool missing_variants_dir = false;  // --variants-dir names no directory
     struct Expr {
@@ -115,11 +115,11 @@ struct V1Linter {
         int col;
         bool script = false;  // in a script: the build's environment variables are defined too
     };
-    std::vector<Expr> exprs;               // every expression, for the name checks
-    std::vector<const YamlNode*> sources;  // every source entry
-    std::set<std::string> outputs;         // output names, `${{ x }}` resolved from the context
+    std::vector<Expr> exprs{};               // every expression, for the name checks
+    std::vector<const YamlNode*> sources{};  // every source entry
+    std::set<std::string> outputs{};         // output names, `${{ x }}` resolved from the context
     bool unresolved_output = false;        // a name we could not resolve: pins are not checked
-    std::map<std::string, std::string> context_text;  // literal context values
+    std::map<std::string, std::string> context_text{};  // literal context values
 
     void add(const char* id, int line0, int col, Severity s, std::string msg, std::string hint) {
         out.push_back(Finding{SourceLoc{file, line0 + 1, col}, s, std::move(msg), std::move(hint), id});
@@ -332,7 +332,7 @@ Result<V1Lint> lint_v1(const LintOptions& opts) {
     auto root = recipe::parse_yaml_tree(*text, path.string());
     if (!root) return unexpected(root.error());
     if (!root->is_mapping()) return fail(SourceLoc{path.string(), 1}, "recipe.yaml is not a mapping", "");
-    V1Linter l{opts, path.string()};
+    V1Linter l{.opts = opts, .file = path.string()};
     l.check_keys(*root);
     l.read_structure(*root);
     l.variant_files();

@@ -152,20 +152,20 @@ Result<void> copy_files(const stdfs::path& from, const std::vector<std::string>&
             parent_rel = up;
         }
         struct stat st{};
-        if (::lstat(src.c_str(), &st) != 0) return fail(SourceLoc{src.string()}, std::string("cannot read: ") + std::strerror(errno));
+        if (::lstat(src.c_str(), &st) != 0) return fail_runtime(SourceLoc{src.string()}, std::string("cannot read: ") + std::strerror(errno));
         if (parent.kind(name) == fs::Kind::dir)
-            return fail(SourceLoc{dst.string()}, "is a directory; " + rel + " cannot replace it",
+            return fail_runtime(SourceLoc{dst.string()}, "is a directory; " + rel + " cannot replace it",
                         "the output's environment installs a directory where the staged files have a file");
         if (S_ISLNK(st.st_mode)) {
             std::error_code ec;
             auto target = stdfs::read_symlink(src, ec);
-            if (ec) return fail(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
+            if (ec) return fail_runtime(SourceLoc{src.string()}, "cannot read symlink: " + ec.message());
             if (auto ok = parent.remove(name); !ok) return ok;
             if (auto ok = parent.symlink(target.string(), name); !ok) return ok;
         } else if (S_ISREG(st.st_mode)) {
             if (auto ok = fs::copy_file_into(parent, name, src); !ok) return rewrap(ok.error(), "cannot copy into the package: ");
         } else {
-            return fail(SourceLoc{src.string()}, fs::file_kind(st.st_mode) + ", not a regular file or symlink",
+            return fail_runtime(SourceLoc{src.string()}, fs::file_kind(st.st_mode) + ", not a regular file or symlink",
                         "remove it in the build script");
         }
     }

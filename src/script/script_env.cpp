@@ -253,8 +253,8 @@ Result<void> run_script(const ScriptRun& run, const ScriptContext& c) {
     if (!run.log.empty()) cmd.log = run.log;
     auto r = process::stream(cmd, run.on_line);
     if (!r) return unexpected(r.error());
-    if (r->exit_code != 0)
-        return fail(SourceLoc{run.script.empty() ? shown : run.script.string()},
+    if (r->exit_code != 0)  // the job failed (exit 1); a script that is not there is the recipe's (2)
+        return fail_runtime(SourceLoc{run.script.empty() ? shown : run.script.string()},
                     shown + " failed with exit code " + std::to_string(r->exit_code),
                     run.log.empty() ? "" : "log: " + run.log.string());
     return {};

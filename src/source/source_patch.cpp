@@ -157,8 +157,10 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
     std::string path_var = path_it == env.end() ? "" : path_it->second;
     bool have_patch = process::find_executable("patch", path_var).has_value();
     if (!have_patch && !process::find_executable("git", path_var))
-        return fail("cannot apply patches: neither 'patch' nor 'git' is on PATH", "PATH=" + path_var);
+        return fail_runtime({}, "cannot apply patches: neither 'patch' nor 'git' is on PATH", "PATH=" + path_var);
 
+    // A patch that is there but does not apply fails the job (exit 1), as a
+    // failed script does; one that is missing is the recipe's error (2).
     for (size_t i = 0; i < files.size(); ++i) {
         const std::string& label = patches[i];
         std::string level = "-p1";
@@ -172,10 +174,10 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             auto dry = run_tool(check, dir, env);
             if (!dry) return rewrap(dry.error(), SourceLoc{label});
             if (dry->exit_code != 0)
-                return fail(SourceLoc{label}, explain_patch_failure(dry->out + dry->err));
+                return fail_runtime(SourceLoc{label}, explain_patch_failure(dry->out + dry->err));
             auto real = run_tool(base, dir, env);
             if (!real) return rewrap(real.error(), SourceLoc{label});
-            if (real->exit_code != 0) return fail(SourceLoc{label}, explain_patch_failure(real->out + real->err));
+            if (real->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_patch_failure(real->out + real->err));
         } else {
             // Keep git from finding a repository above `dir` and re-rooting the paths.
             process::Env genv = env;
@@ -186,11 +188,11 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             check.push_back(files[i].string());
             auto dry = run_tool(check, dir, genv);
             if (!dry) return rewrap(dry.error(), SourceLoc{label});
-            if (dry->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(dry->out + dry->err));
+            if (dry->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_git_apply_failure(dry->out + dry->err));
             base.push_back(files[i].string());
             auto real = run_tool(base, dir, genv);
             if (!real) return rewrap(real.error(), SourceLoc{label});
-            if (real->exit_code != 0) return fail(SourceLoc{label}, explain_git_apply_failure(real->out + real->err));
+            if (real->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_git_apply_failure(real->out + real->err));
         }
     }
     return {};

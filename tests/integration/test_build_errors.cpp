@@ -1,5 +1,9 @@
 // `splitforge build` on small throwaway recipes (tests/data/engine): bad
 // inputs give one clear error line, a non-zero exit and a clean output folder.
+// The exit code says whose problem it is (README, "Exit codes"), also when the
+// build meets it late: 2 for what the user gave (a source, a patch file, the
+// recipe), 1 for what failed when it ran (a script, a test, a patch that does
+// not apply, linkage).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -53,9 +57,11 @@ std::vector<std::string> stray(const stdfs::path& out) {
     return bad;
 }
 
-void expect_clean_failure(const Run& r, const stdfs::path& out, const std::string& needle) {
+constexpr int kFailed = 1, kInput = 2;
+
+void expect_clean_failure(const Run& r, const stdfs::path& out, const std::string& needle, int rc) {
     INFO(r.err);
-    CHECK(r.rc != 0);
+    CHECK(r.rc == rc);
     std::string line = last_line(r.err);
     CHECK(str::starts_with(line, "splitforge: error: "));
     CHECK(line.find(needle) != std::string::npos);
@@ -110,41 +116,59 @@ TEST_CASE("build: outputs as conda-build builds them (lz4-c, gtest shapes)", "[e
 TEST_CASE("build: bad inputs fail with one line and a clean output folder", "[engine]") {
     fs::TempDir tmp("sf-engine-it");
     stdfs::path out = tmp.path() / "out";
-    SECTION("bad sha256") {
-        expect_clean_failure(build("bad_sha256", out), out, "sha256 mismatch");
+    SECTION("bad sha256: the recipe's, exit 2") {
+        expect_clean_failure(build("bad_sha256", out), out, "sf-bad-sha [default]: source: sha256 mismatch", kInput);
     }
-    SECTION("missing patch") {
-        expect_clean_failure(build("missing_patch", out), out, "0001-does-not-exist.patch");
+    SECTION("a path: source that does not exist: exit 2") {
+        expect_clean_failure(build("missing_path", out), out,
+                             "sf-missing-path [default]: source: source path ../no-such-source-dir", kInput);
     }
-    SECTION("patch that does not apply") {
-        expect_clean_failure(build("bad_patch", out), out, "0001-does-not-apply.patch");
+    SECTION("missing patch: exit 2") {
+        expect_clean_failure(build("missing_patch", out), out, "0001-does-not-exist.patch", kInput);
     }
-    SECTION("failing build script") {
+    SECTION("an output's script the recipe does not have, met at that output: exit 2") {
+        auto r = build("missing_script", out);
+        expect_clean_failure(r, out, "sf-missing-script-lib-1.0.0-0: script: the build script does not exist", kInput);
+        CHECK(last_line(r.err).find("missing_script/no-such-build.sh") != std::string::npos);
+    }
+    SECTION("patch that does not apply: exit 1") {
+        expect_clean_failure(build("bad_patch", out), out, "0001-does-not-apply.patch", kFailed);
+    }
+    SECTION("failing build script: exit 1") {
         auto r = build("failing_script", out);
-        expect_clean_failure(r, out, "build.sh failed with exit code 3");
+        expect_clean_failure(r, out, "sf-failing-script-1.0.0-0: script: build.sh failed with exit code 3", kFailed);
         CHECK(test::slurp(out / "logs/sf-failing-script-1.0.0-0.log").find("about to fail") != std::string::npos);
     }
-    SECTION("failing test: the package goes to broken/, not the channel") {
+    SECTION("failing test: the package goes to broken/, not the channel, exit 1") {
         auto r = build("failing_test", out);
-        expect_clean_failure(r, out, "sf-failing-test-1.0.0-0: test:");
+        expect_clean_failure(r, out, "sf-failing-test-1.0.0-0: test:", kFailed);
         CHECK(last_line(r.err).find("not-installed.txt") != std::string::npos);
         CHECK(stdfs::exists(out / "broken/sf-failing-test-1.0.0-0.conda"));
         CHECK(test::slurp(out / "linux-64/repodata.json").find("sf-failing-test") == std::string::npos);
     }
-    SECTION("unknown requirement under the system provider") {
+    SECTION("unknown requirement under the system provider: an env that cannot be made, exit 1 as in install") {
         auto r = build("unknown_req", out);
-        expect_clean_failure(r, out, "libfrobnicate-nonexistent");
+        expect_clean_failure(r, out, "libfrobnicate-nonexistent", kFailed);
         CHECK(last_line(r.err).find("--env-provider micromamba") != std::string::npos);
     }
     SECTION("missing interpreter") {
         auto r = build("missing_python", out);
-        expect_clean_failure(r, out, "python 3.99 not found");
+        expect_clean_failure(r, out, "python 3.99 not found", kInput);
     }
     SECTION("missing interpreter, skipped on request") {
         auto r = build("missing_python", out, {"--skip-unavailable"});
         INFO(r.err);
-        CHECK(r.rc != 0);  // nothing else to build
+        CHECK(r.rc == kInput);  // nothing else to build
         CHECK(last_line(r.err).find("nothing to build") != std::string::npos);
+    }
+    SECTION("--json carries the same exit code as the process") {
+        for (const auto& [recipe, rc] : std::vector<std::pair<std::string, int>>{{"bad_sha256", kInput},
+                                                                                  {"failing_script", kFailed}}) {
+            auto r = build(recipe, tmp.path() / ("json-" + recipe), {"--json"});
+            INFO(recipe << "\n" << r.out << r.err);
+            CHECK(r.rc == rc);
+            CHECK(r.out.find("\"exit_code\": " + std::to_string(rc)) != std::string::npos);
+        }
     }
 }
 
@@ -154,7 +178,7 @@ TEST_CASE("build: a missing source names its recipe line, every url and the cach
     auto r = build("missing_source", out, {"--source-cache", cache.string()});
     const std::string sha = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
     const stdfs::path slot = cache / "src" / sha / "hello.txt";
-    expect_clean_failure(r, out, "missing_source/meta.yaml:7: ");
+    expect_clean_failure(r, out, "missing_source/meta.yaml:7: ", kInput);  // a url that is not there
     std::string line = last_line(r.err);
     CHECK(line.find("cannot fetch hello.txt: tried file:///nonexistent-splitforge/hello.txt (no such file "
                     "/nonexistent-splitforge/hello.txt), file:///nonexistent-splitforge-mirror/hello.txt") !=
@@ -184,6 +208,6 @@ TEST_CASE("build: --strict makes the stand-in and ignored-test warnings errors n
         CHECK(warned.err.find("warning") != std::string::npos);
         CHECK(warned.err.find(rule) != std::string::npos);
         stdfs::path strict_out = tmp.path() / ("strict-" + recipe);
-        expect_clean_failure(build(recipe, strict_out, {"--strict"}), strict_out, rule);
+        expect_clean_failure(build(recipe, strict_out, {"--strict"}), strict_out, rule, kInput);
     }
 }

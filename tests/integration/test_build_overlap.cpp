@@ -13,6 +13,7 @@
 
 #include "process/process.hpp"
 #include "testutil.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
@@ -65,6 +66,32 @@ TEST_CASE("build: a test runs beside the next output's build, results in plan or
     REQUIRE(r.rc == 0);
     CHECK(rows(r) == std::vector<std::string>{"sf-ov-a built passed", "sf-ov-b built passed", "sf-ov-c built passed"});
     CHECK(packages(tmp.path() / "out") == std::vector<std::string>{"linux-64/sf-ov-a", "linux-64/sf-ov-b", "linux-64/sf-ov-c"});
+}
+
+TEST_CASE("build: an output that reaches the one being tested through a -c channel's package waits for it",
+          "[engine]") {
+    fs::TempDir tmp("sf-engine-overlap");
+    // sf-ov-link (in a -c channel) depends on sf-ov-b, the output tested
+    // while sf-ov-c would build: sf-ov-c's host env solves only once sf-ov-b
+    // is in the output channel, so the build must see the chain and wait.
+    const stdfs::path link = tmp.path() / "link";
+    REQUIRE(fs::write_file_atomic(tmp.path() / "payload/share/sf-ov-link.txt", "link\n"));
+    process::Command c{{test::binary().string(), "package", (tmp.path() / "payload").string(), "--name", "sf-ov-link",
+                        "--version", "1.0", "--build", "0", "--depends", "sf-ov-b", "--output-folder",
+                        (link / "linux-64").string()},
+                       {}, process::current_env(), {}, {}, {}};
+    auto made = process::capture(c);
+    REQUIRE(made);
+    INFO(made->err);
+    REQUIRE(made->exit_code == 0);
+    c.argv = {test::binary().string(), "index", link.string()};
+    auto indexed = process::capture(c);
+    REQUIRE(indexed);
+    REQUIRE(indexed->exit_code == 0);
+    auto r = build(tmp.path() / "out", {"-c", link.string(), "--variant", "sf_ov_c_host=sf-ov-link"});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    CHECK(rows(r) == std::vector<std::string>{"sf-ov-a built passed", "sf-ov-b built passed", "sf-ov-c built passed"});
 }
 
 TEST_CASE("build: a failed test beside the next build: broken/, --keep-going, and the error", "[engine]") {

@@ -87,14 +87,20 @@ std::set<std::string> ours(const stdfs::path& ch, const std::string& request) {
     return out;
 }
 
-// rattler's answer, or nullopt when node / conda-check is not there.
+// rattler's answer, or nullopt when node or ../shared/conda-check is not
+// there. Through scripts/conda-check.sh, never node alone: the script holds
+// the install lock (shared) while node runs, so a test that installs or
+// updates build/conda-check (npm ci empties node_modules) cannot pull the
+// modules from under this one (seen under ctest -j2).
 std::optional<std::set<std::string>> rattlers(const stdfs::path& ch, const std::string& request) {
     auto env = process::current_env();
     if (!process::find_executable("node", env["PATH"])) return std::nullopt;
-    auto script = test::binary().parent_path().parent_path() / "conda-check/check-channel.mjs";
-    if (!stdfs::exists(script)) return std::nullopt;
+    if (!stdfs::exists(test::shared_dir() / "conda-check/check-channel.mjs")) return std::nullopt;
+    // The build dir holding our binary keeps conda-check's node_modules.
+    env["SF_BUILD_DIR"] = test::binary().parent_path().parent_path().filename().string();
     process::Command c;
-    c.argv = {"node", script.string(), ch.string(), "--no-libarchive", "--solve", request};
+    c.argv = {"bash", (test::source_dir() / "scripts/conda-check.sh").string(), ch.string(), "--no-libarchive",
+              "--solve", request};
     c.env = env;
     auto r = process::capture(c);
     REQUIRE(r);

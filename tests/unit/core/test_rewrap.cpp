@@ -1,6 +1,6 @@
 // core/rewrap: rewrap() puts context in front of another error and keeps
 // what decides the exit code (its kind), its hint and, unless moved, its
-// location.
+// location; fail_from() words a new error and keeps its cause's kind.
 #include <catch2/catch.hpp>
 
 #include "core/rewrap.hpp"
@@ -28,4 +28,13 @@ TEST_CASE("rewrap at a new location replaces the location and keeps the kind") {
     CHECK(moved.loc.str().empty());
     CHECK(moved.message == "pkg-1-0: cannot run 'patch': fork failed");
     CHECK(moved.kind == ErrorKind::runtime);
+}
+
+TEST_CASE("fail_from words a new error with the kind of its cause") {
+    Error script{SourceLoc{"build.sh"}, "build.sh failed with exit code 3", "log: x.log", ErrorKind::runtime};
+    Error e = fail_from(script, SourceLoc{"build.sh"}, "pkg-1-0: script: " + script.message, "rerun").error;
+    CHECK(e.kind == ErrorKind::runtime);
+    CHECK(e.str() == "build.sh: pkg-1-0: script: build.sh failed with exit code 3 (rerun)");
+    Error missing{SourceLoc{"no.sh"}, "the build script does not exist", {}, ErrorKind::input};
+    CHECK(fail_from(missing, {}, "pkg: " + missing.str()).error.kind == ErrorKind::input);
 }

@@ -125,7 +125,16 @@ TEST_CASE("run_script: runs in SRC_DIR, masks paths in the log, names the failin
     auto r = script::run_script(bad, c);
     REQUIRE_FALSE(r);
     CHECK(r.error().message.find("build/script failed with exit code 1") != std::string::npos);
+    CHECK(r.error().kind == ErrorKind::runtime);  // the job failed: exit 1
     CHECK(std::find(lines.begin(), lines.end(), "never") == lines.end());
+
+    script::ScriptRun missing;  // a script the recipe names and does not have: its error, exit 2
+    missing.script = tmp.path() / "no-such-build.sh";
+    missing.work = tmp.path();
+    auto m = script::run_script(missing, c);
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message == "the build script does not exist");
+    CHECK(m.error().kind == ErrorKind::input);
 }
 
 TEST_CASE("script_env: prefix maps keep the work dir out of objects", "[build][script]") {

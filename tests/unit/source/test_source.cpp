@@ -404,6 +404,7 @@ TEST_CASE("source: patches") {
         REQUIRE_FALSE(r);
         CHECK(r.error().str() ==
               "patches/0002-fix.patch: hunk #1 FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+        CHECK(r.error().kind == ErrorKind::runtime);  // it ran and failed: exit 1, as a failed script
         // The failed patch left the file as the first patch made it; no .rej/.orig files.
         auto text = test::slurp(a.work / "src" / "foo.cpp");
         CHECK(text.find("patched 5") != std::string::npos);
@@ -435,6 +436,7 @@ TEST_CASE("source: patches") {
         REQUIRE_FALSE(r);
         CHECK(r.error().loc.file == "patches/0002-missing.patch");
         CHECK(r.error().message == "patch file not found");
+        CHECK(r.error().kind == ErrorKind::input);  // the recipe's: exit 2
         CHECK(test::slurp(a.work / "src" / "foo.cpp").find("patched 12") == std::string::npos);
     }
     SECTION("without `patch`, git apply does the job and its failures read the same way") {
@@ -455,6 +457,7 @@ TEST_CASE("source: patches") {
         REQUIRE_FALSE(r);
         CHECK(r.error().str() ==
               "patches/0002-fix.patch: hunk FAILED at 11 (src/foo.cpp) — refresh the patch against the new source");
+        CHECK(r.error().kind == ErrorKind::runtime);
     }
 }
 
