@@ -195,6 +195,7 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
     auto t = std::chrono::steady_clock::now();
     stdfs::path recipe = stdfs::absolute(p.recipe_dir);
     st.recipe_dir = recipe;
+    st.format = p.format;
     std::error_code ec;
     stdfs::remove_all(base, ec);
     if (ec) return fail(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());

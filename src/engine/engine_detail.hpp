@@ -107,6 +107,7 @@ struct Staging {
     // A recipe.yaml staging output's run_exports (its envs'), which the
     // outputs inheriting it add to their run requirements.
     std::vector<InheritedExport> run_exports;
+    render::RecipeFormat format = render::RecipeFormat::meta_yaml;  // the plan's
 };
 
 // What the outputs inheriting a staging output get from its run_exports
@@ -135,6 +136,14 @@ struct BuiltOutput {
 // Builds and packages one output (engine_output.cpp); publish.hpp tests
 // and publishes it.
 Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
+
+// The Python step of one output's payload (package/python_files.hpp, by
+// the recipe's tool: conda-build's or rattler-build's rules), with the
+// build's interpreters (python_step.cpp). Returns the payload's files after
+// it and sets `link_json` to its info/link.json ("" for none).
+Result<std::vector<std::string>> python_step(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o,
+                                             const env::PreparedEnv& henv, const stdfs::path& payload,
+                                             std::vector<std::string> files, std::string& link_json);
 
 // The test phase of one package file (verify.cpp): "passed" (and why a pip
 // check was skipped), or "none"

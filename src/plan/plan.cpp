@@ -103,6 +103,7 @@ bool needs_python(const render::RenderedRecipe& rr) {
 
 Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& host, SkipUnavailable skip) {
     BuildPlan plan;
+    plan.format = rr.format;
     plan.name = rr.name;
     plan.version = rr.version;
     plan.recipe_dir = rr.recipe_dir;

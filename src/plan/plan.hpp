@@ -63,6 +63,7 @@ struct Skipped {
 };
 
 struct BuildPlan {
+    render::RecipeFormat format = render::RecipeFormat::meta_yaml;  // whose packaging rules apply
     std::string name, version, recipe_dir;
     types::Platform platform;  // the target
     std::string build_script;  // top-level build.sh, relative to the recipe
