@@ -34,6 +34,24 @@ Result<fs::Dir> parent_of(const fs::Dir& root, const std::string& dir, fs::Creat
     return root.sub(dir, create);
 }
 
+// Removes the directories of `dirs` (and their parents) that are empty now:
+// what a removal or a move left behind is no part of the package (conda-build
+// lists files only, rattler-build what it copied).
+void prune_empty(const fs::Dir& root, const std::set<std::string>& dirs) {
+    std::set<std::string> all;
+    for (std::string d : dirs)
+        for (; !d.empty(); d = split(d).dir) all.insert(d);
+    std::vector<std::string> deepest(all.begin(), all.end());
+    std::sort(deepest.begin(), deepest.end(), [](const auto& a, const auto& b) {
+        return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+    });
+    for (const auto& d : deepest) {
+        auto [dir, name] = split(d);
+        auto parent = parent_of(root, dir);
+        if (parent && parent->kind(name) == fs::Kind::dir) ::unlinkat(parent->fd(), name.c_str(), AT_REMOVEDIR);
+    }
+}
+
 Result<void> remove_file(const fs::Dir& root, const std::string& rel) {
     auto [dir, name] = split(rel);
     auto d = parent_of(root, dir);
@@ -113,7 +131,18 @@ bool conda_build_pyo(const std::string& rel) {
 }
 
 // The .py files to compile, each rule set's way.
-std::vector<std::string> to_compile(const std::vector<std::string>& files, const PythonFilesOptions& o) {
+// rattler-build asks the interpreter for its cache tag ("cpython-312").
+Result<std::string> cache_tag(const PythonFilesOptions& o) {
+    process::Command c;
+    c.argv = {o.python.string(), "-c", "import sys; print(sys.implementation.cache_tag)"};
+    c.env = o.env;
+    auto r = process::capture(c);
+    if (!r) return unexpected(r.error());
+    return std::string(str::trim(r->out));
+}
+
+std::vector<std::string> to_compile(const std::vector<std::string>& files, const PythonFilesOptions& o,
+                                    const std::string& tag) {
     std::set<std::string> have(files.begin(), files.end());
     std::vector<std::string> out;
     for (const auto& f : files) {
@@ -129,9 +158,7 @@ std::vector<std::string> to_compile(const std::vector<std::string>& files, const
             std::string stem = f.substr(0, f.size() - 3);
             if (have.count(stem + ".pyc")) continue;
             auto [dir, name] = split(stem);
-            std::string cache = (dir.empty() ? "" : dir + "/") + "__pycache__/" + name + ".";
-            auto it = have.lower_bound(cache);
-            if (it != have.end() && str::starts_with(*it, cache) && str::ends_with(*it, ".pyc")) continue;
+            if (have.count((dir.empty() ? "" : dir + "/") + "__pycache__/" + name + "." + tag + ".pyc")) continue;
         }
         out.push_back(f);
     }
@@ -298,7 +325,13 @@ Result<PythonFilesReport> python_files(const stdfs::path& payload, std::vector<s
     rep.files = std::move(kept);
     bool compiles = conda_build ? o.noarch == types::NoArch::none : o.noarch != types::NoArch::python;
     if (compiles && have_python) {
-        auto py = to_compile(rep.files, o);
+        std::string tag;
+        if (!conda_build) {
+            auto t = cache_tag(o);
+            if (!t) return unexpected(t.error());
+            tag = std::move(*t);
+        }
+        auto py = to_compile(rep.files, o, tag);
         if (!py.empty())
             if (auto ok = compile(*root, py, o, rep); !ok) return unexpected(ok.error());
     }
@@ -308,13 +341,21 @@ Result<PythonFilesReport> python_files(const stdfs::path& payload, std::vector<s
     for (const auto& f : rep.files)
         if (str::ends_with(f, ".dist-info/INSTALLER") && root->kind(f) != fs::Kind::symlink)
             if (auto ok = write_file(*root, f, conda_build ? "conda" : "conda\n", 0644); !ok) return unexpected(ok.error());
+    std::set<std::string> left;  // directories files left
+    {
+        std::set<std::string> now(rep.files.begin(), rep.files.end());
+        for (const auto& f : files)
+            if (!now.count(f)) left.insert(split(f).dir);
+    }
     if (o.noarch == types::NoArch::python) {
+        for (const auto& f : rep.files) left.insert(split(f).dir);
         std::set<std::string> scripts;
         for (const auto& ep : o.entry_points) scripts.insert("bin/" + ep.command);
         auto moved = conda_build ? conda_build_noarch(*root, rep.files, scripts) : rattler_noarch(*root, rep.files, scripts);
         if (!moved) return unexpected(moved.error());
         rep.files = std::move(*moved);
     }
+    prune_empty(*root, left);
     std::sort(rep.files.begin(), rep.files.end());
     rep.files.erase(std::unique(rep.files.begin(), rep.files.end()), rep.files.end());
     return rep;
