@@ -118,13 +118,14 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
         if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
         if (str::starts_with(*rel, "info/")) continue;
         stdfs::path src = pkg.dir / *rel;
+        // conda's paths_data keeps a noarch: python file's package path; files lists where it went.
+        json pd = {{"_path", *rel}, {"path_type", types::to_string(e.type)}};
         if (!pkg.site_packages.empty()) {
             if (str::starts_with(*rel, "site-packages/") && str::ends_with(*rel, ".py") &&
                 e.type != types::PathType::directory)
                 py.push_back(noarch_target(*rel, pkg.site_packages));
             *rel = noarch_target(*rel, pkg.site_packages);
         }
-        json pd = {{"_path", *rel}, {"path_type", types::to_string(e.type)}};
         switch (e.type) {
             case types::PathType::directory: {
                 if (auto ok = tx.make_dirs(*rel); !ok) return Unexpected<Error>{ok.error()};
