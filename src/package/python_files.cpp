@@ -80,7 +80,9 @@ Result<void> write_file(const fs::Dir& root, const std::string& rel, const std::
     auto d = parent_of(root, dir, fs::Create::yes);
     if (!d) return unexpected(d.error());
     if (d->kind(name) == fs::Kind::dir) return fail(root.path().string() + "/" + rel + ": is a directory, not a script");
-    return d->write_atomic(name, data, mode);
+    if (auto ok = d->write_atomic(name, data, mode); !ok) return ok;
+    ::fchmodat(d->fd(), name.c_str(), mode, 0);  // as os.chmod: the umask does not apply
+    return {};
 }
 
 // Whether Python's UTF-8 decoder reads `s` (conda-build's test for a binary script).
@@ -218,12 +220,12 @@ Result<void> compile(const fs::Dir& root, const std::vector<std::string>& py, co
 }
 
 Result<void> write_entry_points(const fs::Dir& root, const PythonFilesOptions& o, std::vector<std::string>& files) {
-    // A noarch: generic output gets no shebang (conda-build's config.noarch).
+    // conda-build gives a noarch: generic output's entry points no shebang (config.noarch).
     types::LauncherStyle style =
         o.rules == PythonRules::conda_build ? types::LauncherStyle::conda_build : types::LauncherStyle::rattler_build;
     for (const auto& ep : o.entry_points) {
         std::string text = types::entry_point_script(ep, o.entry_python, style);
-        if (o.noarch != types::NoArch::none) text = text.substr(text.find('\n') + 1);
+        if (o.rules == PythonRules::conda_build && o.noarch != types::NoArch::none) text = text.substr(text.find('\n') + 1);
         std::string rel = "bin/" + ep.command;
         if (auto ok = write_file(root, rel, text, 0775); !ok) return ok;
         if (std::find(files.begin(), files.end(), rel) == files.end()) files.push_back(rel);
