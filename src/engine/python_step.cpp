@@ -39,6 +39,7 @@ Result<std::vector<std::string>> python_step(const Ctx& ctx, const Staging& st, 
         po.python = ctx.build_prefix / "bin/python";
         if (!stdfs::is_regular_file(po.python, ec)) po.python = ctx.host_prefix / "bin/python";
         po.entry_python = (ctx.host_prefix / "bin/python").string();
+        po.shebang_python = (ctx.host_prefix / "bin/python").string();  // basename(build_python)
     }
     po.mtime = timestamp::source_date_epoch().value_or(ctx.timestamp_ms.value_or(0) / 1000);
     po.env = ctx.base_env;

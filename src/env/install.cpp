@@ -302,6 +302,8 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     if (opts.on_warning)
         for (const auto& w : index.warnings) opts.on_warning(w);
     req.host_provided = opts.host_provided;
+    for (const auto& n : opts.in_prefix) req.host_provided.insert(n);
+    std::erase_if(index.packages, [&](const Candidate& c) { return opts.in_prefix.count(c.record.name) > 0; });
     auto solution = solve(index, req);
     if (!solution) return Unexpected<Error>{solution.error()};
 

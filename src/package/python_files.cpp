@@ -85,10 +85,11 @@ Result<void> write_file(const fs::Dir& root, const std::string& rel, const std::
     return {};
 }
 
-// Whether Python's UTF-8 decoder reads `s` (conda-build's test for a binary script).
-bool valid_utf8(std::string_view s) {
+// Whether Python's UTF-8 decoder reads `s`, or its first `max_chars`
+// characters (conda-build's test for a binary file).
+bool valid_utf8(std::string_view s, std::size_t max_chars = std::string_view::npos) {
     auto at = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    for (std::size_t i = 0; i < s.size();) {
+    for (std::size_t i = 0, n_chars = 0; i < s.size() && n_chars < max_chars; ++n_chars) {
         unsigned c = at(i);
         int n = c < 0x80 ? 0 : (c >= 0xC2 && c < 0xE0) ? 1 : (c >= 0xE0 && c < 0xF0) ? 2 : (c >= 0xF0 && c < 0xF5) ? 3 : -1;
         if (n < 0 || i + n >= s.size() + (n == 0)) return false;
@@ -219,6 +220,36 @@ Result<void> compile(const fs::Dir& root, const std::vector<std::string>& py, co
     return {};
 }
 
+// post.py fix_shebang on one bin/ file: the bytes pattern `^#!.+$` on the
+// first line, rewritten when it holds /python or /pythonw followed by
+// whitespace or its end; ELF files, symlinks and empty files are left alone.
+Result<void> fix_shebang(const fs::Dir& root, const std::string& rel, const std::string& python) {
+    if (root.kind(rel) != fs::Kind::file) return {};
+    auto data = root.read(rel);
+    if (!data) return unexpected(data.error());
+    if (data->empty() || str::starts_with(*data, "\x7f" "ELF")) return {};
+    auto [dir, name] = split(rel);
+    auto d = parent_of(root, dir);
+    if (!d) return unexpected(d.error());
+    ::fchmodat(d->fd(), name.c_str(), 0775, 0);
+    // Its first 100 characters must decode (locale.getpreferredencoding: UTF-8 here).
+    if (!valid_utf8(*data, 100)) return {};
+    if (!str::starts_with(*data, "#!")) return {};
+    std::size_t eol = data->find('\n');
+    std::string line = data->substr(0, eol);
+    if (line.size() <= 2) return {};  // `.+` needs a character
+    bool names_python = false;
+    for (const char* p : {"/python", "/pythonw"})
+        for (auto at = line.find(p); at != std::string::npos && !names_python; at = line.find(p, at + 1)) {
+            std::size_t after = at + std::strlen(p);
+            names_python = after == line.size() || std::isspace(static_cast<unsigned char>(line[after]));
+        }
+    if (!names_python) return {};
+    std::string out = "#!" + python + (eol == std::string::npos ? "" : data->substr(eol));
+    if (out == *data) return {};
+    return write_file(root, rel, out, 0775);
+}
+
 Result<void> write_entry_points(const fs::Dir& root, const PythonFilesOptions& o, std::vector<std::string>& files) {
     // conda-build gives a noarch: generic output's entry points no shebang (config.noarch).
     types::LauncherStyle style =
@@ -339,6 +370,10 @@ Result<PythonFilesReport> python_files(const stdfs::path& payload, std::vector<s
     }
     if (!conda_build && o.noarch != types::NoArch::python)
         if (auto ok = write_entry_points(*root, o, rep.files); !ok) return unexpected(ok.error());
+    if (!o.shebang_python.empty())
+        for (const auto& f : rep.files)
+            if (str::starts_with(f, "bin/"))
+                if (auto ok = fix_shebang(*root, f, o.shebang_python); !ok) return unexpected(ok.error());
     // A dist-info's INSTALLER names the installer that owns the files.
     for (const auto& f : rep.files)
         if (str::ends_with(f, ".dist-info/INSTALLER") && root->kind(f) != fs::Kind::symlink)

@@ -42,6 +42,11 @@ struct PythonFilesOptions {
     // What an entry point's shebang names: conda-build: <host prefix>/bin/python;
     // rattler-build: <host prefix>/bin/pythonX.Y.
     std::string entry_python;
+    // conda-build's fix_shebang (post_build) for bin/: a script's
+    // `#!.../python` or `#!.../pythonw` shebang names this instead
+    // (<host prefix>/bin/python), and each text file there gets mode 0775.
+    // Empty: not done (rattler-build does it only for macOS app entry points).
+    std::string shebang_python;
     // Each .py compiled gets this mtime first: the package's, so a pyc's
     // recorded source mtime is the one the installed .py has (its archive's).
     std::int64_t mtime = 0;

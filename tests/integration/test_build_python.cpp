@@ -115,6 +115,14 @@ TEST_CASE("python build (meta.yaml): conda-build's .pyc, entry points and noarch
     auto paths = nlohmann::json::parse(member(noarch, "info/paths.json"));
     for (const auto& p : paths["paths"]) CHECK(p["path_type"] == "hardlink");  // no directory left behind
     install_and_run(out, tmp.path() / "env", "sfpy-arch", "sfpy-noarch");
+
+    // A host env (a venv of the system provider) links it into its own Python.
+    auto user = run({test::binary().string(), "build", (test::data_dir() / "engine/py_user").string(), "-c", out.string(),
+                     "--output-folder", (tmp.path() / "user").string(), "--variant", "python=3.12"});
+    INFO(user.err);
+    CHECK(user.exit_code == 0);
+    CHECK(user.err.find("host import ok") != std::string::npos);
+    CHECK(user.err.find("sfpy main ran") != std::string::npos);
 }
 
 TEST_CASE("python build (recipe.yaml): rattler-build's .pyc, entry points and noarch: python layout") {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <map>
 #include <set>
 
 #include "package/python_files.hpp"
@@ -164,6 +165,50 @@ TEST_CASE("python_files: .py files compile with the host's python, except bin/ a
         struct stat st{};
         REQUIRE(::stat((tmp.path() / files[0]).c_str(), &st) == 0);
         CHECK(st.st_mtime == 1700000000);
+    }
+}
+
+TEST_CASE("python_files: conda-build's fix_shebang points bin/'s python scripts at the host python") {
+    fs::TempDir tmp("sf-pyf");
+    const std::string elf = std::string("\x7f" "ELF\x02\x01\x01\x00", 8) + "#!/x/python\n";
+    std::map<std::string, std::string> in = {{"bin/a", "#!/old/prefix/bin/python\nprint(1)\n"},
+                                             {"bin/b", "#!/usr/bin/python3\nprint(2)\n"},
+                                             {"bin/c", "#!/usr/bin/env python\nprint(3)\n"},
+                                             {"bin/d", elf},
+                                             {"bin/e", "#!/x/pythonw -E\nrest"},
+                                             {"share/f", "#!/x/python\n"}};
+    std::vector<std::string> files;
+    for (const auto& [rel, text] : in) {
+        put(tmp.path(), rel, text, 0644);
+        files.push_back(rel);
+    }
+    auto o = options(PythonRules::conda_build, types::NoArch::none);
+    o.entry_points.clear();
+    o.shebang_python = "/host/bin/python";
+    auto mode = [&](const std::string& rel) {
+        struct stat st{};
+        ::stat((tmp.path() / rel).c_str(), &st);
+        return st.st_mode & 0777;
+    };
+    SECTION("conda-build") {
+        REQUIRE(python_files(tmp.path(), files, o));
+        CHECK(test::slurp(tmp.path() / "bin/a") == "#!/host/bin/python\nprint(1)\n");
+        CHECK(test::slurp(tmp.path() / "bin/b") == in["bin/b"]);  // python3: its pattern wants the name to end
+        CHECK(test::slurp(tmp.path() / "bin/c") == in["bin/c"]);
+        CHECK(test::slurp(tmp.path() / "bin/d") == elf);
+        CHECK(test::slurp(tmp.path() / "bin/e") == "#!/host/bin/python\nrest");  // the whole line, arguments too
+        CHECK(test::slurp(tmp.path() / "share/f") == in["share/f"]);
+        // Every text file in bin/ becomes 0775; the ELF file and share/ keep theirs.
+        for (const char* rel : {"bin/a", "bin/b", "bin/c", "bin/e"}) CHECK(mode(rel) == 0775);
+        CHECK(mode("bin/d") == 0644);
+        CHECK(mode("share/f") == 0644);
+    }
+    SECTION("rattler-build leaves them") {
+        o.rules = PythonRules::rattler_build;
+        o.shebang_python.clear();
+        REQUIRE(python_files(tmp.path(), files, o));
+        CHECK(test::slurp(tmp.path() / "bin/a") == in["bin/a"]);
+        CHECK(mode("bin/a") == 0644);
     }
 }
 
