@@ -212,7 +212,7 @@ TEST_CASE("python_files: conda-build's fix_shebang points bin/'s python scripts 
     }
 }
 
-TEST_CASE("link_json: conda-build sorts keys and writes every noarch; rattler-build only noarch: python") {
+TEST_CASE("link_json: conda-build sorts keys and writes every noarch, rattler-build only noarch: python") {
     auto ep = types::parse_entry_point("tool = pkg.cli:main");
     REQUIRE(ep);
     CHECK(link_json(types::NoArch::python, {*ep}, PythonRules::conda_build) ==
