@@ -150,6 +150,14 @@ Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const r
 // output's under parent/), rattler-build's write_recipe_folder for recipe.yaml.
 std::vector<package::ExtraFile> recipe_files(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o);
 
+// The Python step of one output's payload (package/python_files.hpp, by
+// the recipe's tool: conda-build's or rattler-build's rules), with the
+// build's interpreters (python_step.cpp). Returns the payload's files after
+// it and sets `link_json` to its info/link.json ("" for none).
+Result<std::vector<std::string>> python_step(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o,
+                                             const env::PreparedEnv& henv, const stdfs::path& payload,
+                                             std::vector<std::string> files, std::string& link_json);
+
 // The test phase of one package file (verify.cpp): "passed" (and why a pip
 // check was skipped), or "none"
 // when the output has no tests.

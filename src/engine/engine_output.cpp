@@ -372,6 +372,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
 
     env::PreparedEnv benv, henv;
     std::vector<std::string> files, rebuilt;
+    std::string link_json;  // info/link.json (python_step)
     OutputResult::Steps steps;
     auto lap = [mark = t0]() mutable {
         auto now = std::chrono::steady_clock::now();
@@ -451,6 +452,8 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
             files = script::package_files(o.files.empty() ? st.staged_files : script::select_files(st.staged_files, o.files));
             if (auto ok = script::copy_files(st.staged, files, payload); !ok) return err("payload", ok.error());
         }
+        auto pyfiles = python_step(ctx, st, o, henv, payload, std::move(files), link_json);
+        if (!pyfiles) return err("python files", pyfiles.error());
     }
 
     if (has_compatible_pins(o)) {  // recipe.yaml's; meta.yaml's are resolved by render
@@ -486,7 +489,8 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     package::PackageMeta meta = package_meta(ctx, o, depends, constrains);
     meta.license_files = std::move(*licenses);
     meta.recipe_files = recipe_files(ctx, st, o);
-    auto made = package::make_package(payload, meta, ctx.pkgs_out, mo);
+    meta.link_json = std::move(link_json);
+    auto made = package::make_package(payload, std::move(meta), ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
     for (const auto& m : made->linkage.messages)

@@ -8,6 +8,7 @@
 
 #include "archive/read.hpp"
 #include "env/install_detail.hpp"
+#include "env/install_noarch.hpp"
 #include "env/solve.hpp"
 #include "types/identifiers.hpp"
 #include "types/json_fields.hpp"
@@ -21,6 +22,7 @@ namespace {
 using json = nlohmann::json;
 using detail::CachedPackage;
 using detail::Transaction;
+using detail::noarch_target;
 
 bool is_package_file(const std::string& s) {
     return str::ends_with(s, ".conda") || str::ends_with(s, ".tar.bz2");
@@ -81,9 +83,6 @@ Result<std::map<std::string, Installed>> read_installed(const stdfs::path& prefi
 // the prefix, or the package needs handling we do not do.
 Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
     const auto& rec = pkg.candidate.record;
-    if (rec.noarch == "python")
-        return fail(rec.dist_name() + ": noarch: python packages are not supported by this installer yet",
-                    "use a python-specific build of the package");
     for (const auto& e : pkg.paths.paths) {
         auto rel = archive::safe_member_path(e.path);
         if (!rel) return fail(rec.dist_name() + ": info/paths.json: " + rel.error().message, "the package is unsafe; do not install it");
@@ -102,9 +101,11 @@ Result<void> precheck(const CachedPackage& pkg, const std::string& prefix) {
     return {};
 }
 
-// Links one package into the prefix and returns its conda-meta record.
+// Links one package into the prefix and returns its conda-meta record. A
+// noarch: python package's files land where its site_packages says, its
+// entry points are written, and its .py files go into `py` for compile_pycs.
 Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::string& prefix, LinkMode mode,
-                          const std::string& requested_spec) {
+                          const std::string& requested_spec, std::vector<std::string>& py) {
     json paths = json::array();
     json files = json::array();
     bool copied = mode == LinkMode::copy;
@@ -117,7 +118,14 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
         if (!rel) return fail(pkg.candidate.file.string() + ": info/paths.json: " + rel.error().message);
         if (str::starts_with(*rel, "info/")) continue;
         stdfs::path src = pkg.dir / *rel;
+        // conda's paths_data keeps a noarch: python file's package path; files lists where it went.
         json pd = {{"_path", *rel}, {"path_type", types::to_string(e.type)}};
+        if (!pkg.site_packages.empty()) {
+            if (str::starts_with(*rel, "site-packages/") && str::ends_with(*rel, ".py") &&
+                e.type != types::PathType::directory)
+                py.push_back(noarch_target(*rel, pkg.site_packages));
+            *rel = noarch_target(*rel, pkg.site_packages);
+        }
         switch (e.type) {
             case types::PathType::directory: {
                 if (auto ok = tx.make_dirs(*rel); !ok) return Unexpected<Error>{ok.error()};
@@ -168,6 +176,18 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
         }
         paths.push_back(std::move(pd));
     }
+    if (!pkg.site_packages.empty()) {
+        auto eps = detail::noarch_entry_points(pkg);
+        if (!eps) return Unexpected<Error>{eps.error()};
+        // pythonX.Y of the env, as conda's get_python_short_path.
+        std::string python = prefix + "/bin/python" + pkg.python_minor;
+        for (const auto& ep : *eps) {
+            std::string rel = "bin/" + ep.command, text = types::entry_point_script(ep, python, types::LauncherStyle::conda);
+            if (auto ok = tx.write(rel, text, 0755); !ok) return Unexpected<Error>{ok.error()};
+            files.push_back(rel);
+            paths.push_back({{"_path", rel}, {"path_type", "unix_python_entry_point"}, {"size_in_bytes", text.size()}});
+        }
+    }
 
     json rec = pkg.candidate.record.to_json();
     rec["md5"] = pkg.md5;
@@ -197,14 +217,37 @@ std::vector<std::string> clobbers(const std::map<std::string, Installed>& instal
     for (const auto& pkg : to_link) {
         const std::string dist = pkg.candidate.record.dist_name();
         for (const auto& e : pkg.paths.paths) {
-            auto [it, fresh] = owner.try_emplace(e.path, dist);
+            std::string path = pkg.site_packages.empty() ? e.path : noarch_target(e.path, pkg.site_packages);
+            auto [it, fresh] = owner.try_emplace(path, dist);
             if (fresh) continue;
-            out.push_back("clobber: " + e.path + " is in both " + it->second + " and " + dist + "; " + dist +
+            out.push_back("clobber: " + path + " is in both " + it->second + " and " + dist + "; " + dist +
                           "'s copy is installed");
             it->second = dist;
         }
     }
     return out;
+}
+
+// Where each noarch: python package's files go: the site-packages of the
+// Python the prefix will hold. None there is an error naming the package.
+Result<void> place_noarch_python(const stdfs::path& prefix, const std::map<std::string, Installed>& installed,
+                                 const std::vector<const Installed*>& to_remove, std::vector<CachedPackage>& to_link) {
+    std::optional<std::string> installed_python;
+    if (auto it = installed.find("python"); it != installed.end() &&
+                                           std::find(to_remove.begin(), to_remove.end(), &it->second) == to_remove.end())
+        installed_python = it->second.dist;
+    std::optional<std::string> minor;
+    bool looked = false;
+    for (auto& pkg : to_link) {
+        if (pkg.candidate.record.noarch != "python") continue;
+        if (!looked) minor = detail::target_python(prefix, to_link, installed_python), looked = true;
+        if (!minor)
+            return fail(pkg.candidate.record.dist_name() + ": a noarch: python package needs a python in the environment",
+                        "add python to the packages to install");
+        pkg.python_minor = *minor;
+        pkg.site_packages = "lib/python" + *minor + "/site-packages";
+    }
+    return {};
 }
 
 void progress(const InstallOptions& o, const std::string& line) {
@@ -259,6 +302,8 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     if (opts.on_warning)
         for (const auto& w : index.warnings) opts.on_warning(w);
     req.host_provided = opts.host_provided;
+    for (const auto& n : opts.in_prefix) req.host_provided.insert(n);
+    std::erase_if(index.packages, [&](const Candidate& c) { return opts.in_prefix.count(c.record.name) > 0; });
     auto solution = solve(index, req);
     if (!solution) return Unexpected<Error>{solution.error()};
 
@@ -291,6 +336,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         to_link.push_back(std::move(*pkg));
     }
     if (to_link.empty()) return result;
+    if (auto ok = place_noarch_python(prefix, *installed, to_remove, to_link); !ok) return Unexpected<Error>{ok.error()};
 
     auto clobbered = clobbers(*installed, to_remove, to_link);
     if (opts.on_warning)
@@ -315,14 +361,34 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         if (auto ok = tx.remove(old->meta_file); !ok) return Unexpected<Error>{ok.error()};
         result.removed.push_back(old->dist);
     }
+    std::vector<json> records;
+    records.reserve(to_link.size());  // PycJob points into them
+    std::vector<detail::PycJob> pyc_jobs;
     for (const auto& pkg : to_link) {
         const auto& rec = pkg.candidate.record;
         progress(opts, "linking " + rec.dist_name());
         auto it = requested.find(rec.name);
-        auto meta = link_package(tx, pkg, prefix_str, opts.link_mode, it == requested.end() ? "" : it->second);
+        std::vector<std::string> py;
+        auto meta = link_package(tx, pkg, prefix_str, opts.link_mode, it == requested.end() ? "" : it->second, py);
         if (!meta) return Unexpected<Error>{meta.error()};
+        records.push_back(std::move(*meta));
+        if (!py.empty()) pyc_jobs.push_back({&records.back()["files"], &records.back()["paths_data"]["paths"], std::move(py)});
+    }
+    if (!pyc_jobs.empty()) {
+        progress(opts, "compiling .pyc files");
+        std::string minor;
+        for (const auto& p : to_link)
+            if (!p.python_minor.empty()) minor = p.python_minor;
+        auto warned = detail::compile_pycs(tx, prefix, minor, pyc_jobs);
+        if (!warned) return Unexpected<Error>{warned.error()};
+        for (const auto& w : *warned)
+            if (opts.on_warning) opts.on_warning(w);
+        result.warnings.insert(result.warnings.end(), warned->begin(), warned->end());
+    }
+    for (std::size_t i = 0; i < to_link.size(); ++i) {
+        const auto& rec = to_link[i].candidate.record;
         // `replace`: a url made from a path that is not UTF-8 must not throw.
-        auto text = meta->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        auto text = records[i].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
         if (auto ok = tx.write("conda-meta/" + rec.dist_name() + ".json", text, 0644); !ok)
             return Unexpected<Error>{ok.error()};
         result.linked.push_back(rec.dist_name());

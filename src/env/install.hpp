@@ -37,6 +37,9 @@ struct InstallOptions {
     // C/C++ runtimes, sysroots): met, as virtual packages are, when no
     // channel has them.
     std::set<std::string> host_provided;
+    // Names the prefix already holds outside any package (the system
+    // provider's venv: python): met whatever the channels have, never linked.
+    std::set<std::string> in_prefix;
 };
 
 struct InstallResult {

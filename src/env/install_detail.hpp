@@ -22,6 +22,10 @@ struct CachedPackage {
     std::string md5, sha256;
     std::uint64_t size = 0;
     types::PathsJson paths;
+    // noarch: python: where its site-packages/ goes in this prefix
+    // ("lib/python3.12/site-packages"; install_noarch.hpp); empty otherwise.
+    std::string site_packages;
+    std::string python_minor;  // "3.12": that Python's, with site_packages
 };
 
 // Verifies the file's sha256/size against its repodata record (when it has
@@ -95,6 +99,10 @@ public:
     // Written aside, then renamed into place: whole or absent, even under kill -9.
     Result<void> write(const std::string& rel, const std::string& data, unsigned mode);
     Result<void> symlink(const std::string& target, const std::string& rel);
+    // A file another program (the Python compiler) is about to write at rel:
+    // its directories made as for link(), what is there moved aside, and the
+    // file removed again by rollback(). Returns its absolute path.
+    Result<stdfs::path> reserve(const std::string& rel);
     void commit();
     void rollback();
 

@@ -219,6 +219,13 @@ Result<void> Transaction::symlink(const std::string& target, const std::string& 
     return {};
 }
 
+Result<stdfs::path> Transaction::reserve(const std::string& rel) {
+    auto resolved = prepare(rel);
+    if (!resolved) return Unexpected<Error>{resolved.error()};
+    created_files_.push_back(prefix_ / *resolved);
+    return prefix_ / *resolved;
+}
+
 void Transaction::commit() {
     done_ = true;
     std::error_code ec;

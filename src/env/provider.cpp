@@ -244,6 +244,9 @@ public:
             // compilers' run_exports) are not looked for in the channels.
             for (const auto& [n, e] : ctx_.map.entries)
                 if (e.kind == MapKind::ignore) io.host_provided.insert(n);
+            // The venv is this env's python: a package depending on python
+            // (a noarch: python one too) is linked into it, not beside it.
+            if (venv) io.in_prefix.insert("python");
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;

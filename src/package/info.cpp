@@ -189,6 +189,7 @@ Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const 
     if (auto hp = has_prefix(records); !hp.empty()) text("has_prefix", hp);
     text("about.json", about_json(m));
     if (auto re = run_exports_json(m.run_exports); !re.empty()) text("run_exports.json", re);
+    if (!m.link_json.empty()) text("link.json", m.link_json);
     text("hash_input.json", dump(m.hash_input.is_null() ? json::object() : m.hash_input));
 
     if (!m.test.commands.empty()) {

@@ -46,6 +46,8 @@ struct PackageMeta {
     std::vector<ExtraFile> recipe_files;   // -> info/recipe/<dest>
     std::vector<ExtraFile> license_files;  // -> info/licenses/<dest>
     std::optional<std::int64_t> timestamp; // ms since epoch; see resolved_timestamp()
+    std::string link_json;  // info/link.json (package::link_json); empty: none
+
 
     std::string stem() const { return name + "-" + version + "-" + build; }
 };

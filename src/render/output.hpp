@@ -30,6 +30,10 @@ struct PostBuildKeys {
     std::string rpaths_patcher;               // "patchelf" or "LIEF" (ours is always patchelf)
     std::optional<bool> error_overlinking, error_overdepending;
     std::vector<std::string> missing_dso_whitelist, runpath_whitelist, overlinking_ignore_patterns;
+    // Python: build/entry_points and build/skip_compile_pyc (recipe.yaml:
+    // build.python.entry_points, .skip_pyc_compilation), as written; the
+    // engine parses the entry points when it writes them.
+    std::vector<std::string> entry_points, skip_compile_pyc;
 };
 
 struct RenderedOutput {

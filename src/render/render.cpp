@@ -346,6 +346,8 @@ Result<PostBuildKeys> post_build_keys(const Meta& top, const Meta& build, const 
     list("missing_dso_whitelist", k.missing_dso_whitelist);
     list("runpath_whitelist", k.runpath_whitelist);
     list("overlinking_ignore_patterns", k.overlinking_ignore_patterns);
+    list("entry_points", k.entry_points);
+    list("skip_compile_pyc", k.skip_compile_pyc);
     return k;
 }
 

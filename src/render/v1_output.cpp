@@ -162,6 +162,7 @@ struct BuildFields {
     const YamlNode* script = nullptr;
     const YamlNode* steps = nullptr;
     const YamlNode* variant = nullptr;
+    const YamlNode* python = nullptr;
 };
 
 // rattler-build's build.steps (its build plan): rendered, linted and
@@ -197,6 +198,7 @@ void pick(BuildFields& f, const YamlNode* build, TopScript script = TopScript::m
     if (auto* x = build->find("script"); x && script == TopScript::merge) f.script = x;
     if (auto* x = build->find("steps"); x && script == TopScript::merge) f.steps = x;
     if (auto* x = build->find("variant")) f.variant = x;
+    if (auto* x = build->find("python")) f.python = x;
 }
 
 // build.script as rattler-build reads it: a file name, inline commands (a
@@ -298,6 +300,12 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         SF_TRY_VOID(ok);
     }
     if (f.steps) ev.out.unbuildable = steps_refusal(env, *f.steps);
+    if (f.python && f.python->is_mapping()) {  // build.python: what the packager's python step reads
+        SF_TRY(eps, string_list(env, f.python->find("entry_points")));
+        SF_TRY(skip, string_list(env, f.python->find("skip_pyc_compilation")));
+        ev.out.post_build.entry_points = std::move(eps);
+        ev.out.post_build.skip_compile_pyc = std::move(skip);
+    }
     if (f.variant && f.variant->is_mapping()) {
         SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));

@@ -1,0 +1,1 @@
+bash "$RECIPE_DIR/install.sh" sfpy_noarch
