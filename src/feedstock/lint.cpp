@@ -155,7 +155,7 @@ struct Linter {
     // reads past it (pyyaml's `python {{ python_min }}.*  # [use_noarch]`
     // keeps python_min in its linux-aarch64 files).
     bool smithy_files = false;
-    std::map<std::string, std::set<std::string>> smithy_used_on;
+    std::map<std::string, std::set<std::string>> smithy_used_on{};
 
     void smithy_keys(const types::Platform& platform, variant::Selection sel) {
         sel.build_platform = platform;

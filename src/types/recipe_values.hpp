@@ -77,7 +77,7 @@ struct Test {
     bool contents_strict = false;
     // recipe.yaml's downstream test: the spec of a package whose own tests
     // run against this one (the engine reports it skipped, never passed).
-    std::string downstream;
+    std::string downstream{};
     bool empty() const {
         return commands.empty() && imports.empty() && files.empty() && contents.empty() && downstream.empty();
     }
