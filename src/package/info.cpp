@@ -1,5 +1,6 @@
 #include "package/info.hpp"
 
+#include <fnmatch.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -150,6 +151,21 @@ std::string has_prefix(const std::vector<PathEntry>& records) {
     return out;
 }
 
+void mark_no_link(std::vector<PathEntry>& records, const std::vector<std::string>& patterns) {
+    for (auto& r : records) {
+        if (r.type == types::PathType::directory) continue;
+        for (const auto& p : patterns)
+            if (::fnmatch(p.c_str(), r.path.c_str(), 0) == 0) r.no_link = true;
+    }
+}
+
+std::string no_link_list(const std::vector<PathEntry>& records) {
+    std::string out;
+    for (const auto& r : records)
+        if (r.no_link) out += r.path + "\n";
+    return out;
+}
+
 std::string about_json(const PackageMeta& m) {
     json j = json::object();
     auto put = [&](const char* k, const std::string& v) {
@@ -187,6 +203,7 @@ Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const 
     text("paths.json", paths_json(records));
     text("files", files_list(records));
     if (auto hp = has_prefix(records); !hp.empty()) text("has_prefix", hp);
+    if (auto nl = no_link_list(records); !nl.empty()) text("no_link", nl);
     text("about.json", about_json(m));
     if (auto re = run_exports_json(m.run_exports); !re.empty()) text("run_exports.json", re);
     text("hash_input.json", dump(m.hash_input.is_null() ? json::object() : m.hash_input));
