@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,10 @@ struct InstallOptions {
     // C/C++ runtimes, sysroots): met, as virtual packages are, when no
     // channel has them.
     std::set<std::string> host_provided;
+    // The environment the packages' link scripts (pre-link, post-link,
+    // pre-unlink) run in, under conda's variables (install_detail.hpp
+    // run_link_script); unset: process::minimal_env().
+    std::optional<std::map<std::string, std::string>> script_env;
 };
 
 struct InstallResult {

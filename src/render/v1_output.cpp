@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/try.hpp"
+#include "render/v1_build_keys.hpp"
 #include "render/v1_detail.hpp"
 #include "types/identifiers.hpp"
 #include "util/strings.hpp"
@@ -279,6 +280,7 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         SF_TRY_VOID(ok);
     }
     if (f.steps) ev.out.unbuildable = steps_refusal(env, *f.steps);
+    if (ev.out.unbuildable.empty()) ev.out.unbuildable = v1_unbuilt_build_keys(r, top_build, own_build);
     if (f.variant && f.variant->is_mapping()) {
         SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
@@ -598,6 +600,7 @@ Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vec
     }
     if (const YamlNode* steps = build && build->is_mapping() ? build->find("steps") : nullptr)
         st.unbuildable = steps_refusal(env, *steps);
+    if (st.unbuildable.empty()) st.unbuildable = v1_unbuilt_build_keys(env.recipe(), nullptr, build);
     default_script(env.recipe(), st.script, st.script_lines);
     return st;
 }
