@@ -465,6 +465,8 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     mo.write.threads = ctx.cpu_count;
     auto meta = package_meta(ctx, o, depends, constrains);
     meta.no_link = o.post_build.no_link;
+    meta.track_features = o.post_build.track_features;
+    meta.index_extra = o.post_build.index_extra;
     auto made = package::make_package(payload, meta, ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);

@@ -127,6 +127,8 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     j["timestamp"] = timestamp_ms;
     if (!m.track_features.empty()) j["track_features"] = str::join(m.track_features, " ");
     j["version"] = m.version;
+    for (const auto& [k, v] : m.index_extra.items())
+        if (!j.contains(k)) j[k] = v;
     return dump(j);
 }
 

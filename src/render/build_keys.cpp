@@ -45,6 +45,15 @@ int key_line(const std::string& text, const std::string& key) {
     return 0;
 }
 
+// info_index: each key only when truthy; the feature lists joined by spaces.
+void index_keys(const Meta& build, PostBuildKeys& k) {
+    auto given = [&](const char* key) { return build.contains(key) && meta_truthy(build[key]); };
+    if (given("features")) k.index_extra["features"] = str::join(string_list(build["features"]), " ");
+    if (given("track_features")) k.track_features = string_list(build["track_features"]);
+    for (const char* key : {"provides_features", "requires_features", "python_site_packages_path"})
+        if (given(key)) k.index_extra[key] = nlohmann::json::parse(build[key].dump());
+}
+
 }  // namespace
 
 Result<void> packaging_keys(const Meta& build, bool is_output, const std::string& name, const std::string& where,
@@ -70,6 +79,7 @@ Result<void> packaging_keys(const Meta& build, bool is_output, const std::string
         }
         k.link_scripts[kind] = file + ".sh";
     }
+    index_keys(build, k);
     return {};
 }
 
@@ -81,6 +91,13 @@ Result<void> refuse_unbuilt_keys(const recipe::RawRecipe& raw, const Meta& build
                     output + ": build/merge_build_host: true is not supported by splitforge's build (build and host "
                              "are always two prefixes)",
                     "drop the key and list host requirements under requirements/host");
+    // info/link.json's preferred_env and pin_depends' info/requires and
+    // pinned depends are not written by splitforge's packager.
+    for (const char* key : {"preferred_env", "pin_depends"})
+        if (build.contains(key) && meta_truthy(build[key]))
+            return fail(SourceLoc{raw.meta_file, key_line(raw.text, key)},
+                        output + ": build/" + key + " is not supported by splitforge's build",
+                        "drop the key; conda-build's packages with it differ from splitforge's");
     return {};
 }
 

@@ -20,7 +20,7 @@ Result<void> packaging_keys(const Meta& build, bool is_output, const std::string
                             PostBuildKeys& k);
 
 // Keys that change the package and that splitforge does not build:
-// build/merge_build_host: true. The error names meta.yaml:line and the key.
+// build/merge_build_host: true, build/preferred_env, build/pin_depends. The error names meta.yaml:line and the key.
 Result<void> refuse_unbuilt_keys(const recipe::RawRecipe& raw, const Meta& build, const std::string& output);
 
 }  // namespace sf::render

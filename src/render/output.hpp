@@ -41,6 +41,11 @@ struct PostBuildKeys {
     // create_post_scripts: per kind ("pre-link", "post-link", "pre-unlink")
     // the recipe file that becomes bin/.<name>-<kind>.sh when it exists.
     std::map<std::string, std::string> link_scripts;
+    // index.json's keys from build/ (metadata.py info_index): track_features
+    // here, features, provides_features, requires_features and
+    // python_site_packages_path in `index_extra`, as conda-build writes them.
+    std::vector<std::string> track_features;
+    nlohmann::json index_extra = nlohmann::json::object();
 };
 
 struct RenderedOutput {

@@ -15,7 +15,7 @@ bool sets_something(const YamlNode& v) {
 std::string refusal(const recipe::V1Recipe& r, const YamlNode& build) {
     if (!build.is_mapping()) return {};
     static const char* const keys[] = {"prefix_detection", "always_include_files", "always_copy_files",
-                                       "dynamic_linking", "post_process"};
+                                       "dynamic_linking", "post_process", "files", "flags"};
     for (const auto& [k, v] : build.pairs) {
         bool refused = false;
         for (const char* key : keys) refused = refused || (k.scalar == key && sets_something(v));

@@ -78,7 +78,9 @@ TEST_CASE("build: prefix keys, no_link and a post-link script the test env runs"
     CHECK(path_entry(paths, "etc/a.cfg")->at("file_mode") == "text");
     CHECK(path_entry(paths, "share/nolink.txt")->value("no_link", false));
     CHECK(member(pkg, "info/no_link") == "share/nolink.txt\n");
+    CHECK(nlohmann::json::parse(member(pkg, "info/index.json")).at("track_features") == "sf_pfx_feature");
     CHECK(member(pkg, "bin/.sf-pfx-keys-post-link.sh").find("post-link-ran") != std::string::npos);
+    CHECK(member(pkg, "bin/.sf-pfx-keys-pre-link.sh").find("pre-link-ran") != std::string::npos);
 }
 
 TEST_CASE("build: outputs' link scripts and always_include_files", "[engine]") {

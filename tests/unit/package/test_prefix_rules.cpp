@@ -167,3 +167,11 @@ TEST_CASE("build/no_link marks paths.json entries and writes info/no_link") {
     CHECK(found);
     CHECK(paths_json(recs).find("\"no_link\": true") != std::string::npos);
 }
+
+TEST_CASE("index.json takes build/'s extra keys, never over its own") {
+    auto m = test::demo_meta();
+    m.index_extra = {{"features", "f1 f2"}, {"name", "not-this"}};
+    auto j = nlohmann::json::parse(index_json(m, 0));
+    CHECK(j.at("features") == "f1 f2");
+    CHECK(j.at("name") == "demo");
+}

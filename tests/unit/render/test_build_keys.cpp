@@ -81,3 +81,23 @@ TEST_CASE("render: merge_build_host: true renders, and the output is unbuildable
     auto off = render_text(tmp, "package: {name: a, version: '1'}\nbuild:\n  merge_build_host: false\n");
     CHECK(off.outputs[0].unbuildable.empty());
 }
+
+TEST_CASE("render: index.json's keys from build/ (info_index)") {
+    fs::TempDir tmp("sf-buildkeys");
+    auto r = render_text(tmp,
+                         "package: {name: a, version: '1'}\n"
+                         "build:\n  features:\n    - f1\n    - f2\n  track_features:\n    - tf\n"
+                         "  provides_features:\n    blas: mkl\n  python_site_packages_path: lib/py/sp\n"
+                         "  requires_features: {}\n");
+    const auto& k = r.outputs[0].post_build;
+    CHECK(k.track_features == V{"tf"});
+    CHECK(k.index_extra == nlohmann::json{{"features", "f1 f2"},
+                                          {"provides_features", {{"blas", "mkl"}}},
+                                          {"python_site_packages_path", "lib/py/sp"}});  // an empty dict is left out
+}
+
+TEST_CASE("render: preferred_env and pin_depends make the output unbuildable at their line") {
+    fs::TempDir tmp("sf-buildkeys");
+    auto r = render_text(tmp, "package: {name: a, version: '1'}\nbuild:\n  pin_depends: strict\n");
+    CHECK(r.outputs[0].unbuildable.find("meta.yaml:3: a: build/pin_depends is not supported") != std::string::npos);
+}
