@@ -88,7 +88,7 @@ TEST_CASE("build/ignore_prefix_files") {
     }
 }
 
-TEST_CASE("build/has_prefix_files: the only text files recorded; binary ones still detected") {
+TEST_CASE("build/has_prefix_files: the only text files recorded, binary ones still detected") {
     fs::TempDir tmp("sf-pr");
     payload(tmp.path());
     PrefixRules rules;
