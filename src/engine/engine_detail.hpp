@@ -15,6 +15,7 @@
 #include "env/provider.hpp"
 #include "env/python_env.hpp"
 #include "package/meta.hpp"
+#include "package/prefix_rules.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
 #include "script/script_env.hpp"
@@ -182,6 +183,21 @@ Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
 // The script environment of a staging build or output (engine_output.cpp).
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv);
+
+// output_files.cpp: conda-build's create_post_scripts, the recipe's link
+// scripts (post_build.link_scripts that exist) as bin/.<name>-<kind>.sh
+// (0775) in `payload`; returns the paths added.
+Result<std::vector<std::string>> add_link_scripts(const stdfs::path& recipe_dir, const render::RenderedOutput& o,
+                                                  const stdfs::path& payload);
+// build/always_include_files: the host prefix's files the patterns name
+// (expand_globs) that `files` lacks, copied into `payload`; patterns that
+// match nothing go to `unmatched` (conda-build warns). Returns the paths added.
+Result<std::vector<std::string>> add_always_included(const stdfs::path& host_prefix, const render::RenderedOutput& o,
+                                                     const std::vector<std::string>& files, const stdfs::path& payload,
+                                                     std::vector<std::string>& unmatched);
+
+// The recipe's prefix keys as the packager takes them.
+package::PrefixRules prefix_rules(const render::PostBuildKeys& k);
 
 double seconds_since(std::chrono::steady_clock::time_point t);
 std::string fmt_seconds(double s);

@@ -456,6 +456,15 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
         if (!pyfiles) return err("python files", pyfiles.error());
     }
 
+    if (step.role != plan::Role::metapackage) {
+        std::vector<std::string> unmatched;
+        if (auto ok = add_always_included(ctx.host_prefix, o, files, payload, unmatched); !ok)
+            return err("always_include_files", ok.error());
+        for (const auto& p : unmatched)
+            ctx.reporter.warning(Error{SourceLoc{dist}, "build/always_include_files: '" + p + "' matches no file", {}});
+    }
+    if (auto ok = add_link_scripts(st.recipe_dir, o, payload); !ok) return err("link scripts", ok.error());
+
     if (has_compatible_pins(o)) {  // recipe.yaml's; meta.yaml's are resolved by render
         auto envs = step.role == plan::Role::metapackage ? ResolvedEnvs{} : resolved_envs(ctx, benv, henv);
         if (!envs) return err("run requirements", envs.error());
@@ -475,6 +484,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     mo.postprocess->rpaths = o.post_build.rpaths;
     mo.postprocess->relocate_only = o.post_build.relocate_only;
     if (!o.post_build.binary_relocation) mo.postprocess->rpath = package::RpathFix::keep;
+    mo.postprocess->prefix_rules = prefix_rules(o.post_build);
     if (step.role != plan::Role::metapackage) {
         auto lo = linkage_options(ctx, o, henv, depends);
         if (!lo) return err("linkage", lo.error());
@@ -490,6 +500,9 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     meta.license_files = std::move(*licenses);
     meta.recipe_files = recipe_files(ctx, st, o);
     meta.link_json = std::move(link_json);
+    meta.no_link = o.post_build.no_link;
+    meta.track_features = o.post_build.track_features;
+    meta.index_extra = o.post_build.index_extra;
     auto made = package::make_package(payload, std::move(meta), ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
     for (const auto& w : made->warnings) ctx.on_line("warning: " + w);

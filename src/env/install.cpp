@@ -250,6 +250,25 @@ Result<void> place_noarch_python(const stdfs::path& prefix, const std::map<std::
     return {};
 }
 
+detail::LinkScript link_script(const char* kind, const CachedPackage& pkg, const stdfs::path& dir) {
+    const auto& r = pkg.candidate.record;
+    return {kind, r.name, r.version.str(), r.build_number, dir};
+}
+
+// A removed package's pre-unlink: its version and build number from the dist name.
+detail::LinkScript unlink_script(const std::string& name, const std::string& dist, const stdfs::path& prefix) {
+    detail::LinkScript s{"pre-unlink", name, "", 0, prefix};
+    std::string rest = dist.size() > name.size() + 1 ? dist.substr(name.size() + 1) : "";
+    if (auto dash = rest.rfind('-'); dash != std::string::npos) {
+        s.version = rest.substr(0, dash);
+        const std::string build = rest.substr(dash + 1);
+        if (auto us = build.rfind('_'); us != std::string::npos && us + 1 < build.size() &&
+                                        build.find_first_not_of("0123456789", us + 1) == std::string::npos)
+            s.build_number = std::stoll(build.substr(us + 1));
+    }
+    return s;
+}
+
 void progress(const InstallOptions& o, const std::string& line) {
     if (o.on_progress) o.on_progress(line);
 }
@@ -346,6 +365,14 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     // 3. Change the prefix, undoably.
     Transaction tx(prefix);
     if (auto ok = tx.begin(); !ok) return Unexpected<Error>{ok.error()};
+    const process::Env script_env = opts.script_env ? *opts.script_env : process::minimal_env();
+    for (const auto& [name, inst] : *installed) {  // conda's pre-unlink, before anything goes
+        if (std::find(to_remove.begin(), to_remove.end(), &inst) == to_remove.end()) continue;
+        auto w = detail::run_link_script(unlink_script(name, inst.dist, prefix), prefix, script_env, opts.on_progress);
+        if (!w) return Unexpected<Error>{w.error()};
+        if (!w->empty() && opts.on_warning) opts.on_warning(*w);
+        if (!w->empty()) result.warnings.push_back(*w);
+    }
     for (const Installed* old : to_remove) {
         progress(opts, "removing " + old->dist);
         for (const auto& f : old->files) {
@@ -367,6 +394,8 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     for (const auto& pkg : to_link) {
         const auto& rec = pkg.candidate.record;
         progress(opts, "linking " + rec.dist_name());
+        auto pre = detail::run_link_script(link_script("pre-link", pkg, pkg.dir), prefix, script_env, opts.on_progress);
+        if (!pre) return Unexpected<Error>{pre.error()};
         auto it = requested.find(rec.name);
         std::vector<std::string> py;
         auto meta = link_package(tx, pkg, prefix_str, opts.link_mode, it == requested.end() ? "" : it->second, py);
@@ -395,6 +424,11 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     }
     if (!stdfs::exists(prefix / "conda-meta/history", ec))
         if (auto ok = tx.write("conda-meta/history", "", 0644); !ok) return Unexpected<Error>{ok.error()};
+    // conda's post-link, once every package is linked; a failure undoes the install.
+    for (const auto& pkg : to_link) {
+        auto post = detail::run_link_script(link_script("post-link", pkg, prefix), prefix, script_env, opts.on_progress);
+        if (!post) return Unexpected<Error>{post.error()};
+    }
     tx.commit();
     return result;
 }

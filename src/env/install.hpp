@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +42,10 @@ struct InstallOptions {
     // Names the prefix already holds outside any package (the system
     // provider's venv: python): met whatever the channels have, never linked.
     std::set<std::string> in_prefix;
+    // The environment the packages' link scripts (pre-link, post-link,
+    // pre-unlink) run in, under conda's variables (install_detail.hpp
+    // run_link_script); unset: process::minimal_env().
+    std::optional<std::map<std::string, std::string>> script_env;
 };
 
 struct InstallResult {

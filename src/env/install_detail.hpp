@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "env/install.hpp"
 #include "env/solve.hpp"
+#include "process/process.hpp"
 #include "types/package_record.hpp"
 
 namespace sf::env::detail {
@@ -121,5 +122,30 @@ private:
     std::vector<stdfs::path> removed_;                         // for empty-dir cleanup
     mutable std::unordered_set<std::string> real_dirs_;       // resolve()'s memo: directories never go mid-transaction
 };
+
+}  // namespace sf::env::detail
+
+namespace sf::env::detail {
+
+// conda's run_script (core/link.py) for one package's link script:
+// bin/.<name>-<kind>.sh under `dir` (the extracted package for pre-link, the
+// prefix otherwise), run as `bash -x <script>` in its own directory with
+// PREFIX, PKG_NAME, PKG_VERSION, PKG_BUILDNUM, ROOT_PREFIX (the prefix: we
+// have no base env), SOURCE_DIR for pre-link, and PATH led by the script's
+// directory, over `base`. A missing script is success. After it,
+// <prefix>/.messages.txt is reported and removed, as conda does.
+// pre-link and post-link failures are errors (conda's LinkError) naming the
+// script, its exit code and the end of its output; a pre-unlink failure is
+// a warning. Deliberate difference: post-link runs without sourcing the
+// prefix's activation scripts (conda's activate=True); CONDA_PREFIX is set.
+struct LinkScript {
+    std::string kind;  // "pre-link", "post-link", "pre-unlink"
+    std::string name, version;
+    std::int64_t build_number = 0;
+    stdfs::path dir;  // where bin/.<name>-<kind>.sh lies
+};
+// Returns the warning of a failed pre-unlink ("" otherwise).
+Result<std::string> run_link_script(const LinkScript& s, const stdfs::path& prefix, const process::Env& base,
+                                    const std::function<void(const std::string&)>& on_progress);
 
 }  // namespace sf::env::detail

@@ -1,5 +1,6 @@
 #include "package/info.hpp"
 
+#include <fnmatch.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -126,6 +127,8 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms) {
     j["timestamp"] = timestamp_ms;
     if (!m.track_features.empty()) j["track_features"] = str::join(m.track_features, " ");
     j["version"] = m.version;
+    for (const auto& [k, v] : m.index_extra.items())
+        if (!j.contains(k)) j[k] = v;
     return dump(j);
 }
 
@@ -147,6 +150,21 @@ std::string has_prefix(const std::vector<PathEntry>& records) {
     for (const auto& r : records)
         if (!r.prefix_placeholder.empty())
             out += r.prefix_placeholder + " " + std::string(types::to_string(r.file_mode)) + " " + r.path + "\n";
+    return out;
+}
+
+void mark_no_link(std::vector<PathEntry>& records, const std::vector<std::string>& patterns) {
+    for (auto& r : records) {
+        if (r.type == types::PathType::directory) continue;
+        for (const auto& p : patterns)
+            if (::fnmatch(p.c_str(), r.path.c_str(), 0) == 0) r.no_link = true;
+    }
+}
+
+std::string no_link_list(const std::vector<PathEntry>& records) {
+    std::string out;
+    for (const auto& r : records)
+        if (r.no_link) out += r.path + "\n";
     return out;
 }
 
@@ -187,6 +205,7 @@ Result<std::vector<archive::TarEntry>> info_entries(const PackageMeta& m, const 
     text("paths.json", paths_json(records));
     text("files", files_list(records));
     if (auto hp = has_prefix(records); !hp.empty()) text("has_prefix", hp);
+    if (auto nl = no_link_list(records); !nl.empty()) text("no_link", nl);
     text("about.json", about_json(m));
     if (auto re = run_exports_json(m.run_exports); !re.empty()) text("run_exports.json", re);
     if (!m.link_json.empty()) text("link.json", m.link_json);

@@ -32,6 +32,11 @@ std::string index_json(const PackageMeta& m, std::int64_t timestamp_ms);
 std::string paths_json(const std::vector<PathEntry>& records);
 std::string files_list(const std::vector<PathEntry>& records);
 std::string has_prefix(const std::vector<PathEntry>& records);  // empty when no prefix files
+// build/no_link (conda-build's write_no_link and is_no_link): each file or
+// link whose path matches one of the patterns (Python fnmatch: `*` crosses
+// '/') is marked no_link, so the installer copies it; info/no_link lists them.
+void mark_no_link(std::vector<PathEntry>& records, const std::vector<std::string>& patterns);
+std::string no_link_list(const std::vector<PathEntry>& records);  // empty when none is marked
 std::string about_json(const PackageMeta& m);
 std::string run_exports_json(const types::RunExports& r);  // empty when r.empty()
 

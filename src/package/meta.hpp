@@ -45,6 +45,8 @@ struct PackageMeta {
     TestSpec test;
     std::vector<ExtraFile> recipe_files;   // -> info/recipe/<dest>
     std::vector<ExtraFile> license_files;  // -> info/licenses/<dest>
+    std::vector<std::string> no_link;      // build/no_link patterns (info.hpp mark_no_link)
+    nlohmann::json index_extra = nlohmann::json::object();  // more index.json keys (features, ...), as given
     std::optional<std::int64_t> timestamp; // ms since epoch; see resolved_timestamp()
     std::string link_json;  // info/link.json (package::link_json); empty: none
 

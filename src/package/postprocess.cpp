@@ -216,6 +216,24 @@ Result<void> relocate_all(const std::vector<Walked>& entries, const std::string&
     return {};
 }
 
+// Step 3 on every regular file (symlinks hold no prefix of their own), as
+// the recipe's prefix keys say.
+Result<std::vector<PrefixFile>> detect_all(const std::vector<Walked>& entries, const std::string& prefix,
+                                           const PostprocessOptions& opts) {
+    std::vector<std::string> files;
+    for (const auto& e : entries)
+        if (e.type != stdfs::file_type::directory && !str::starts_with(e.rel, "info/")) files.push_back(e.rel);
+    PrefixScan scan(opts.prefix_rules, files, opts.binary);
+    std::vector<PrefixFile> found;
+    for (const auto& e : entries) {
+        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/") || scan.skips(e.rel)) continue;
+        auto pf = detect_prefix(e.abs, e.rel, prefix, scan.binary());
+        if (!pf) return unexpected(pf.error());
+        if (*pf) found.push_back(**pf);
+    }
+    return scan.record(std::move(found));
+}
+
 }  // namespace
 
 Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessOptions& opts) {
@@ -246,12 +264,9 @@ Result<PostprocessReport> postprocess(const stdfs::path& dir, const PostprocessO
         if (*done) report.build_ids_rehashed.push_back(e.rel);
     }
 
-    for (const auto& e : *entries) {
-        if (e.type != stdfs::file_type::regular || str::starts_with(e.rel, "info/")) continue;
-        auto pf = detect_prefix(e.abs, e.rel, prefix, opts.binary);
-        if (!pf) return unexpected(pf.error());
-        if (*pf) report.prefix_files.push_back(**pf);
-    }
+    auto found = detect_all(*entries, prefix, opts);
+    if (!found) return unexpected(found.error());
+    report.prefix_files = std::move(*found);
     return report;
 }
 

@@ -8,7 +8,8 @@
 //      build/rpaths (default lib) is added $ORIGIN-relative;
 //   2b. optionally, the linkage checks (linkage.hpp) on the relocated files;
 //   3. prefix detection: files still containing the build prefix get a
-//      prefix_placeholder, text (no NUL byte) or binary.
+//      prefix_placeholder, text (no NUL byte) or binary, as the recipe's
+//      prefix keys say (prefix_rules.hpp).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,18 +17,12 @@
 
 #include "core/error.hpp"
 #include "package/linkage.hpp"
+#include "package/prefix_rules.hpp"
 #include "process/process.hpp"
 #include "types/package_record.hpp"
 
 namespace sf::package {
 
-struct PrefixFile {
-    std::string path;         // relative to the package root
-    std::string placeholder;  // the prefix string found in it
-    types::FileMode mode = types::FileMode::text;
-};
-
-enum class BinaryPrefix { detect, ignore };  // detect_binary_files_with_prefix
 enum class RpathFix { rewrite, keep };
 // rehash: recompute ELF build-ids from the final bytes (rehash_build_id), so
 // that they do not depend on the build's paths, after zeroing the pid in
@@ -36,7 +31,8 @@ enum class BuildIdFix { keep, rehash };
 
 struct PostprocessOptions {
     std::string prefix;  // the build prefix as written into files; empty: the directory itself
-    BinaryPrefix binary = BinaryPrefix::detect;
+    BinaryPrefix binary = BinaryPrefix::detect;  // ignore: binary files never, whatever `prefix_rules` say
+    PrefixRules prefix_rules;                    // the recipe's prefix keys
     RpathFix rpath = RpathFix::rewrite;
     std::vector<std::string> rpaths{"lib"};   // build/rpaths: dirs every ELF file finds its libraries in
     std::vector<std::string> relocate_only;  // build/binary_relocation as a list of globs; empty: every file

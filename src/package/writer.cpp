@@ -75,6 +75,7 @@ Result<std::vector<stdfs::path>> write_package(const PackageInput& in, const std
     if (!payload) return unexpected(payload.error());
     auto records = path_entries(in.dir, *payload, in.prefix_files);
     if (!records) return unexpected(records.error());
+    mark_no_link(*records, in.meta.no_link);
     const std::int64_t ts = resolved_timestamp(in.meta);
     auto info = info_entries(in.meta, *records, ts);
     if (!info) return unexpected(info.error());

@@ -34,6 +34,22 @@ struct PostBuildKeys {
     // build.python.entry_points, .skip_pyc_compilation), as written; the
     // engine parses the entry points when it writes them.
     std::vector<std::string> entry_points, skip_compile_pyc;
+    // The keys build.py's packaging reads (render/build_keys.hpp), as given:
+    // prefix detection (package/prefix_rules.hpp),
+    bool ignore_prefix_all = false;  // ignore_prefix_files: true
+    std::vector<std::string> ignore_prefix_files, has_prefix_files, binary_has_prefix_files;
+    std::optional<bool> detect_binary_files_with_prefix;
+    // host-prefix files packaged though they were there before the script,
+    std::vector<std::string> always_include_files;
+    std::vector<std::string> no_link;  // paths.json no_link (fnmatch patterns)
+    // create_post_scripts: per kind ("pre-link", "post-link", "pre-unlink")
+    // the recipe file that becomes bin/.<name>-<kind>.sh when it exists.
+    std::map<std::string, std::string> link_scripts;
+    // index.json's keys from build/ (metadata.py info_index): track_features
+    // here, features, provides_features, requires_features and
+    // python_site_packages_path in `index_extra`, as conda-build writes them.
+    std::vector<std::string> track_features;
+    nlohmann::json index_extra = nlohmann::json::object();
 };
 
 struct RenderedOutput {
@@ -68,7 +84,8 @@ struct RenderedOutput {
     // whether that one's run_exports reach it (`inherit: {run_exports: false}`).
     std::string inherits;
     bool inherit_run_exports = true;
-    // recipe.yaml: set when it uses what the engine cannot build yet (build.steps): the error.
+    // Set when it uses what the engine cannot build (recipe.yaml's build.steps,
+    // meta.yaml's build/merge_build_host: true): the error, file:line first.
     std::string unbuildable;
 
     std::string dist() const { return name + "-" + version + "-" + build_string; }

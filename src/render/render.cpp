@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "render/build_keys.hpp"
 #include "render/context.hpp"
 #include "render/hash.hpp"
 #include "render/meta.hpp"
@@ -405,6 +406,12 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
         return unexpected(pb.error());
     else
         o.post_build = std::move(*pb);
+    // conda-build reads these when it packages, so a render never fails on
+    // them: what the build cannot honour makes the output unbuildable.
+    if (auto ok = packaging_keys(build, om.is_output, o.name, where, o.post_build); !ok)
+        o.unbuildable = ok.error().str();
+    else if (auto ok2 = refuse_unbuilt_keys(raw_, build, o.name); !ok2)
+        o.unbuildable = ok2.error().str();
     const Meta& test = sub(m, "test");
     auto tl = [&](const char* k) { return test.contains(k) ? string_list(test[k]) : std::vector<std::string>{}; };
     auto test_requires = dependency_list(test, "requires", where + "test/");

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/try.hpp"
+#include "render/v1_build_keys.hpp"
 #include "render/v1_detail.hpp"
 #include "render/v1_scalar.hpp"
 #include "types/identifiers.hpp"
@@ -306,6 +307,7 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         ev.out.post_build.entry_points = std::move(eps);
         ev.out.post_build.skip_compile_pyc = std::move(skip);
     }
+    if (ev.out.unbuildable.empty()) ev.out.unbuildable = v1_unbuilt_build_keys(r, top_build, own_build);
     if (f.variant && f.variant->is_mapping()) {
         SF_TRY(uk, string_list(env, f.variant->find("use_keys")));
         SF_TRY(ik, string_list(env, f.variant->find("ignore_keys")));
@@ -659,6 +661,7 @@ Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vec
     }
     if (const YamlNode* steps = build && build->is_mapping() ? build->find("steps") : nullptr)
         st.unbuildable = steps_refusal(env, *steps);
+    if (st.unbuildable.empty()) st.unbuildable = v1_unbuilt_build_keys(env.recipe(), nullptr, build);
     default_script(env.recipe(), st.script, st.script_lines, st.unbuildable);
     return st;
 }

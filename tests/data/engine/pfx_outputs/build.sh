@@ -1,0 +1,2 @@
+mkdir -p "$PREFIX/lib"
+echo top > "$PREFIX/lib/libtop.txt"

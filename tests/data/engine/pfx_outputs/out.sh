@@ -1,0 +1,2 @@
+mkdir -p "$PREFIX/share"
+echo "$PKG_NAME" > "$PREFIX/share/$PKG_NAME.txt"

@@ -1,0 +1,1 @@
+echo never packaged: no output is named sf-pfx-outputs

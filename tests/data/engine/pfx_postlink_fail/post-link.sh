@@ -1,0 +1,2 @@
+echo "refusing to install" >&2
+exit 3
