@@ -201,7 +201,9 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     // test): then what each said, in order.
     std::string result = "none";
     for (const auto& t : elements) {
-        SF_TRY(r, run_test(ctx, step, pkg, recipe_dir, t));
+        auto said = run_test(ctx, step, pkg, recipe_dir, t);
+        if (!said) return Unexpected<Error>{said.error()};
+        const std::string r = std::move(*said);
         if (r == "none" || r == result || (r == "passed" && result != "none")) continue;
         result = result == "none" || result == "passed" ? r : result + "; " + r;
     }
