@@ -2,6 +2,7 @@
 // from the local channels, then test/files, imports and commands.
 #include <glob.h>
 
+#include <string_view>
 #include <system_error>
 
 #include "core/rewrap.hpp"
@@ -190,6 +191,14 @@ Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path
     return result;
 }
 
+// The results of several test items as one: "none" < "passed" < what an
+// item said beyond passing (each once, in order).
+std::string joined_result(std::string result, std::string_view r) {
+    if (r == "none" || r == result || (r == "passed" && result != "none")) return result;
+    if (result == "none" || result == "passed") return std::string(r);
+    return result + "; " + std::string(r);
+}
+
 }  // namespace
 
 Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::path& pkg,
@@ -203,9 +212,7 @@ Result<std::string> test_package(Ctx& ctx, const plan::Step& step, const stdfs::
     for (const auto& t : elements) {
         auto said = run_test(ctx, step, pkg, recipe_dir, t);
         if (!said) return Unexpected<Error>{said.error()};
-        const std::string r = std::move(*said);
-        if (r == "none" || r == result || (r == "passed" && result != "none")) continue;
-        result = result == "none" || result == "passed" ? r : result + "; " + r;
+        result = joined_result(std::move(result), *said);
     }
     return result;
 }
