@@ -145,6 +145,8 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step);
 // (globs over both, the recipe dir winning). A missing entry is an error.
 Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const render::RenderedOutput& o,
                                                       std::vector<std::string>& warnings);
+// about.license_file's entries as written (a string is one entry).
+std::vector<std::string> license_file_entries(const nlohmann::json& about);
 
 // info/recipe/ of one output (recipe_files.cpp): conda-build's copy_recipe
 // for meta.yaml (the recipe's files, its rendering and the variant; an

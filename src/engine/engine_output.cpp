@@ -179,13 +179,8 @@ package::PackageMeta package_meta(const Ctx& ctx, const render::RenderedOutput& 
     m.home = about_str(o.about, "home");
     m.dev_url = about_str(o.about, "dev_url");
     m.doc_url = about_str(o.about, "doc_url");
-    if (o.about.contains("license_file")) {
-        const auto& lf = o.about["license_file"];
-        if (lf.is_string() && !lf.get<std::string>().empty()) m.license_file_names.push_back(lf.get<std::string>());
-        if (lf.is_array())
-            for (const auto& e : lf)
-                if (e.is_string()) m.license_file_names.push_back(e.get<std::string>());
-    }
+    // about.json lists them as given; conda-build leaves out an empty one.
+    if (o.about.value("license_file", nlohmann::json()) != "") m.license_file_names = license_file_entries(o.about);
     m.run_exports = o.run_exports.strings();
     m.hash_input = o.hash_input;
     m.test.commands = o.test.commands;

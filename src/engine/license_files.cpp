@@ -16,16 +16,6 @@ namespace sf::engine::detail {
 
 namespace {
 
-std::vector<std::string> entries(const nlohmann::json& about) {
-    std::vector<std::string> out;
-    if (!about.contains("license_file")) return out;
-    const auto& v = about["license_file"];
-    if (v.is_string()) out.push_back(v.get<std::string>());
-    if (v.is_array())
-        for (const auto& e : v)
-            if (e.is_string()) out.push_back(e.get<std::string>());
-    return out;
-}
 
 // Regular files below `root` (relative paths, sorted); symlinked
 // directories are not entered.
@@ -133,9 +123,20 @@ Result<std::vector<package::ExtraFile>> rattler_licenses(const Staging& st, cons
 
 }  // namespace
 
+std::vector<std::string> license_file_entries(const nlohmann::json& about) {
+    std::vector<std::string> out;
+    if (!about.contains("license_file")) return out;
+    const auto& v = about["license_file"];
+    if (v.is_string()) out.push_back(v.get<std::string>());
+    if (v.is_array())
+        for (const auto& e : v)
+            if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+}
+
 Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const render::RenderedOutput& o,
                                                       std::vector<std::string>& warnings) {
-    auto list = entries(o.about);
+    auto list = license_file_entries(o.about);
     if (list.empty()) return std::vector<package::ExtraFile>{};
     return st.format == render::RecipeFormat::recipe_yaml ? rattler_licenses(st, list, warnings)
                                                           : conda_build_licenses(st, list, warnings);
