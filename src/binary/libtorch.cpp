@@ -70,6 +70,11 @@ Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& ar
             auto elf = package::read_elf(lib / name);
             if (!elf) return fail(artifact + ": lib/" + name + ": " + elf.error().message);
             for (const auto& need : elf->needed) {
+                // lib / "/abs/libfoo.so" is the host's file: the archive would load it from there.
+                if (need.find('/') != std::string::npos)
+                    return fail(artifact + ": lib/" + name + ": NEEDED '" + need +
+                                    "' is a path, not a library name: the archive would not be relocatable",
+                                "link it by its soname (e.g. patchelf --replace-needed) and rebuild the package");
                 if (libtorch_platform_library(need) || stdfs::exists(lib / need)) continue;
                 auto dirs = host_library_dirs();
                 auto it = std::find_if(dirs.begin(), dirs.end(), [&](const stdfs::path& d) { return stdfs::exists(d / need); });

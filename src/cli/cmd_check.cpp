@@ -29,7 +29,8 @@ nlohmann::json result_json(const binary::CheckResult& r) {
 void register_check(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<CheckArgs>();
     auto* sub = app.add_subcommand("check", "Check built binaries as PyTorch's release tooling does "
-                                            "(links, RPATHs, ISA level, C++11 ABI, wheel RECORD; the libtorch consumer with --consumer)");
+                                            "(links, RPATHs, ISA level, C++11 ABI, wheel RECORD; the libtorch consumer with --consumer). "
+                                            "Nothing from the files runs: a conda package is installed with its link scripts off");
     sub->add_option("FILE", a->files, ".conda, .tar.bz2, .whl or libtorch .zip files")->required();
     sub->add_option("-c,--channel", a->channels,
                     "Where a conda package's dependencies come from (default: the channel the file sits in)")

@@ -10,7 +10,7 @@ namespace sf::cli {
 
 void register_inspect(CLI::App& app, Cli& cli) {
     auto pkg = std::make_shared<std::string>();
-    auto* sub = app.add_subcommand("inspect", "Print a package's metadata and file list");
+    auto* sub = app.add_subcommand("inspect", "Print a package's metadata and file list (only reads it; nothing from it runs)");
     sub->add_option("PKG", *pkg, "A .conda or .tar.bz2 file")->required();
     add_json_flag(sub, cli);
     sub->callback([&cli, pkg] {

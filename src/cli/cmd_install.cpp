@@ -18,6 +18,7 @@ struct InstallArgs {
     std::string platform;
     bool copy = false;
     bool quiet = false;
+    bool no_scripts = false;
 };
 }  // namespace
 
@@ -33,6 +34,8 @@ void register_install(CLI::App& app, Cli& cli) {
     sub->add_option("--pkgs-dir", a->pkgs_dir,
                     "Package cache (default: $SPLITFORGE_PKGS_DIR or ~/.cache/splitforge/pkgs)");
     sub->add_option("--platform,--target-platform", a->platform, "Target subdir, e.g. linux-64 (default: this machine)");
+    sub->add_flag("--no-scripts", a->no_scripts,
+                  "Do not run the packages' pre-link, post-link and pre-unlink scripts, nor compile .pyc files");
     sub->add_flag("--copy", a->copy, "Copy files instead of hardlinking them from the cache");
     sub->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
     add_json_flag(sub, cli);
@@ -49,6 +52,7 @@ void register_install(CLI::App& app, Cli& cli) {
             }
             opts.pkgs_dir = a->pkgs_dir;
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
+            opts.run_scripts = a->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
             opts.on_warning = [&cli](const std::string& w) { cli.console.warning(w); };
             // The request is checked; what fails now (solve, fetch, link) is the job.

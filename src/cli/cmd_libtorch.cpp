@@ -20,7 +20,7 @@ struct LibtorchArgs {
 void register_libtorch_archive(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<LibtorchArgs>();
     auto* sub = app.add_subcommand("libtorch-archive",
-                                   "Make PyTorch-style libtorch zips (with deps) from built libtorch packages");
+                                   "Make PyTorch-style libtorch zips (with deps) from built libtorch packages (their link scripts never run)");
     sub->add_option("PKG", a->packages, "libtorch-*.conda (or .tar.bz2) files")->required();
     sub->add_option("-c,--channel", a->channels,
                     "Where the run dependencies come from (default: the channel the package sits in)")

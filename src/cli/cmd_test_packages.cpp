@@ -10,7 +10,7 @@ namespace sf::cli {
 void register_test(CLI::App& app, Cli& cli) {
     struct Opts {
         std::vector<std::string> packages, channels;
-        bool keep = false, quiet = false;
+        bool keep = false, quiet = false, no_scripts = false;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand(
@@ -20,6 +20,8 @@ void register_test(CLI::App& app, Cli& cli) {
                     "Local channels for the dependencies (the package's own channel is used first)");
     sub->add_flag("--keep-build,--dirty", o->keep, "Keep the test's work dir (prefix, log)");
     sub->add_flag("-q,--quiet", o->quiet, "Do not stream the tests' output");
+    sub->add_flag("--no-scripts", o->no_scripts,
+                  "Do not run the packages' pre-link/post-link/pre-unlink scripts in the test prefix");
     add_json_flag(sub, cli);
     sub->callback([&cli, o] {
         cli.action = [&cli, o] {
@@ -30,6 +32,7 @@ void register_test(CLI::App& app, Cli& cli) {
                 engine::TestFileOptions to;
                 to.package = pkg;
                 for (const auto& c : o->channels) to.channels.emplace_back(c);
+                to.run_scripts = o->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
                 to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
                 to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
                 to.progress = cli.console.progress ? engine::Progress::show : engine::Progress::hide;

@@ -26,7 +26,8 @@ void register_wheel(CLI::App& app, Cli& cli) {
     auto input = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto* sub = app.add_subcommand(
-        "wheel", "Write pip wheels (torch) from the pytorch packages a megabuild wrote; nothing recompiles");
+        "wheel", "Write pip wheels (torch) from the pytorch packages a megabuild wrote; nothing recompiles, and nothing "
+        "from the packages runs");
     sub->add_option("FOLDER", *input, "A channel, or any folder of .conda/.tar.bz2 files")->required();
     add_output_folder(sub, *out, "Where the wheels go (made if missing)", ShortO::yes)->required();
     sub->add_option("--package", opts->package, "Make one wheel per package of this name")->default_val("pytorch");

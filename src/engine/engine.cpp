@@ -495,6 +495,7 @@ Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     pc.map = ctx.map;
     pc.tool = opts.provider_tool;
     pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
+    pc.run_scripts = env::RunScripts::yes;  // as conda-build's build and test envs
     // The system provider tests beside the next build (publish.hpp), with
     // its own package cache; an external tool's runs stay one at a time.
     if (opts.provider == env::ProviderKind::system) {

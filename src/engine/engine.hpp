@@ -130,6 +130,8 @@ struct TestFileOptions {
     Verbosity verbosity = Verbosity::stream;
     Progress progress = Progress::show;
     KeepBuild keep = KeepBuild::no;
+    // The test prefix's link scripts, as in a build's test (`test --no-scripts`: off).
+    env::RunScripts run_scripts = env::RunScripts::yes;
     Reporter* reporter = nullptr;  // progress and the test's output; null: plain stderr
 };
 struct TestFileReport {

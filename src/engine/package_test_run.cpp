@@ -91,6 +91,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     pc.env = detail::tool_env();
     pc.user_config = env::user_tool_config(process::current_env());
     pc.map = env::default_system_map();
+    pc.run_scripts = o.run_scripts;
     Reporter& reporter = reporter_or_default(o.reporter);
     pc.on_line = [&o, &reporter](const std::string& l) {
         if (o.verbosity == Verbosity::stream) reporter.output_line("    " + l);

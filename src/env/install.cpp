@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "archive/read.hpp"
 #include "env/install_detail.hpp"
@@ -32,6 +33,7 @@ struct Installed {
     std::string dist;       // name-version-build
     std::string meta_file;  // conda-meta/<dist>.json, relative to the prefix
     std::vector<std::string> files;
+    nlohmann::json record;  // as conda-meta holds it (python's python_site_packages_path)
 };
 
 // One conda-meta record: its package name and what it installed. The name,
@@ -57,6 +59,7 @@ Result<std::pair<std::string, Installed>> installed_record(const std::string& te
     Installed inst;
     inst.dist = parts[0] + "-" + parts[1] + "-" + parts[2];
     inst.files = std::move(*files);
+    if (parts[0] == "python") inst.record = std::move(*j);
     return std::pair{parts[0], std::move(inst)};
 }
 
@@ -204,26 +207,45 @@ Result<json> link_package(Transaction& tx, const CachedPackage& pkg, const std::
 }
 
 // conda's clobber warning: a file two packages ship (one already installed
-// and staying, or two being linked now). The one linked last wins, as in conda.
-std::vector<std::string> clobbers(const std::map<std::string, Installed>& installed,
+// and staying, or two being linked now), a noarch: python entry point over
+// another package's file, or a path already in the prefix that no package
+// owns (conda's "path exists but is not owned": a venv's bin/python). The
+// one linked last wins, as in conda.
+std::vector<std::string> clobbers(const stdfs::path& prefix, const std::map<std::string, Installed>& installed,
                                   const std::vector<const Installed*>& to_remove,
                                   const std::vector<CachedPackage>& to_link) {
     std::map<std::string, std::string> owner;  // path -> dist
+    std::set<std::string> going;               // files of the packages replaced now
     for (const auto& [name, inst] : installed) {
-        if (std::find(to_remove.begin(), to_remove.end(), &inst) != to_remove.end()) continue;
-        for (const auto& f : inst.files) owner[f] = inst.dist;
+        bool removed = std::find(to_remove.begin(), to_remove.end(), &inst) != to_remove.end();
+        for (const auto& f : inst.files) {
+            if (removed)
+                going.insert(f);
+            else
+                owner[f] = inst.dist;
+        }
     }
     std::vector<std::string> out;
-    for (const auto& pkg : to_link) {
-        const std::string dist = pkg.candidate.record.dist_name();
-        for (const auto& e : pkg.paths.paths) {
-            std::string path = pkg.site_packages.empty() ? e.path : noarch_target(e.path, pkg.site_packages);
-            auto [it, fresh] = owner.try_emplace(path, dist);
-            if (fresh) continue;
+    auto claim = [&](const std::string& path, const std::string& dist) {
+        auto [it, fresh] = owner.try_emplace(path, dist);
+        struct stat st{};
+        if (!fresh) {
             out.push_back("clobber: " + path + " is in both " + it->second + " and " + dist + "; " + dist +
                           "'s copy is installed");
             it->second = dist;
+        } else if (!going.count(path) && ::lstat((prefix / path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+            out.push_back("clobber: " + path + " is already in the prefix and belongs to no package; " + dist +
+                          "'s copy replaces it");
         }
+    };
+    for (const auto& pkg : to_link) {
+        const std::string dist = pkg.candidate.record.dist_name();
+        for (const auto& e : pkg.paths.paths)
+            if (e.type != types::PathType::directory)
+                claim(pkg.site_packages.empty() ? e.path : noarch_target(e.path, pkg.site_packages), dist);
+        if (pkg.site_packages.empty()) continue;
+        if (auto eps = detail::noarch_entry_points(pkg))  // a malformed one fails when linked
+            for (const auto& ep : *eps) claim("bin/" + ep.command, dist);
     }
     return out;
 }
@@ -233,10 +255,21 @@ std::vector<std::string> clobbers(const std::map<std::string, Installed>& instal
 Result<void> place_noarch_python(const stdfs::path& prefix, const std::map<std::string, Installed>& installed,
                                  const std::vector<const Installed*>& to_remove, std::vector<CachedPackage>& to_link) {
     std::optional<std::string> installed_python;
+    // The python record the prefix will hold: its python_site_packages_path.
+    const json none = json::object();
+    const json* python_record = &none;
+    std::string python_dist;
     if (auto it = installed.find("python"); it != installed.end() &&
                                            std::find(to_remove.begin(), to_remove.end(), &it->second) == to_remove.end())
-        installed_python = it->second.dist;
-    std::optional<std::string> minor;
+        installed_python = it->second.dist, python_record = &it->second.record, python_dist = it->second.dist;
+    for (const auto& p : to_link)
+        if (p.candidate.record.name == "python") python_record = &p.candidate.record.raw, python_dist = p.candidate.record.dist_name();
+    std::optional<std::string> minor, site_packages;
+    if (python_record->contains("python_site_packages_path")) {  // checked even when nothing needs it
+        auto dir = detail::site_packages_dir(*python_record, python_dist, "");
+        if (!dir) return Unexpected<Error>{dir.error()};
+        site_packages = *dir;
+    }
     bool looked = false;
     for (auto& pkg : to_link) {
         if (pkg.candidate.record.noarch != "python") continue;
@@ -244,8 +277,13 @@ Result<void> place_noarch_python(const stdfs::path& prefix, const std::map<std::
         if (!minor)
             return fail(pkg.candidate.record.dist_name() + ": a noarch: python package needs a python in the environment",
                         "add python to the packages to install");
+        if (!site_packages) {
+            auto dir = detail::site_packages_dir(*python_record, python_dist, *minor);
+            if (!dir) return Unexpected<Error>{dir.error()};
+            site_packages = *dir;
+        }
         pkg.python_minor = *minor;
-        pkg.site_packages = "lib/python" + *minor + "/site-packages";
+        pkg.site_packages = *site_packages;
     }
     return {};
 }
@@ -357,7 +395,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     if (to_link.empty()) return result;
     if (auto ok = place_noarch_python(prefix, *installed, to_remove, to_link); !ok) return Unexpected<Error>{ok.error()};
 
-    auto clobbered = clobbers(*installed, to_remove, to_link);
+    auto clobbered = clobbers(prefix, *installed, to_remove, to_link);
     if (opts.on_warning)
         for (const auto& w : clobbered) opts.on_warning(w);
     result.warnings.insert(result.warnings.end(), clobbered.begin(), clobbered.end());
@@ -366,9 +404,14 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     Transaction tx(prefix);
     if (auto ok = tx.begin(); !ok) return Unexpected<Error>{ok.error()};
     const process::Env script_env = opts.script_env ? *opts.script_env : process::minimal_env();
+    // A package's link script runs only when the caller asked (RunScripts).
+    auto run_script = [&](const detail::LinkScript& s) -> Result<std::string> {
+        if (opts.run_scripts == RunScripts::no) return std::string();
+        return detail::run_link_script(s, prefix, script_env, opts.on_progress);
+    };
     for (const auto& [name, inst] : *installed) {  // conda's pre-unlink, before anything goes
         if (std::find(to_remove.begin(), to_remove.end(), &inst) == to_remove.end()) continue;
-        auto w = detail::run_link_script(unlink_script(name, inst.dist, prefix), prefix, script_env, opts.on_progress);
+        auto w = run_script(unlink_script(name, inst.dist, prefix));
         if (!w) return Unexpected<Error>{w.error()};
         if (!w->empty() && opts.on_warning) opts.on_warning(*w);
         if (!w->empty()) result.warnings.push_back(*w);
@@ -394,7 +437,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     for (const auto& pkg : to_link) {
         const auto& rec = pkg.candidate.record;
         progress(opts, "linking " + rec.dist_name());
-        auto pre = detail::run_link_script(link_script("pre-link", pkg, pkg.dir), prefix, script_env, opts.on_progress);
+        auto pre = run_script(link_script("pre-link", pkg, pkg.dir));
         if (!pre) return Unexpected<Error>{pre.error()};
         auto it = requested.find(rec.name);
         std::vector<std::string> py;
@@ -403,7 +446,8 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         records.push_back(std::move(*meta));
         if (!py.empty()) pyc_jobs.push_back({&records.back()["files"], &records.back()["paths_data"]["paths"], std::move(py)});
     }
-    if (!pyc_jobs.empty()) {
+    // Compiling runs the env's python, which may be one of the packages.
+    if (!pyc_jobs.empty() && opts.run_scripts == RunScripts::yes) {
         progress(opts, "compiling .pyc files");
         std::string minor;
         for (const auto& p : to_link)
@@ -426,7 +470,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
         if (auto ok = tx.write("conda-meta/history", "", 0644); !ok) return Unexpected<Error>{ok.error()};
     // conda's post-link, once every package is linked; a failure undoes the install.
     for (const auto& pkg : to_link) {
-        auto post = detail::run_link_script(link_script("post-link", pkg, prefix), prefix, script_env, opts.on_progress);
+        auto post = run_script(link_script("post-link", pkg, prefix));
         if (!post) return Unexpected<Error>{post.error()};
     }
     tx.commit();

@@ -28,6 +28,14 @@ namespace stdfs = std::filesystem;
 
 enum class LinkMode { hardlink_or_copy, copy };
 
+// Whether an install runs code from the packages it links: their link
+// scripts (pre-link, post-link, pre-unlink) and the env's own python
+// compiling .pyc files. `no` is conda's --no-scripts, and more: a command
+// that only reads, checks or repackages what it is given (check, wheel,
+// libtorch-archive, inspect, test --no-scripts) must never run it. Only
+// `install` and the build and test environments say `yes`.
+enum class RunScripts { no, yes };
+
 struct InstallOptions {
     std::vector<stdfs::path> channels;           // local channel directories, in priority order
     stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
@@ -46,6 +54,8 @@ struct InstallOptions {
     // pre-unlink) run in, under conda's variables (install_detail.hpp
     // run_link_script); unset: process::minimal_env().
     std::optional<std::map<std::string, std::string>> script_env;
+    // Off unless the caller asks: see RunScripts.
+    RunScripts run_scripts = RunScripts::no;
 };
 
 struct InstallResult {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "archive/read.hpp"
 #include "process/process.hpp"
 #include "types/json_fields.hpp"
 #include "util/fs.hpp"
@@ -60,6 +61,21 @@ std::optional<std::string> target_python(const stdfs::path& prefix, const std::v
         found = n.substr(6);
     }
     return found;
+}
+
+Result<std::string> site_packages_dir(const nlohmann::json& python_record, const std::string& dist,
+                                      const std::string& minor) {
+    auto it = python_record.find("python_site_packages_path");
+    if (it == python_record.end() || it->is_null()) return "lib/python" + minor + "/site-packages";
+    const std::string shown = it->is_string() ? it->get<std::string>() : it->dump();
+    auto refuse = [&] {
+        return fail(dist + ": python_site_packages_path '" + shown + "' is not a relative path inside the prefix",
+                    "the python package is unsafe; do not install it");
+    };
+    if (!it->is_string() || shown.empty()) return refuse();
+    auto rel = archive::safe_member_path(shown);
+    if (!rel || *rel == "." || is_reserved_top(*rel) || !check_package_path(dist, *rel)) return refuse();
+    return *rel;
 }
 
 std::string noarch_target(const std::string& rel, const std::string& site_packages) {

@@ -25,6 +25,13 @@ namespace sf::env::detail {
 std::optional<std::string> target_python(const stdfs::path& prefix, const std::vector<CachedPackage>& to_link,
                                          const std::optional<std::string>& installed_python_dist);
 
+// Where the Python with this record puts site-packages: CEP 17's
+// python_site_packages_path (e.g. "lib/python3.13t/site-packages") when
+// the record has one, else lib/pythonX.Y/site-packages. A value that is not
+// a relative path inside the prefix is an error naming the package.
+Result<std::string> site_packages_dir(const nlohmann::json& python_record, const std::string& dist,
+                                      const std::string& minor);
+
 // conda's get_python_noarch_target_path; `site_packages` "lib/pythonX.Y/site-packages".
 std::string noarch_target(const std::string& rel, const std::string& site_packages);
 

@@ -240,6 +240,7 @@ public:
             io.channels = ctx_.channels;
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
+            io.run_scripts = ctx_.run_scripts;
             // Run dependencies the host meets (libgcc-ng, libstdcxx-ng: the
             // compilers' run_exports) are not looked for in the channels.
             for (const auto& [n, e] : ctx_.map.entries)

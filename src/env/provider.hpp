@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "env/install.hpp"
 #include "env/provider_map.hpp"
 #include "env/python_env.hpp"
 #include "process/process.hpp"
@@ -69,6 +70,9 @@ struct ProviderContext {
     SystemMap map;
     std::string tool;                             // external: executable (default: the kind's name)
     std::function<void(const std::string&)> on_line;
+    // Build and test environments run their packages' link scripts (the
+    // system provider's installs; RunScripts); nothing else does.
+    RunScripts run_scripts = RunScripts::no;
 };
 
 // The user's settings for conda, mamba and pixi (CONDA_*, CONDARC, MAMBA_*,

@@ -95,6 +95,7 @@ TEST_CASE("install links a noarch: python package for the env's Python, with ent
     std::string minor = venv_like(prefix);
     stdfs::path pkg = noarch_package(tmp.path());
     InstallOptions o;
+    o.run_scripts = RunScripts::yes;  // compiles the .pyc files
     o.pkgs_dir = tmp.path() / "pkgs";
     o.platform = *types::Platform::parse("linux-64");
     o.host_provided = {"python"};  // the venv's, as the system provider's build and host envs
@@ -151,6 +152,7 @@ TEST_CASE("install refuses a noarch: python package where the env has no python,
     fs::TempDir tmp("sf-noarch");
     stdfs::path pkg = noarch_package(tmp.path());
     InstallOptions o;
+    o.run_scripts = RunScripts::yes;  // compiles the .pyc files
     o.pkgs_dir = tmp.path() / "pkgs";
     o.platform = *types::Platform::parse("linux-64");
     o.host_provided = {"python"};
