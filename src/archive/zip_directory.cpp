@@ -117,7 +117,7 @@ const char* apply_zip64(const std::string& extra, std::uint64_t& usize, std::uin
 }
 
 Unexpected<Error> member_fail(const std::string& name, const std::string& why) {
-    return fail("member '" + name + "': " + why);
+    return fail("member '" + shown_name(name) + "': " + why);
 }
 
 // One central directory entry at `at` of `cd`; `at` moves past it.
@@ -175,7 +175,7 @@ Result<void> check_local(const File& f, ZipMember& m, std::uint64_t cd_offset) {
     auto var = f.read(m.local_offset + kLocal, name_n + extra_n);
     if (!var || data_at > cd_offset) return member_fail(m.name, "its local header runs into the central directory");
     if (var->compare(0, name_n, m.name) != 0)
-        return member_fail(m.name, "its local header names '" + var->substr(0, name_n) + "'");
+        return member_fail(m.name, "its local header names '" + shown_name(var->substr(0, name_n)) + "'");
     const std::uint64_t flags = le(*h, 6, 2), method = le(*h, 8, 2), crc = le(*h, 14, 4);
     std::uint64_t csize = le(*h, 18, 4), usize = le(*h, 22, 4);
     const bool local64 = csize == kMax32 || usize == kMax32;
@@ -194,6 +194,17 @@ Result<void> check_local(const File& f, ZipMember& m, std::uint64_t cd_offset) {
 }
 
 }  // namespace
+
+std::string shown_name(const std::string& name) {
+    static const char* const hex = "0123456789abcdef";
+    std::string out;
+    for (char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+        else out += c;
+    }
+    return out;
+}
 
 Result<std::vector<ZipMember>> read_zip_directory(int fd, std::uint64_t size) {
     const File f{fd, size};
@@ -220,7 +231,7 @@ Result<std::vector<ZipMember>> read_zip_directory(int fd, std::uint64_t size) {
               [](const ZipMember* a, const ZipMember* b) { return a->local_offset < b->local_offset; });
     for (std::size_t i = 1; i < by_offset.size(); ++i)
         if (by_offset[i]->local_offset < by_offset[i - 1]->end)
-            return member_fail(by_offset[i]->name, "overlaps member '" + by_offset[i - 1]->name + "'");
+            return member_fail(by_offset[i]->name, "overlaps member '" + shown_name(by_offset[i - 1]->name) + "'");
     return out;
 }
 

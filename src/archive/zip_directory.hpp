@@ -22,6 +22,10 @@ struct ZipMember {
     std::uint16_t method = 0, flags = 0;
 };
 
+// A member name for an error message: control bytes as \xNN, so that a
+// name with a newline still makes one line.
+std::string shown_name(const std::string& name);
+
 // The members of the zip open as `fd` (`size` bytes), in directory order.
 // Errors are the bare reason; the caller names the zip.
 Result<std::vector<ZipMember>> read_zip_directory(int fd, std::uint64_t size);

@@ -32,10 +32,10 @@ Result<void> check_data(const ZipMember& m, const Entry& entry, const DataSum& s
         return {};
     }
     if (got.size != m.usize)
-        return fail("member '" + m.name + "': " + std::to_string(got.size) + " bytes extracted, the central directory says " +
+        return fail("member '" + shown_name(m.name) + "': " + std::to_string(got.size) + " bytes extracted, the central directory says " +
                     std::to_string(m.usize));
     if (!got.in_order || got.crc32 != m.crc)
-        return fail("member '" + m.name + "': bad CRC-32 (the data is corrupt or was altered)");
+        return fail("member '" + shown_name(m.name) + "': bad CRC-32 (the data is corrupt or was altered)");
     return {};
 }
 
@@ -71,7 +71,7 @@ Result<void> extract_zip(const stdfs::path& zip, const stdfs::path& dest) {
         const char* raw = archive_entry_pathname(e);
         auto it = by_name.find(raw ? raw : "");
         if (it == by_name.end() || it->second.empty())
-            return fail(zip.string() + ": member '" + (raw ? raw : "") + "' is not in the central directory");
+            return fail(zip.string() + ": member '" + shown_name(raw ? raw : "") + "' is not in the central directory");
         const std::size_t index = it->second.front();
         if (it->second.size() > 1) it->second.erase(it->second.begin());
         extracted[index] = true;
@@ -82,7 +82,7 @@ Result<void> extract_zip(const stdfs::path& zip, const stdfs::path& dest) {
             return rewrap(ok.error(), {}, zip.string() + ": ");
     }
     for (std::size_t i = 0; i < extracted.size(); ++i)
-        if (!extracted[i]) return fail(zip.string() + ": member '" + (*members)[i].name + "' was not extracted");
+        if (!extracted[i]) return fail(zip.string() + ": member '" + shown_name((*members)[i].name) + "' was not extracted");
     tree.finish();
     if (::rename(tmp.path().c_str(), dest.c_str()) != 0)
         return fail_runtime({}, dest.string() + ": cannot move the extracted archive into place: " + std::strerror(errno));
