@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -19,6 +20,13 @@ namespace sf::archive {
 namespace stdfs = std::filesystem;
 
 namespace {
+
+// The name libarchive gives a member: it turns the backslashes of a zip made
+// on DOS or Windows into slashes.
+std::string lookup_key(std::string name) {
+    std::replace(name.begin(), name.end(), '\\', '/');
+    return name;
+}
 
 // What libarchive extracted of member `m` is what the central directory
 // says: its size and CRC-32 (a symlink's: of its target text).
@@ -50,7 +58,7 @@ Result<void> extract_zip(const stdfs::path& zip, const stdfs::path& dest) {
     auto members = read_zip_directory(in->fd(), in->size());
     if (!members) return rewrap(members.error(), {}, zip.string() + ": not a valid zip: ");
     std::unordered_map<std::string, std::vector<std::size_t>> by_name;  // a name twice: TreeWriter refuses it
-    for (std::size_t i = 0; i < members->size(); ++i) by_name[(*members)[i].name].push_back(i);
+    for (std::size_t i = 0; i < members->size(); ++i) by_name[lookup_key((*members)[i].name)].push_back(i);
     std::vector<bool> extracted(members->size());
     stdfs::path parent = dest.parent_path().empty() ? stdfs::path(".") : dest.parent_path();
     fs::TempDir tmp("zip-extract", parent);
@@ -69,7 +77,7 @@ Result<void> extract_zip(const stdfs::path& zip, const stdfs::path& dest) {
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) return err("truncated or corrupt zip");
         const char* raw = archive_entry_pathname(e);
-        auto it = by_name.find(raw ? raw : "");
+        auto it = by_name.find(lookup_key(raw ? raw : ""));
         if (it == by_name.end() || it->second.empty())
             return fail(zip.string() + ": member '" + shown_name(raw ? raw : "") + "' is not in the central directory");
         const std::size_t index = it->second.front();
