@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -174,6 +175,7 @@ Result<void> TreeWriter::write_data(struct ::archive* a, const stdfs::path& dst,
         return io_fail(what, err);
     };
     std::uint64_t end = 0;  // of the data so far; sparse members come with offsets
+    last_ = {};
     while (true) {
         const void* buf = nullptr;
         size_t size = 0;
@@ -192,6 +194,15 @@ Result<void> TreeWriter::write_data(struct ::archive* a, const stdfs::path& dst,
             }
         }
         const char* p = static_cast<const char*>(buf);
+        if (limits_.crc == DataCrc::crc32) {
+            if (static_cast<std::uint64_t>(offset) != last_.size) last_.in_order = false;
+            for (size_t at = 0; at < size;) {  // zlib takes a uInt length
+                const uInt n = static_cast<uInt>(std::min<size_t>(size - at, 1u << 30));
+                last_.crc32 = static_cast<std::uint32_t>(::crc32(last_.crc32, reinterpret_cast<const Bytef*>(p + at), n));
+                at += n;
+            }
+            last_.size += size;
+        }
         size_t done = 0;
         while (done < size) {
             ssize_t n = ::pwrite(fd, p + done, size - done, offset + static_cast<off_t>(done));

@@ -38,10 +38,22 @@ enum class OwnerAccess {
     read_write  // source trees: the owner may always read and write (patches)
 };
 
+// zip members carry a CRC-32 of their data, which libarchive only warns
+// about: the zip reader computes it over what was actually written.
+enum class DataCrc { skip, crc32 };
+
 struct TreeLimits {
     std::uint64_t budget = 0;         // bytes; extraction_limit(archive size)
     std::string container = "package";  // "points outside the <container>"
     OwnerAccess access = OwnerAccess::as_stored;
+    DataCrc crc = DataCrc::skip;
+};
+
+// The data of the last regular file written (with DataCrc::crc32).
+struct DataSum {
+    std::uint32_t crc32 = 0;
+    std::uint64_t size = 0;
+    bool in_order = true;  // false: blocks came out of order (sparse): no CRC
 };
 
 class TreeWriter {
@@ -52,6 +64,7 @@ public:
     Result<void> add(struct ::archive* a, const Entry& e);
     // Applies the directories' modes (deepest first); call once at the end.
     void finish();
+    const DataSum& last_data() const { return last_; }
 
 private:
     Result<void> write_data(struct ::archive* a, const std::filesystem::path& dst, const Entry& e,
@@ -64,6 +77,7 @@ private:
     std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
     std::uint64_t declared_ = 0, written_ = 0;
     std::uint64_t overhead_ = 0;  // the members' share of declared_ (kMemberCost and names)
+    DataSum last_;
 };
 
 }  // namespace sf::archive

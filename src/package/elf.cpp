@@ -20,6 +20,7 @@ using elf_detail::Decoder;
 using elf_detail::Headers;
 using elf_detail::Section;
 using elf_detail::read_headers;
+using elf_detail::read_section;
 
 namespace {
 
@@ -49,9 +50,10 @@ Result<ElfInfo> read_elf(const std::filesystem::path& p) {
         info.is_dynamic = true;
         if (dyn.link >= shnum) return bad("bad .dynamic string table link");
         Section str = section(dyn.link);
+        if (!str.in(f)) return bad(".dynamic string table outside the file");
         const std::size_t ent = d.is64 ? 16 : 8;
-        std::vector<unsigned char> data(dyn.size);
-        if (!f.read(dyn.offset, data.data(), data.size())) return bad("truncated .dynamic");
+        std::vector<unsigned char> data;
+        if (!read_section(f, dyn, data)) return bad("truncated .dynamic");
         std::uint64_t rpath_off = 0, runpath_off = 0, soname_off = 0;
         bool has_rpath = false, has_runpath = false, has_soname = false;
         std::vector<std::uint64_t> needed_offs;
@@ -110,8 +112,8 @@ Result<std::optional<BuildIdNote>> find_build_id(const std::filesystem::path& p)
     for (std::size_t i = 0; i < h.shnum; ++i) {
         Section n = h.section(i);
         if (n.type != kShtNote || n.size == 0) continue;
-        std::vector<unsigned char> data(n.size);
-        if (!f.read(n.offset, data.data(), data.size()))
+        std::vector<unsigned char> data;
+        if (!read_section(f, n, data))
             return fail(SourceLoc{p.string()}, "malformed ELF file: truncated note section");
         const std::uint64_t align = n.align == 8 ? 8 : 4;
         auto up = [align](std::uint64_t v) { return (v + align - 1) / align * align; };
@@ -144,9 +146,10 @@ Result<int> normalize_nvcc_temp_names(const std::filesystem::path& p) {
         if (sym.type != kShtSymtab) continue;
         if (sym.link >= h.shnum) return bad("bad .symtab string table link");
         Section str = h.section(sym.link);
+        if (!str.in(f)) return bad(".symtab string table outside the file");
         const std::size_t ent = h.d.is64 ? 24 : 16;
-        std::vector<unsigned char> data(sym.size);
-        if (!f.read(sym.offset, data.data(), data.size())) return bad("truncated .symtab");
+        std::vector<unsigned char> data;
+        if (!read_section(f, sym, data)) return bad("truncated .symtab");
         for (std::size_t o = 0; o + ent <= data.size(); o += ent) {
             const unsigned info = data[o + (h.d.is64 ? 4 : 12)];
             if ((info & 0xf) != kSttFile) continue;

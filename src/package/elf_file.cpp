@@ -31,8 +31,18 @@ Result<std::optional<Headers>> read_headers(const File& f, const std::filesystem
         return std::optional<Headers>(std::move(h));
     }
     if (h.shentsize < (d.is64 ? 64u : 40u)) return bad("bad section header size");
+    if (shoff > f.size() || h.shentsize * h.shnum > f.size() - shoff)
+        return bad("section headers past the end of the file");
     h.sh.resize(h.shentsize * h.shnum);
     if (!f.read(shoff, h.sh.data(), h.sh.size())) return bad("truncated section headers");
+    for (std::size_t i = 0; i < h.shnum; ++i) {
+        const Section s = h.section(i);
+        if (s.type == kShtNobits || s.type == kShtNull || s.in(f)) continue;
+        return fail(SourceLoc{p.string()}, "malformed ELF file: section " + std::to_string(i) + " (offset " +
+                                               std::to_string(s.offset) + ", size " + std::to_string(s.size) +
+                                               ") ends past the end of the file (" + std::to_string(f.size()) +
+                                               " bytes)");
+    }
     return std::optional<Headers>(std::move(h));
 }
 

@@ -2,6 +2,8 @@
 // The ELF file access elf.cpp and elf_symbols.cpp share (internal to
 // package/): a regular file read with pread, bounds-checked, and its ELF
 // header and section headers decoded for either class and byte order.
+// Every offset and size a file declares is checked against the file before
+// anything is read or allocated: a header may claim terabytes.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -47,10 +49,24 @@ struct Decoder {
     }
 };
 
+constexpr std::uint32_t kShtNull = 0, kShtNobits = 8;
+
 struct Section {
     std::uint32_t type;
     std::uint64_t offset, size, link, info, entsize, align;
+    // Its bytes lie in the file (SHT_NOBITS and SHT_NULL have none there).
+    bool in(const File& f) const {
+        return type != kShtNobits && type != kShtNull && offset <= f.size() && size <= f.size() - offset;
+    }
 };
+
+// The bytes of section `s`, checked against the file before allocating;
+// false: not in the file, or a read error.
+inline bool read_section(const File& f, const Section& s, std::vector<unsigned char>& out) {
+    if (!s.in(f)) return false;
+    out.resize(static_cast<std::size_t>(s.size));
+    return f.read(s.offset, out.data(), out.size());
+}
 
 // The ELF header and section headers of an ELF file.
 struct Headers {
@@ -73,6 +89,8 @@ struct Headers {
 };
 
 // nullopt: not an ELF file. An empty `sh` (shnum 0): no section headers.
+// Malformed: section headers or a section (other than SHT_NOBITS) outside
+// the file.
 Result<std::optional<Headers>> read_headers(const File& f, const std::filesystem::path& p);
 
 }  // namespace sf::package::elf_detail

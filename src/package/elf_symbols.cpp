@@ -28,9 +28,8 @@ struct Reader {
     const std::filesystem::path& p;
 
     Result<std::vector<unsigned char>> bytes(const Section& s, const char* what) const {
-        std::vector<unsigned char> data(s.size);
-        if (s.size > f.size() || !f.read(s.offset, data.data(), data.size()))
-            return bad(std::string("truncated ") + what);
+        std::vector<unsigned char> data;  // sized only once the file is known to hold it
+        if (!elf_detail::read_section(f, s, data)) return bad(std::string(what) + " outside the file");
         return data;
     }
     Unexpected<Error> bad(const std::string& what) const {
