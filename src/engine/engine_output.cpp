@@ -493,7 +493,8 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     for (const auto& w : license_warnings) {
         // --strict: a licence from outside the folders is the recipe's error.
         if (ctx.opts.selection.strict && w.find("[license-file-outside]") != std::string::npos)
-            return err("license", Error{SourceLoc{dist}, w, "name a file inside the source or recipe folder, or drop --strict"});
+            return err("license",
+                       Error{SourceLoc{dist}, w, "name a file inside the source or recipe folder, or drop --strict"});
         ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
     }
     package::PackageMeta meta = package_meta(ctx, o, depends, constrains);

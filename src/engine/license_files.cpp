@@ -17,14 +17,15 @@ namespace sf::engine::detail {
 namespace {
 
 
-// Regular files below `root` (relative paths, sorted); symlinked
-// directories are not entered.
+// Regular files below `root` (relative paths as walked, sorted; relative()
+// would resolve a symlink's target into "../.."); symlinked directories
+// are not entered.
 std::vector<std::string> files_below(const stdfs::path& root) {
     std::vector<std::string> out;
     std::error_code ec;
     for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
          it.increment(ec))
-        if (it->is_regular_file(ec)) out.push_back(stdfs::relative(it->path(), root, ec).generic_string());
+        if (it->is_regular_file(ec)) out.push_back(it->path().lexically_relative(root).generic_string());
     std::sort(out.begin(), out.end());
     return out;
 }

@@ -52,18 +52,30 @@ g -C "$d/repo" commit -qm top; g -C "$d/repo" tag v0.1
 
 // Config that runs `touch OUT/<what>` for every program-running key our git
 // calls could meet, directly and through include and includeIf.
+// `touch` by its path: a test may give git a PATH that holds only git.
+std::string touch() {
+    auto t = sf::process::find_executable("touch", sf::process::current_env()["PATH"]);
+    return t ? t->string() : "touch";
+}
+
 std::string hostile_config(const stdfs::path& out, const stdfs::path& extra) {
-    auto t = [&](const std::string& what) { return "\"touch " + (out / what).string() + "; false\""; };
-    return "[core]\n\tfsmonitor = " + t("fsmonitor") + "\n\thooksPath = " + (extra / "hooks").string() +
-           "\n\tsshCommand = " + t("sshCommand") + "\n\tpager = " + t("pager") + "\n\taskPass = " + t("askPass") +
-           "\n\teditor = " + t("editor") + "\n[diff]\n\texternal = " + (extra / "hooks/diff-external").string() +
-           "\n[credential]\n\thelper = \"!touch " + (out / "credential").string() + "\"\n[alias]\n\tdescribe = \"!touch " +
-           (out / "alias").string() + "\"\n[include]\n\tpath = " + (extra / "include.cfg").string() +
+    auto t = [&](const std::string& what) { return "\"" + touch() + " " + (out / what).string() + "; false\""; };
+    auto bang = [&](const std::string& what) { return "\"!" + touch() + " " + (out / what).string() + "\""; };
+    return "[core]\n\tfsmonitor = " + t("fsmonitor") +                   //
+           "\n\thooksPath = " + (extra / "hooks").string() +              //
+           "\n\tsshCommand = " + t("sshCommand") +                        //
+           "\n\tpager = " + t("pager") +                                  //
+           "\n\taskPass = " + t("askPass") +                              //
+           "\n\teditor = " + t("editor") +                                //
+           "\n[diff]\n\texternal = " + (extra / "hooks/diff-external").string() +
+           "\n[credential]\n\thelper = " + bang("credential") +          //
+           "\n[alias]\n\tdescribe = " + bang("alias") +                  //
+           "\n[include]\n\tpath = " + (extra / "include.cfg").string() +  //
            "\n[includeIf \"gitdir:/\"]\n\tpath = " + (extra / "includeif.cfg").string() + "\n";
 }
 
 void make_hostile_extras(const stdfs::path& out, const stdfs::path& extra) {
-    auto t = [&](const std::string& what) { return "\"touch " + (out / what).string() + "; false\""; };
+    auto t = [&](const std::string& what) { return "\"" + touch() + " " + (out / what).string() + "; false\""; };
     write(extra / "include.cfg", "[core]\n\tfsmonitor = " + t("fsmonitor-include") + "\n[pager]\n\tdescribe = " +
                                      t("pager-describe") + "\n\tstatus = " + t("pager-status") +
                                      "\n[uploadpack]\n\tpackObjectsHook = " + t("packObjectsHook") +
@@ -76,7 +88,7 @@ void make_hostile_extras(const stdfs::path& out, const stdfs::path& extra) {
     for (const char* h : {"post-checkout", "post-merge", "pre-commit", "post-commit", "reference-transaction",
                           "post-index-change", "pre-auto-gc", "post-rewrite", "fsmonitor-watchman", "diff-external",
                           "push-to-checkout", "pre-push"}) {
-        write(extra / "hooks" / h, "#!/bin/sh\ntouch " + (out / (std::string("hook-") + h)).string() + "\n");
+        write(extra / "hooks" / h, "#!/bin/sh\n" + touch() + " " + (out / (std::string("hook-") + h)).string() + "\n");
         stdfs::permissions(extra / "hooks" / h, stdfs::perms::owner_all, stdfs::perm_options::add);
     }
 }
@@ -169,6 +181,33 @@ TEST_CASE("security: a git_url source from a hostile repository runs nothing", "
             CHECK(f.markers() == std::vector<std::string>{});
         }
     }
+}
+
+TEST_CASE("security: patches applied with git to a path source with a hostile .git run nothing", "[security][git]") {
+    need_git();
+    Fixture f;
+    // A PATH with git and no `patch`: the patches go through `git apply`.
+    auto bin = f.tmp.path() / "bin";
+    stdfs::create_directories(bin);
+    auto git = sf::process::find_executable("git", sf::process::current_env()["PATH"]);
+    REQUIRE(git);
+    stdfs::create_symlink(*git, bin / "git");
+    std::vector<std::string> readme;
+    for (const auto& d : {f.benign, f.hostile}) {
+        auto area = f.tmp.path() / ("patch-" + d.filename().string());
+        auto ctx = source_ctx(area);
+        ctx.env["PATH"] = bin.string();
+        write(ctx.recipe_dir / "fix.patch", "--- a/README\n+++ b/README\n@@ -1 +1,2 @@\n up\n+patched\n");
+        sf::types::Source s;
+        s.path = (d / "up").string();  // copied with its .git, config and .gitattributes
+        s.patches = {"fix.patch"};
+        auto r = sf::source::fetch_source(s, ctx);
+        INFO((r ? std::string() : r.error().str()));
+        REQUIRE(r);
+        readme.push_back(slurp(area / "work/README"));
+    }
+    CHECK(readme == std::vector<std::string>{"up\npatched\n", "up\npatched\n"});
+    CHECK(f.markers() == std::vector<std::string>{});
 }
 
 TEST_CASE("security: rerender and lint of a feedstock that is a hostile git work tree run nothing", "[security][git]") {
