@@ -10,6 +10,7 @@
 #include <map>
 
 #include "engine/engine_detail.hpp"
+#include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 
@@ -113,4 +114,51 @@ TEST_CASE("security: recipe.yaml licence files through symlinks that leave are n
                                                            {"RECIPE_LICENSE", "recipe"}});
         CHECK(g.warnings.empty());
     }
+}
+
+namespace {
+
+struct Built {
+    int rc = -1;
+    std::string err;
+};
+
+// `splitforge build` of a recipe whose path source has LICENSE -> `target`.
+Built build_with_license_link(const stdfs::path& root, const stdfs::path& target, bool strict) {
+    stdfs::create_directories(root / "recipe/src");
+    std::ofstream(root / "recipe/src/COPYING") << "copying\n";
+    if (!stdfs::exists(stdfs::symlink_status(root / "recipe/src/LICENSE")))
+        stdfs::create_symlink(target, root / "recipe/src/LICENSE");
+    std::ofstream(root / "recipe/meta.yaml")
+        << "package:\n  name: sf-sec-lic\n  version: 1.0\nsource:\n  path: src\nbuild:\n  number: 0\n"
+           "  script: mkdir -p $PREFIX/share && echo x > $PREFIX/share/sf-sec-lic\n"
+           "about:\n  license: MIT\n  license_file: LICENSE\n";
+    std::vector<std::string> args = {test::binary().string(), "build", (root / "recipe").string(), "--output-folder",
+                                     (root / "out").string(), "-q"};
+    if (strict) args.push_back("--strict");
+    process::Command c{args, {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->err};
+}
+
+}  // namespace
+
+TEST_CASE("security: a build warns about a licence symlink that leaves, and --strict refuses it", "[security][license]") {
+    fs::TempDir tmp("sf-sec-license-build");
+    std::ofstream(tmp.path() / "secret") << "secret\n";
+    auto warned = build_with_license_link(tmp.path() / "a", tmp.path() / "secret", false);
+    INFO(warned.err);
+    CHECK(warned.rc == 0);
+    CHECK(warned.err.find("leads outside the source and recipe folders; not packaged [license-file-outside]") !=
+          std::string::npos);
+    auto strict = build_with_license_link(tmp.path() / "b", tmp.path() / "secret", true);
+    INFO(strict.err);
+    CHECK(strict.rc == 2);
+    CHECK(strict.err.find(": license: about/license_file entry 'LICENSE'") != std::string::npos);
+    // The benign twin: the link stays inside the source.
+    auto inside = build_with_license_link(tmp.path() / "c", "COPYING", true);
+    INFO(inside.err);
+    CHECK(inside.rc == 0);
+    CHECK(inside.err.find("license-file-outside") == std::string::npos);
 }
