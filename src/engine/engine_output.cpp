@@ -490,7 +490,13 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     std::vector<std::string> license_warnings;
     auto licenses = license_files(st, o, license_warnings);
     if (!licenses) return err("license", licenses.error());
-    for (const auto& w : license_warnings) ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
+    for (const auto& w : license_warnings) {
+        // --strict: a licence from outside the folders is the recipe's error.
+        if (ctx.opts.selection.strict && w.find("[license-file-outside]") != std::string::npos)
+            return err("license",
+                       Error{SourceLoc{dist}, w, "name a file inside the source or recipe folder, or drop --strict"});
+        ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
+    }
     package::PackageMeta meta = package_meta(ctx, o, depends, constrains);
     meta.license_files = std::move(*licenses);
     meta.recipe_files = recipe_files(ctx, st, o);

@@ -17,21 +17,64 @@ namespace sf::engine::detail {
 namespace {
 
 
-// Regular files below `root` (relative paths, sorted); symlinked
-// directories are not entered.
+// Regular files below `root` (relative paths as walked, sorted; relative()
+// would resolve a symlink's target into "../.."); symlinked directories
+// are not entered.
 std::vector<std::string> files_below(const stdfs::path& root) {
     std::vector<std::string> out;
     std::error_code ec;
     for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
          it.increment(ec))
-        if (it->is_regular_file(ec)) out.push_back(stdfs::relative(it->path(), root, ec).generic_string());
+        if (it->is_regular_file(ec)) out.push_back(it->path().lexically_relative(root).generic_string());
     std::sort(out.begin(), out.end());
     return out;
 }
 
-// Appends dir's files under dest/ (a license directory, "LICENSES/").
-void add_tree(const stdfs::path& dir, const std::string& dest, std::vector<package::ExtraFile>& out) {
-    for (const auto& rel : files_below(dir)) out.push_back({dest + "/" + rel, dir / rel, {}});
+// The source and recipe folders as the kernel names them, for comparing
+// with where a symlink leads.
+struct Roots {
+    std::vector<stdfs::path> dirs;
+    explicit Roots(const Staging& st) {
+        for (const auto* d : {&st.src_dir, &st.recipe_dir}) {
+            std::error_code ec;
+            auto c = stdfs::canonical(*d, ec);
+            if (!ec) dirs.push_back(c);
+        }
+    }
+    // Whether root/rel may be read: where it really is stays inside a
+    // folder, or no symlink below `root` changes where it is (a `..` or
+    // absolute spelling, which the caller warns about). A source's symlink
+    // may lead anywhere (git and path sources keep their links), and a
+    // licence read through it would ship someone else's file.
+    bool readable(const stdfs::path& root, const std::string& rel) const {
+        std::error_code ec;
+        stdfs::path real = stdfs::canonical(root / rel, ec);
+        if (ec) return true;  // missing: the caller's own checks say so
+        for (const auto& d : dirs) {
+            auto r = real.lexically_relative(d);
+            if (!r.empty() && *r.begin() != "..") return true;
+        }
+        stdfs::path base = stdfs::canonical(root, ec);
+        stdfs::path lex = ((ec ? root : base) / rel).lexically_normal();
+        if (!lex.has_filename()) lex = lex.parent_path();
+        return lex == real;
+    }
+};
+
+std::string outside_warning(const std::string& entry, const std::string& file) {
+    return "about/license_file entry '" + entry + "': " + file +
+           " is a symlink or lies under one that leads outside the source and recipe folders; not packaged "
+           "[license-file-outside]";
+}
+
+// Appends dir's files under dest/ (a license directory, "LICENSES/"), each
+// one Roots::readable allows.
+void add_tree(const stdfs::path& dir, const std::string& dest, const std::string& entry, const Roots& roots,
+              std::vector<package::ExtraFile>& out, std::vector<std::string>& warnings) {
+    for (const auto& rel : files_below(dir)) {
+        if (roots.readable(dir, rel)) out.push_back({dest + "/" + rel, dir / rel, {}});
+        else warnings.push_back(outside_warning(entry, rel));
+    }
 }
 
 // conda-build's generic_copy(m, "license", "license_file").
@@ -40,10 +83,12 @@ Result<std::vector<package::ExtraFile>> conda_build_licenses(const Staging& st, 
     std::vector<package::ExtraFile> out;
     int count = 0;
     std::error_code ec;
+    const Roots roots(st);
     for (const auto& e : list) {
         if (e.empty()) continue;  // conda-build skips an empty entry
-        stdfs::path src = st.src_dir / e;
-        if (!stdfs::exists(src, ec)) src = st.recipe_dir / e;
+        const stdfs::path* root = &st.src_dir;
+        if (!stdfs::exists(*root / e, ec)) root = &st.recipe_dir;
+        stdfs::path src = *root / e;
         bool dir = stdfs::is_directory(src, ec), file = stdfs::is_regular_file(src, ec);
         if (dir && !str::ends_with(e, "/"))
             return fail("about/license_file entry '" + e + "' is a directory but does not end with '/'",
@@ -60,7 +105,8 @@ Result<std::vector<package::ExtraFile>> conda_build_licenses(const Staging& st, 
                                " [license-file-outside]");
         }
         while (str::ends_with(dest, "/")) dest.pop_back();
-        if (dir) add_tree(src, dest, out);
+        if (!roots.readable(*root, e)) warnings.push_back(outside_warning(e, e));
+        else if (dir) add_tree(src, dest, e, roots, out, warnings);
         else out.push_back({dest, src, {}});
     }
     return out;
@@ -80,7 +126,7 @@ bool glob_match(const std::string& g, const std::string& rel) {
 // without --allow-absolute-license-paths).
 Result<std::vector<package::ExtraFile>> rattler_licenses(const Staging& st, const std::vector<std::string>& list,
                                                          std::vector<std::string>& warnings) {
-    std::map<std::string, stdfs::path> picked;  // dest -> source
+    std::map<std::string, const stdfs::path*> picked;  // dest (its path below the folder) -> the folder
     std::vector<std::string> missing;
     std::optional<std::vector<std::string>> work_files, recipe_files;
     for (const auto& g : list) {
@@ -107,7 +153,7 @@ Result<std::vector<package::ExtraFile>> rattler_licenses(const Staging& st, cons
                     warnings.push_back("license file from the source directory was overwritten by the one from the "
                                        "recipe folder (" + rel + ")");
                 if (root == &st.src_dir) from_work.insert(rel);
-                picked[rel] = *root / rel;
+                picked[rel] = root;
                 found = true;
             }
         }
@@ -117,7 +163,11 @@ Result<std::vector<package::ExtraFile>> rattler_licenses(const Staging& st, cons
         return fail("the following license files were not found: " + str::join(missing, ", "),
                     "license_file globs match files of the source (work) folder or of the recipe folder");
     std::vector<package::ExtraFile> out;
-    for (const auto& [dest, src] : picked) out.push_back({dest, src, {}});
+    const Roots roots(st);
+    for (const auto& [dest, root] : picked) {
+        if (roots.readable(*root, dest)) out.push_back({dest, *root / dest, {}});
+        else warnings.push_back(outside_warning(dest, dest));
+    }
     return out;
 }
 

@@ -1,9 +1,9 @@
 // git side of `splitforge submodules`: submodule status and describe, run
-// through the process wrapper.
+// through process::git.
 #include <boost/regex.hpp>
 
 #include "feedstock/submodules.hpp"
-#include "process/process.hpp"
+#include "process/git.hpp"
 #include "util/strings.hpp"
 
 namespace sf::feedstock {
@@ -15,15 +15,14 @@ namespace stdfs = std::filesystem;
 // line break (Boost's Perl default would match ^ and $ at every line and . at any character).
 constexpr boost::regex::flag_type kEcma = boost::regex::no_mod_s | boost::regex::no_mod_m;
 
+// A checkout's .git/config is the checkout owner's: process::git keeps it
+// from running anything.
 Result<process::Outcome> git(const stdfs::path& dir, std::vector<std::string> args) {
-    process::Command c;
-    c.argv = {"git", "-C", dir.string()};
-    c.argv.insert(c.argv.end(), args.begin(), args.end());
+    process::GitCall c;
+    c.repo = dir;
+    c.args = std::move(args);
     c.env = process::minimal_env();
-    c.env["GIT_TERMINAL_PROMPT"] = "0";
-    auto r = process::capture(c);
-    if (!r) return unexpected(r.error());
-    return r;
+    return process::git(c);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "core/rewrap.hpp"
 #include "render/build_keys.hpp"
 #include "render/context.hpp"
 #include "render/hash.hpp"
@@ -94,6 +95,50 @@ std::vector<types::Source> sources_of(const Meta& meta, const recipe::RawRecipe*
     for (size_t i = 0; i < out.size(); ++i)
         out[i].where = SourceLoc{raw->meta_file, items.size() == out.size() ? items[i] : key};
     return out;
+}
+
+// The line of `key:` in the block that starts at line `start` (the block's
+// own line, `- key:` or `key:`, then the lines indented deeper); `start`
+// when no line of it names the key.
+int key_line(const std::vector<std::string>& lines, int start, std::string_view key) {
+    if (start <= 0 || static_cast<size_t>(start) > lines.size()) return start;
+    size_t base = lines[static_cast<size_t>(start) - 1].find_first_not_of(' ');
+    for (size_t i = static_cast<size_t>(start) - 1; i < lines.size(); ++i) {
+        std::string_view l = lines[i];
+        size_t ind = l.find_first_not_of(' ');
+        if (ind == std::string::npos || l[ind] == '#') continue;
+        if (i + 1 > static_cast<size_t>(start) && ind <= base) break;
+        l.remove_prefix(ind);
+        if (str::starts_with(l, "- ")) l = str::trim(l.substr(2));
+        if (str::starts_with(l, key) && l.substr(key.size(), 1) == ":") return static_cast<int>(i) + 1;
+    }
+    return start;
+}
+
+// A source's git_url, git_rev, git_tag and git_branch as types::check_git_*
+// allow them; the error is at the key's line. `srcs` are sources_of(meta, raw).
+Result<void> check_git_fields(const Meta& meta, const std::vector<types::Source>& srcs, const recipe::RawRecipe* raw) {
+    if (!meta.contains("source")) return {};
+    Meta list = meta["source"].is_array() ? meta["source"] : Meta::array({meta["source"]});
+    std::vector<std::string> lines = raw ? str::split(raw->text, '\n') : std::vector<std::string>{};
+    size_t k = 0;
+    for (const auto& s : list) {
+        if (!s.is_object()) continue;
+        SourceLoc where = k < srcs.size() ? srcs[k].where : SourceLoc{};
+        ++k;
+        for (const char* key : {"git_url", "git_rev", "git_tag", "git_branch"}) {
+            if (!s.contains(key)) continue;
+            std::string v = str_of(s[key].is_array() && !s[key].empty() ? s[key][0] : s[key]);
+            auto ok = key == std::string_view("git_url") ? types::check_git_url(key, v) : types::check_git_rev(key, v);
+            if (!ok) {
+                SourceLoc at = where;
+                at.line = key_line(lines, where.line, key);
+                at.col = 0;
+                return rewrap(ok.error(), at);
+            }
+        }
+    }
+    return {};
 }
 
 // package/name, package/version and build/number of a rendered meta.yaml,
@@ -577,7 +622,9 @@ Result<RenderedRecipe> Renderer::run() {
             auto top_reqs =
                 opts_.smithy ? Result<Requirements>(Requirements{}) : requirements_of(treqs, raw_.meta_file + ": ");
             if (!top_reqs) return unexpected(top_reqs.error());
-            rr.tops.push_back({tv, std::move(*top_reqs), sources_of((*pt)->vt.meta, (*pt)->vt.raw), {}});
+            auto srcs = sources_of((*pt)->vt.meta, (*pt)->vt.raw);
+            if (auto ok = check_git_fields((*pt)->vt.meta, srcs, (*pt)->vt.raw); !ok) return unexpected(ok.error());
+            rr.tops.push_back({tv, std::move(*top_reqs), std::move(srcs), {}});
         }
         for (const auto& v : loop2) {
             auto p = pass_for(v);

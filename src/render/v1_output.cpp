@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "core/rewrap.hpp"
 #include "core/try.hpp"
 #include "render/v1_build_keys.hpp"
 #include "render/v1_detail.hpp"
@@ -608,10 +609,12 @@ Result<types::Source> one_source(Env& env, const YamlNode& n) {
     SF_TRY(fn, field(env, n, "file_name"));
     SF_TRY(path, field(env, n, "path"));
     SF_TRY(git, field(env, n, "git"));
+    if (auto ok = types::check_git_url("git", git); !ok) return rewrap(ok.error(), r.at(*n.find("git")));
     SF_TRY(folder, field(env, n, "target_directory"));
     s.sha256 = sha256, s.md5 = md5, s.fn = fn, s.path = path, s.git_url = git, s.folder = folder;
     for (const char* rev : {"rev", "tag", "branch"}) {
         SF_TRY(v, field(env, n, rev));
+        if (auto ok = types::check_git_rev(rev, v); !ok) return rewrap(ok.error(), r.at(*n.find(rev)));
         if (!v.empty()) s.git_rev = v;
     }
     if (s.url.empty() && s.path.empty() && s.git_url.empty())

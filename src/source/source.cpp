@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/rewrap.hpp"
+#include "process/git.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -183,15 +184,10 @@ Result<void> copy_tree(const stdfs::path& from, const stdfs::path& to) {
     return {};
 }
 
-Result<process::Outcome> git(const std::vector<std::string>& args, const stdfs::path& cwd, const SourceContext& ctx) {
-    process::Command cmd;
-    cmd.argv = {"git", "-c", "advice.detachedHead=false"};
-    cmd.argv.insert(cmd.argv.end(), args.begin(), args.end());
-    cmd.cwd = cwd;
-    cmd.env = ctx.env;
-    cmd.env["GIT_TERMINAL_PROMPT"] = "0";  // never wait for a password
-    cmd.env["LC_ALL"] = "C";
-    return process::capture(cmd);
+Result<process::Outcome> git(process::GitCall call, const stdfs::path& cwd, const SourceContext& ctx) {
+    call.cwd = cwd;
+    call.env = ctx.env;
+    return process::git(call);
 }
 
 std::string last_line(const std::string& s) {
@@ -201,6 +197,9 @@ std::string last_line(const std::string& s) {
 }
 
 Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, const stdfs::path& dest) {
+    // Render refuses these at their recipe line; a Source made elsewhere meets them here.
+    if (auto ok = types::check_git_url("git_url", spec.git_url); !ok) return rewrap(ok.error(), spec.where);
+    if (auto ok = types::check_git_rev("git_rev", spec.git_rev); !ok) return rewrap(ok.error(), spec.where);
     std::error_code ec;
     stdfs::create_directories(dest, ec);
     fs::TempDir tmp(".sf-git", dest);
@@ -211,19 +210,19 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
         stdfs::path(url).is_relative())
         url = (ctx.recipe_dir / url).string();
     if (ctx.on_line) ctx.on_line("cloning " + spec.git_url + (spec.git_rev.empty() ? "" : " at " + spec.git_rev));
-    auto clone = git({"clone", "--quiet", url, repo.string()}, tmp.path(), ctx);
+    auto clone = git({{"clone", "--quiet"}, {url, repo.string()}}, tmp.path(), ctx);
     if (!clone) return unexpected(clone.error());
     if (clone->exit_code != 0)
         return fail("git clone of " + spec.git_url + " failed: " + last_line(clone->err), "check git_url");
     if (!spec.git_rev.empty()) {
-        auto co = git({"checkout", "--quiet", spec.git_rev}, repo, ctx);
+        auto co = git({{"checkout", "--quiet"}, {spec.git_rev}, process::Operands::before_dash_dash}, repo, ctx);
         if (!co) return unexpected(co.error());
         if (co->exit_code != 0)
             return fail("git checkout of '" + spec.git_rev + "' in " + spec.git_url + " failed: " + last_line(co->err),
                         "check git_rev (a branch, tag or commit of that repository)");
     }
     if (stdfs::exists(repo / ".gitmodules")) {
-        auto sub = git({"submodule", "update", "--init", "--recursive", "--quiet"}, repo, ctx);
+        auto sub = git({{"submodule", "update", "--init", "--recursive", "--quiet"}}, repo, ctx);
         if (!sub) return unexpected(sub.error());
         if (sub->exit_code != 0)
             return fail("git submodule update in " + spec.git_url + " failed: " + last_line(sub->err));

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/rewrap.hpp"
+#include "process/git.hpp"
 #include "source/source.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -179,18 +180,18 @@ Result<void> apply_patches(const std::vector<std::string>& patches, const stdfs:
             if (!real) return rewrap(real.error(), SourceLoc{label});
             if (real->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_patch_failure(real->out + real->err));
         } else {
-            // Keep git from finding a repository above `dir` and re-rooting the paths.
-            process::Env genv = env;
-            genv["GIT_CEILING_DIRECTORIES"] = stdfs::absolute(dir).parent_path().string();
-            auto base = std::vector<std::string>{"git", "apply", level, "--whitespace=nowarn"};
-            auto check = base;
-            check.push_back("--check");
-            check.push_back(files[i].string());
-            auto dry = run_tool(check, dir, genv);
+            // Outside any repository: one above `dir` would re-root the paths,
+            // and a source's own .git would bring its config.
+            process::GitCall call{{"apply", level, "--whitespace=nowarn"}, {files[i].string()}};
+            call.repository = process::Repository::none;
+            call.cwd = dir;
+            call.env = env;
+            auto check = call;
+            check.args.push_back("--check");
+            auto dry = process::git(check);
             if (!dry) return rewrap(dry.error(), SourceLoc{label});
             if (dry->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_git_apply_failure(dry->out + dry->err));
-            base.push_back(files[i].string());
-            auto real = run_tool(base, dir, genv);
+            auto real = process::git(call);
             if (!real) return rewrap(real.error(), SourceLoc{label});
             if (real->exit_code != 0) return fail_runtime(SourceLoc{label}, explain_git_apply_failure(real->out + real->err));
         }

@@ -1,5 +1,6 @@
 #include "types/recipe_values.hpp"
 
+#include <cctype>
 #include <utility>
 
 namespace sf::types {
@@ -31,6 +32,32 @@ Result<NoArch> parse_noarch(std::string_view text) {
     if (text == "generic") return NoArch::generic;
     if (text == "python") return NoArch::python;
     return fail("invalid noarch '" + std::string(text) + "'", "use 'generic' or 'python'");
+}
+
+Result<void> check_git_rev(std::string_view key, std::string_view rev) {
+    if (!rev.empty() && rev.front() == '-')
+        return fail(std::string(key) + " '" + std::string(rev) + "' starts with '-', which git would read as an option",
+                    "name a branch, tag or commit of the repository");
+    return {};
+}
+
+Result<void> check_git_url(std::string_view key, std::string_view url) {
+    if (!url.empty() && url.front() == '-')
+        return fail(std::string(key) + " '" + std::string(url) + "' starts with '-', which git would read as an option",
+                    "give a clone URL or a local repository path");
+    // git's own test (transport.c): a scheme of letters, digits, '+', '-'
+    // and '.', starting with a letter, then "::" hands the rest to
+    // git-remote-<scheme>.
+    size_t i = 0;
+    while (i < url.size() && (std::isalpha(static_cast<unsigned char>(url[i])) ||
+                              (i > 0 && (std::isdigit(static_cast<unsigned char>(url[i])) || url[i] == '+' ||
+                                         url[i] == '-' || url[i] == '.'))))
+        ++i;
+    if (i > 0 && url.substr(i, 2) == "::")
+        return fail(std::string(key) + " '" + std::string(url) + "' names the git transport helper '" +
+                        std::string(url.substr(0, i)) + "::', which runs a program",
+                    "give an https://, ssh:// or git:// URL, or a local repository path");
+    return {};
 }
 
 nlohmann::json RunExports::to_json() const {

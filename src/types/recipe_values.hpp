@@ -30,6 +30,14 @@ struct Source {
     friend bool operator==(const Source&, const Source&) = default;
 };
 
+// A git source's fields as a recipe may give them. A revision (meta.yaml's
+// git_rev, git_tag, git_branch; recipe.yaml's rev, tag, branch) never starts
+// with '-', which git would read as an option (`--orphan=x`); a URL neither,
+// nor names a transport helper, `<transport>::<address>` (`ext::cmd` runs
+// cmd). The error names the value; callers put the recipe line in front.
+Result<void> check_git_rev(std::string_view key, std::string_view rev);
+Result<void> check_git_url(std::string_view key, std::string_view url);
+
 // `build: noarch:` of an output, index.json's "noarch" of a package.
 enum class NoArch { none, generic, python };
 std::string_view to_string(NoArch n);  // "", "generic", "python"
