@@ -113,8 +113,9 @@ Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const s
     if (is_remote(url)) {
         if (ctx.on_line) ctx.on_line("downloading " + url);
         process::Command cmd;
+        // --url: the recipe's text is never read as an option (is_remote checked the scheme too).
         cmd.argv = {"curl", "--fail", "--silent", "--show-error", "--location", "--retry", "2", "--output",
-                    dst.string(), url};
+                    dst.string(), "--url", url};
         cmd.env = ctx.env;
         auto r = process::capture(cmd);
         if (!r) return unexpected(r.error());
