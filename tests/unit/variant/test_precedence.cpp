@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include "process/process.hpp"  // links the process stage, for testproc.hpp
 #include "testproc.hpp"
@@ -136,4 +137,23 @@ TEST_CASE("variant precedence: recipe.yaml's variants.yaml is replaced by a -m f
     for (const auto& v : explode(*spec)) rows.push_back({v.value_or("blas_impl", "?"), v.value_or("c", "?")});
     std::sort(rows.begin(), rows.end());
     CHECK(rows == Rows{{"blis", "x"}, {"mkl", "x"}, {"openblas", "x"}});
+}
+
+// pytorch-cpu-feedstock (v2.13.0) with conda-forge's pinning as -e: the
+// recipe's conda_build_config.yaml (blas_impl [generic, mkl], read after -e)
+// replaces the pinning's [mkl]. conda-build 24.11.2's get_package_variants
+// gives 1280 variants, both BLAS among them; splitforge once gave 320, mkl only.
+TEST_CASE("variant precedence: pytorch-cpu with the pinning as -e has conda-build's 1280 variants",
+          "[variant][precedence]") {
+    auto c = sf::test::data_dir() / "feedstock/rerender-pytorch/cases/pytorch-cpu-v2.13.0";
+    auto sel = select("linux-64", {}, {}, {c / "pinning/conda_build_config.yaml"});
+    REQUIRE(sel);
+    auto spec = load(*sel, c / "feedstock/recipe/conda_build_config.yaml");
+    INFO((spec ? std::string() : spec.error().str()));
+    REQUIRE(spec);
+    auto vs = explode(*spec);
+    CHECK(vs.size() == 1280);
+    std::set<std::string> blas;
+    for (const auto& v : vs) blas.insert(v.value_or("blas_impl", "?"));
+    CHECK(blas == std::set<std::string>{"generic", "mkl"});
 }
