@@ -45,7 +45,8 @@ std::optional<Rows> run_case(const nlohmann::json& c, const stdfs::path& root) {
     std::optional<stdfs::path> recipe;
     if (c.contains("recipe")) write(*(recipe = root / "recipe" / "conda_build_config.yaml"), c["recipe"]);
     std::vector<std::string> overrides;
-    for (const auto& [k, v] : c.value("variant", nlohmann::json::object()).items()) {
+    const nlohmann::json variant = c.value("variant", nlohmann::json::object());
+    for (const auto& [k, v] : variant.items()) {
         std::vector<std::string> vs;
         if (v.is_array()) for (const auto& x : v) vs.push_back(x);
         else vs.push_back(v);
