@@ -39,6 +39,7 @@ private:
 struct NameEntry {
     std::vector<const Candidate*> list;
     bool ranked = false;
+    bool ranking = false;  // being sorted now (a dependency cycle reads no tiers of it)
 };
 using NameLists = std::unordered_map<std::string_view, NameEntry>;
 // Candidates that tie on every ranking key share a tier.
@@ -47,23 +48,33 @@ using Tiers = std::unordered_map<const Candidate*, int>;
 // The order conda's solvers try candidates in (solve_rank.cpp).
 class Ranker {
 public:
-    Ranker(const NameLists& names, Budget& budget) : names_(names), budget_(budget) {}
-    // Sorts one name's candidates and gives each its tier.
-    void sort(std::vector<const Candidate*>& list, Tiers& tiers);
+    Ranker(NameLists& names, Tiers& tiers, Budget& budget) : names_(names), tiers_(tiers), budget_(budget) {}
+    // Sorts the candidates of `name` (once) and gives each its tier.
+    void rank(std::string_view name);
 
     struct Best {
         bool has = false, tracked = false;
         const types::Version* version = nullptr;
+        // The best tier among the builds of that version: how their own
+        // dependencies rank, one level down. kNoTier: not known (a cycle, or
+        // deeper than kMaxDepth), which ties.
+        int tier = kNoTier;
     };
+    static constexpr int kNoTier = -1;
+    static constexpr int kMaxDepth = 32;
 
 private:
     const Best& highest(const types::MatchSpec* spec);
-    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last,
-                    Tiers& tiers, int& next_tier);
-    const NameLists& names_;
+    int best_tier(const types::MatchSpec* spec, const Best& best);
+    void sort(std::vector<const Candidate*>& list);
+    void sort_group(std::vector<const Candidate*>::iterator first, std::vector<const Candidate*>::iterator last);
+    NameLists& names_;
+    Tiers& tiers_;
     Budget& budget_;
     std::unordered_map<const types::MatchSpec*, Best> highest_;
+    std::unordered_map<const types::MatchSpec*, int> tier_;
     int next_tier_ = 0;
+    int depth_ = 0;  // names being ranked now, one inside another
 };
 
 }  // namespace sf::env::detail

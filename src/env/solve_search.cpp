@@ -103,7 +103,7 @@ struct Frame {
 class Solver {
 public:
     Solver(const ChannelIndex& index, const SolveLimits& limits, const std::set<std::string>& host_provided)
-        : index_(index), budget_(limits), ranker_(names_, budget_) {
+        : index_(index), budget_(limits), ranker_(names_, tiers_, budget_) {
         for (const auto& c : index.packages)
             if (!is_virtual(c.record.name)) names_[c.record.name].list.push_back(&c);
         for (const auto& n : host_provided)
@@ -167,11 +167,8 @@ const Matches* Solver::matching(const types::MatchSpec* spec) {
     auto [it, fresh] = by_text_.try_emplace(spec->str());
     Matches& m = it->second;
     if (fresh) {
+        ranker_.rank(spec->name());
         detail::NameEntry& e = names_.at(spec->name());
-        if (!e.ranked) {
-            ranker_.sort(e.list, tiers_);
-            e.ranked = true;
-        }
         budget_.spend(e.list.size());
         for (const Candidate* c : e.list) {
             if (!spec->matches(c->record)) continue;

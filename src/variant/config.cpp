@@ -676,15 +676,21 @@ std::vector<Variant> filter_by(std::vector<Variant> variants, const std::string&
 
 std::vector<Variant> explode(const CombinedSpec& spec) {
     auto variants = product(spec.lists, spec.specials);
-    // Each source (latest first, defaults excluded) narrows the matrix to its
-    // values, unless that would remove everything.
+    // conda-build's filter_combined_spec_to_used_keys: each key narrows the
+    // matrix to its values in the latest source that sets it (defaults
+    // excluded), unless that would remove everything. Only the latest: an
+    // earlier file's list was replaced, not intersected (`-m` with
+    // [openblas, mkl, blis] over a recipe's [generic, mkl] gives all three).
+    // The narrowing matters where combine kept an earlier list: a file that
+    // sets one key of a zip group to a subset of its values.
+    std::set<std::string> seen;
     for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it) {
         if (it->name == "<defaults>") continue;
         for (const auto& entry : it->lists) {
             // Named, not structured bindings: clang < 16 cannot capture those.
             const auto& k = entry.first;
             const auto& vs = entry.second;
-            if (spec.specials.is_special(k)) continue;
+            if (spec.specials.is_special(k) || !seen.insert(k).second) continue;
             // Most keys narrow nothing: look before copying the matrix.
             bool narrows = std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {
                 const std::string* x = v.get(k);

@@ -125,7 +125,8 @@ bool is_plain(const CombinedSpec& spec, const std::string& key, const std::strin
 enum class ScalarTyping { text, marked_yaml, serde_yaml };
 ScalarTyping typing_of(const CombinedSpec& spec, const std::string& key, const std::string& value);
 
-// The full matrix, filtered by each source's values as conda-build does.
+// The full matrix, each key narrowed to its latest source's values as
+// conda-build does (filter_combined_spec_to_used_keys: a later list replaces).
 std::vector<Variant> explode(const CombinedSpec& spec);
 
 // Keys of the matrix that are ordinary (not special) and in `used`.

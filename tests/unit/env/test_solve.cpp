@@ -177,6 +177,52 @@ TEST_CASE("solve: among builds that tie on every key, the one that adds the fewe
     }
 }
 
+// `install pytorch-cpu` on the demo channel: the metapackage's builds tie on
+// everything of their own (version, build number, one exact pin of pytorch
+// each, all of one version), so only one level down, where each pinned
+// pytorch build needs its python, do they differ. conda takes the newest
+// python (classic: versions of every package maximised; libmamba the same
+// here), as it does for `install pytorch`; splitforge once took the first
+// build, python 3.10.
+TEST_CASE("solve: a metapackage pinning builds of one version takes the one whose build reaches the newest python",
+          "[solve]") {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    for (const char* py : {"3.10", "3.11", "3.12", "3.13"}) {
+        std::string tag = std::string("py3") + (py + 2);  // py310 ... py313
+        std::string next = std::string(py).substr(0, 2) + std::to_string(std::stoi(std::string(py).substr(2)) + 1);
+        idx.packages.push_back(cand("python", std::string(py) + ".0", "h0_0"));
+        idx.packages.push_back(cand("pytorch", "2.5.1", "cpu_" + tag + "_h1_0",
+                                    {"python >=" + std::string(py) + ",<" + next + ".0a0", "libtorch 2.5.1 cpu_h2_0"}));
+        idx.packages.push_back(cand("pytorch-cpu", "2.5.1", "cpu_" + tag + "_h3_0", {"pytorch 2.5.1 cpu_" + tag + "_h1_0"}));
+    }
+    idx.packages.push_back(cand("libtorch", "2.5.1", "cpu_h2_0"));
+    auto meta = solve(idx, req({"pytorch-cpu"}));
+    REQUIRE(meta);
+    CHECK(names(*meta) == std::vector<std::string>{"libtorch-2.5.1-cpu_h2_0", "python-3.13.0-h0_0",
+                                                   "pytorch-2.5.1-cpu_py313_h1_0", "pytorch-cpu-2.5.1-cpu_py313_h3_0"});
+    auto direct = solve(idx, req({"pytorch"}));  // the benign twin: one level less
+    REQUIRE(direct);
+    CHECK(names(*direct) == std::vector<std::string>{"libtorch-2.5.1-cpu_h2_0", "python-3.13.0-h0_0",
+                                                     "pytorch-2.5.1-cpu_py313_h1_0"});
+    SECTION("a python pinned by the request still wins") {
+        auto pinned = solve(idx, req({"pytorch-cpu", "python 3.11.*"}));
+        REQUIRE(pinned);
+        CHECK(names(*pinned) == std::vector<std::string>{"libtorch-2.5.1-cpu_h2_0", "python-3.11.0-h0_0",
+                                                         "pytorch-2.5.1-cpu_py311_h1_0",
+                                                         "pytorch-cpu-2.5.1-cpu_py311_h3_0"});
+    }
+    SECTION("a dependency cycle two levels down ties instead of recursing") {
+        idx.packages.push_back(cand("cyc", "1.0", "a_0", {"cyd 1.0 a_0"}));
+        idx.packages.push_back(cand("cyc", "1.0", "b_0", {"cyd 1.0 b_0"}));
+        idx.packages.push_back(cand("cyd", "1.0", "a_0", {"cyc 1.0 a_0"}));
+        idx.packages.push_back(cand("cyd", "1.0", "b_0", {"cyc 1.0 b_0"}));
+        auto cyc = solve(idx, req({"cyc"}));
+        REQUIRE(cyc);
+        CHECK(names(*cyc) == std::vector<std::string>{"cyc-1.0-a_0", "cyd-1.0-a_0"});
+    }
+}
+
 // The search once recursed per chosen package: a 20,000-long chain (3 MB of
 // repodata) overflowed the stack. It keeps its choice points in a vector now.
 TEST_CASE("solve: a 20,000-long dependency chain solves", "[solve]") {
