@@ -1,6 +1,8 @@
 #include "feedstock/smithy.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <regex>
 #include <set>
 
@@ -105,6 +107,57 @@ KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_te
 }
 
 }  // namespace
+
+namespace {
+
+std::uint32_t gram(const char* p, unsigned bits) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return (v * 2654435761u) >> (32 - bits);
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) {
+    return !std::isspace(static_cast<unsigned char>(c)) && std::strchr("\"',:;[]{}()#|=<>!~*%$`\\", c) == nullptr;
+}
+
+}  // namespace
+
+void detail::KeyCorpus::index() {
+    for (size_t i = 0; i + 4 <= text.size(); ++i) {
+        std::uint32_t h = gram(text.data() + i, kBits);
+        grams[h / 64] |= std::uint64_t{1} << (h % 64);
+    }
+    for (bool (*in_run)(char) : {word_char, name_char})
+        for (size_t i = 0; i < text.size();) {
+            if (!in_run(text[i])) {
+                ++i;
+                continue;
+            }
+            size_t j = i;
+            while (j < text.size() && in_run(text[j])) ++j;
+            words.emplace(text, i, j - i);
+            i = j;
+        }
+}
+
+bool detail::KeyCorpus::may_have(const std::string& k) const {
+    for (size_t i = 0; i + 4 <= k.size(); ++i) {
+        std::uint32_t h = gram(k.data() + i, kBits);
+        if (!(grams[h / 64] >> (h % 64) & 1)) return false;
+    }
+    return true;
+}
+
+bool detail::KeyCorpus::find(const std::string& k) const {
+    if (words.count(k)) return true;
+    if (!may_have(k)) return false;
+    // The scans of all keys together read at most 64 MiB plus 16 texts.
+    if (scanned > (std::size_t{64} << 20) + 16 * text.size()) return true;
+    auto at = text.find(k);
+    scanned += at == std::string::npos ? text.size() : at + k.size();
+    return at != std::string::npos;
+}
 
 Result<Compat> detail::Compat::of(const std::string& version) {
     Compat c;
