@@ -14,6 +14,7 @@
 #include "util/strings.hpp"
 #include "variant/config.hpp"
 #include "variant/limits.hpp"
+#include "variant/typing_index.hpp"
 
 namespace sf::render {
 
@@ -330,12 +331,13 @@ std::vector<Combo> combinations(const variant::CombinedSpec& spec, const std::ve
                                 const std::vector<variant::Variant>& all) {
     std::vector<Combo> combos;
     std::set<std::vector<std::string>> seen;
+    const variant::TypingIndex typing(spec);
     for (const auto& v : variant::reduce(all, spec.specials, used_keys)) {
         std::vector<std::string> key;
         for (const auto& k : used_keys) key.push_back(v.value_or(k, "\x01"));
         if (!seen.insert(key).second) continue;
         Combo c{v, {}};
-        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, variant::typing_of(spec, k, val));
+        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, typing.of(k, val));
         combos.push_back(std::move(c));
     }
     return combos;
