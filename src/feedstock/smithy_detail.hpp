@@ -99,7 +99,8 @@ struct TargetInputs {
     const ForgeConfig& forge;
     const SmithyOptions& opts;
     const std::vector<std::filesystem::path>& migration_paths;
-    const KeyCorpus& corpus;
+    const KeyCorpus& corpus;       // what reading the configs keeps
+    const KeyCorpus& used_corpus;  // the same without the recipe's configs: what prune_unused keeps
     const Compat& compat;
 };
 

@@ -280,7 +280,7 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     if (!combined) return unexpected(combined.error());
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations->list);
     if (!migrated) return unexpected(migrated.error());
-    prune_unused(*migrated, in.corpus, sel.platform);
+    prune_unused(*migrated, in.used_corpus, sel.platform);
     variant::SpecSource out = migrated->to_source("<migrated spec>");
     const variant::TypingIndex typing(*combined);
     for (const auto& [k, vals] : out.lists)
