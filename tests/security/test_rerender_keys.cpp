@@ -4,11 +4,14 @@
 // uses. Not timed: bench/rerender/keys_scaling.sh measures the speed.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "process/process.hpp"
 #include "testutil.hpp"
+
+namespace stdfs = std::filesystem;
 
 namespace {
 
