@@ -1,6 +1,8 @@
 #include "feedstock/smithy.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <regex>
 #include <set>
 
@@ -84,15 +86,21 @@ std::string dump(const Config& c, bool bools, const std::set<std::pair<std::stri
     return out;
 }
 
-KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_text) {
+// `skip`: files left out (the recipe's own variant configs, for the corpus
+// prune_unused reads).
+KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_text,
+                     const std::vector<detail::RecipeConfig>& skip = {}) {
     KeyCorpus c;
     c.text = recipe_text;
     std::error_code ec;
+    auto skipped = [&](const stdfs::path& p) {
+        return std::any_of(skip.begin(), skip.end(), [&](const detail::RecipeConfig& r) { return r.file == p; });
+    };
     for (const auto& e : stdfs::recursive_directory_iterator(recipe_dir, ec)) {
         auto ext = e.path().extension();
         auto name = e.path().filename();
         if (!e.is_regular_file(ec) || name == "meta.yaml" || name == "recipe.yaml" || ext == ".patch" || ext == ".diff" ||
-            e.file_size(ec) > (4u << 20))
+            e.file_size(ec) > (4u << 20) || skipped(e.path()))
             continue;
         if (auto t = fs::read_file(e.path())) c.text += "\n" + *t;
     }
@@ -105,6 +113,57 @@ KeyCorpus key_corpus(const stdfs::path& recipe_dir, const std::string& recipe_te
 }
 
 }  // namespace
+
+namespace {
+
+std::uint32_t gram(const char* p, unsigned bits) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return (v * 2654435761u) >> (32 - bits);
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) {
+    return !std::isspace(static_cast<unsigned char>(c)) && std::strchr("\"',:;[]{}()#|=<>!~*%$`\\", c) == nullptr;
+}
+
+}  // namespace
+
+void detail::KeyCorpus::index() {
+    for (size_t i = 0; i + 4 <= text.size(); ++i) {
+        std::uint32_t h = gram(text.data() + i, kBits);
+        grams[h / 64] |= std::uint64_t{1} << (h % 64);
+    }
+    for (bool (*in_run)(char) : {word_char, name_char})
+        for (size_t i = 0; i < text.size();) {
+            if (!in_run(text[i])) {
+                ++i;
+                continue;
+            }
+            size_t j = i;
+            while (j < text.size() && in_run(text[j])) ++j;
+            words.emplace(text, i, j - i);
+            i = j;
+        }
+}
+
+bool detail::KeyCorpus::may_have(const std::string& k) const {
+    for (size_t i = 0; i + 4 <= k.size(); ++i) {
+        std::uint32_t h = gram(k.data() + i, kBits);
+        if (!(grams[h / 64] >> (h % 64) & 1)) return false;
+    }
+    return true;
+}
+
+bool detail::KeyCorpus::find(const std::string& k) const {
+    if (words.count(k)) return true;
+    if (!may_have(k)) return false;
+    // The scans of all keys together read at most 64 MiB plus 16 texts.
+    if (scanned > (std::size_t{64} << 20) + 16 * text.size()) return true;
+    auto at = text.find(k);
+    scanned += at == std::string::npos ? text.size() : at + k.size();
+    return at != std::string::npos;
+}
 
 Result<Compat> detail::Compat::of(const std::string& version) {
     Compat c;
@@ -223,9 +282,16 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
 
     auto compat = Compat::of(opts.smithy_version);
     if (!compat) return unexpected(compat.error());
+    // Reading keeps every key some file of the recipe names (its own config
+    // included, so a zip partner set only there is read); pruning keeps the
+    // keys the recipe and its scripts name, and their zip partners: a key
+    // only the recipe's config names is never used (conda-build and
+    // rattler-build look for used keys in the recipe and its scripts), and a
+    // config of 100k keys no longer travels through every later stage.
     KeyCorpus corpus = key_corpus(recipe_dir, *recipe_text);
+    KeyCorpus used_corpus = key_corpus(recipe_dir, *recipe_text, configs);
     const detail::TargetInputs in{raw ? &*raw : nullptr, v1 ? &*v1 : nullptr, *recipe_text, configs, *forge,
-                                  opts, *migration_paths, corpus, *compat};
+                                  opts, *migration_paths, corpus, used_corpus, *compat};
     const bool cuda = uses_cuda(*recipe_text);
     SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <unordered_map>
 #include <vector>
 
@@ -46,36 +47,32 @@ struct KeyCorpus {
     std::string text;  // '-' read as '_'
     bool compilers = false, stdlib = false, cdt = false;  // compiler(), stdlib(), cdt() appear
     // A substring, not a word: conda-build's `{% if %}` pattern finds "orc"
-    // in "torch".
+    // in "torch". Each key costs about its own length, whatever the number of
+    // keys (a recipe config of 100k keys is part of the text).
     bool has(const std::string& k) const {
         auto [it, fresh] = seen.try_emplace(k, false);
-        if (fresh) it->second = may_have(k) && text.find(k) != std::string::npos;
+        if (fresh) it->second = find(k);
         return it->second;
     }
     mutable std::unordered_map<std::string, bool> seen;  // every target asks about the same keys
+    void index();  // after `text` is complete
 
+private:
+    bool find(const std::string& k) const;
+    bool may_have(const std::string& k) const;
+    // The words of `text` (runs of [A-Za-z0-9_]) and its names (runs of
+    // what no YAML or Jinja punctuation breaks, so `a.b`): a key written
+    // whole somewhere, as every key of the recipe's own config is, is found
+    // without a scan.
+    std::unordered_set<std::string> words;
     // Which 4-byte sequences occur in `text`, hashed into a bitmap: most
     // pinning keys are absent, and one of their 4-grams says so at once.
     static constexpr unsigned kBits = 20;
     std::vector<std::uint64_t> grams = std::vector<std::uint64_t>((1u << kBits) / 64);
-    static std::uint32_t gram(const char* p) {
-        std::uint32_t v;
-        std::memcpy(&v, p, 4);
-        return (v * 2654435761u) >> (32 - kBits);
-    }
-    void index() {
-        for (size_t i = 0; i + 4 <= text.size(); ++i) {
-            std::uint32_t h = gram(text.data() + i);
-            grams[h / 64] |= std::uint64_t{1} << (h % 64);
-        }
-    }
-    bool may_have(const std::string& k) const {
-        for (size_t i = 0; i + 4 <= k.size(); ++i) {
-            std::uint32_t h = gram(k.data() + i);
-            if (!(grams[h / 64] >> (h % 64) & 1)) return false;
-        }
-        return true;
-    }
+    // Bytes scanned for keys that are no word of the text ("orc" in
+    // "torch"); past the budget such a key is taken as present, which only
+    // keeps it for the render to judge.
+    mutable std::size_t scanned = 0;
 };
 
 // The rules of the conda-smithy being reproduced (SmithyOptions::smithy_version).
@@ -102,7 +99,8 @@ struct TargetInputs {
     const ForgeConfig& forge;
     const SmithyOptions& opts;
     const std::vector<std::filesystem::path>& migration_paths;
-    const KeyCorpus& corpus;
+    const KeyCorpus& corpus;       // what reading the configs keeps
+    const KeyCorpus& used_corpus;  // the same without the recipe's configs: what prune_unused keeps
     const Compat& compat;
 };
 

@@ -13,6 +13,7 @@
 #include "types/platform.hpp"
 #include "types/version.hpp"
 #include "util/strings.hpp"
+#include "variant/typing_index.hpp"
 
 namespace sf::feedstock::detail {
 namespace {
@@ -279,11 +280,12 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     if (!combined) return unexpected(combined.error());
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations->list);
     if (!migrated) return unexpected(migrated.error());
-    prune_unused(*migrated, in.corpus, sel.platform);
+    prune_unused(*migrated, in.used_corpus, sel.platform);
     variant::SpecSource out = migrated->to_source("<migrated spec>");
+    const variant::TypingIndex typing(*combined);
     for (const auto& [k, vals] : out.lists)
         for (const auto& v : vals)
-            if (is_yaml_int(v) && variant::is_plain(*combined, k, v)) out.plain.emplace(k, v);
+            if (is_yaml_int(v) && typing.plain(k, v)) out.plain.emplace(k, v);
     return out;
 }
 
@@ -366,10 +368,17 @@ std::vector<VMap> used_variants(const render::RenderedRecipe& rr, const Outputs&
 // The keys with more than one value in the input matrix.
 std::set<std::string> loop_keys(const std::vector<variant::Variant>& input_variants) {
     std::set<std::string> loop;
-    for (const auto& [k, v] : input_variants.front().values) {
+    const auto& first = input_variants.front().values;
+    for (size_t i = 0; i < first.size(); ++i) {
+        const auto& [k, v] = first[i];
         if (k == "zip_keys" || k == "pin_run_as_build" || k == "ignore_version") continue;
+        // The matrix's variants share one key order: key i is mostly at i.
+        auto value = [&](const variant::Variant& other) {
+            return i < other.values.size() && other.values[i].first == k ? other.values[i].second
+                                                                        : other.value_or(k, "\x01");
+        };
         for (const auto& other : input_variants)
-            if (other.value_or(k, "\x01") != v) {
+            if (value(other) != v) {
                 loop.insert(k);
                 break;
             }

@@ -16,7 +16,7 @@ int map_line(int line0, const std::vector<int>& line_map) {
 
 // Bounds on what a YAML document may expand to through aliases: a recursive
 // alias (`&e {a: *e}`) would never end, an alias bomb would take gigabytes.
-constexpr std::size_t kMaxYamlNodes = 200'000;
+constexpr std::size_t kMaxYamlNodes = 1'000'000;
 constexpr std::size_t kMaxYamlDepth = 200;
 
 struct Walk {

@@ -24,7 +24,7 @@ struct YamlEvent {
 
 class YamlReader {
 public:
-    static constexpr std::size_t kMaxNodes = 200'000;  // through aliases: an alias bomb stops here
+    static constexpr std::size_t kMaxNodes = 1'000'000;  // through aliases: an alias bomb stops here
     static constexpr std::size_t kMaxDepth = 200;
 
     // `line_map`: line i+1 of `text` came from source line line_map[i].

@@ -41,7 +41,7 @@ struct YamlNode {
 enum class NullText { drop, keep };
 
 // As parse_yaml: errors and the duplicate-key warning at file:line:col
-// through `line_map`, aliases bounded to 200,000 nodes, nesting to 200.
+// through `line_map`, aliases bounded to 1,000,000 nodes, nesting to 200.
 Result<YamlNode> parse_yaml_tree(const std::string& text, const std::string& file,
                                  const std::vector<int>& line_map = {}, Diagnostics* diag = nullptr,
                                  NullText nulls = NullText::drop);

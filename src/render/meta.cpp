@@ -120,7 +120,7 @@ std::vector<std::string> string_list(const Meta& v) {
 int build_number(const Meta& meta) {
     const Meta& b = section(meta, "build");
     if (!b.contains("number") || !meta_truthy(b["number"])) return 0;
-    // check_shape() has accepted every build number (digits, below 10^9).
+    // check_shape() has accepted every build number (types::parse_build_number: digits, below 2^31).
     std::string s(str::trim(as_string(b["number"])));
     int n = 0;
     std::from_chars(s.data(), s.data() + s.size(), n);

@@ -601,6 +601,8 @@ Result<RenderedRecipe> Renderer::run() {
     auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
     rr.name = str_of(sub((*p0)->vt.meta, "package").value("name", Meta("")));
     rr.version = str_of(sub((*p0)->vt.meta, "package").value("version", Meta("")));
+    if (auto ok = check_recipe_identity(rr, SourceLoc{raw_.meta_file}, SourceLoc{raw_.meta_file}); !ok)
+        return unexpected(ok.error());
     if (raw_.script_text("build.sh")) rr.build_script = "build.sh";
 
     std::set<std::string> all_used;
@@ -652,7 +654,7 @@ Result<RenderedRecipe> Renderer::run() {
         }
     }
     for (const auto& o : outs)
-        if (auto ok = check_output(o, raw_.meta_file, !opts_.smithy); !ok) return unexpected(ok.error());
+        if (auto ok = check_identifiers(o, IdentifierMarks::file(raw_.meta_file), !opts_.smithy); !ok) return unexpected(ok.error());
     order_outputs(outs);
     resolve_pins(outs, spec_.specials.pin_run_as_build, cache_.specs);
     rr.outputs = std::move(outs);

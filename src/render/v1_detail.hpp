@@ -11,6 +11,7 @@
 
 #include "render/output.hpp"
 #include "render/v1_eval.hpp"
+#include "render/validate.hpp"
 #include "variant/config.hpp"
 
 namespace sf::render::v1 {
@@ -28,6 +29,7 @@ struct Evaluated {
     RenderedOutput out;                 // name, version, number, noarch, requirements, about, test, script
     std::optional<std::string> string_template;  // build.string, rendered once the hash is known
     const recipe::YamlNode* string_node = nullptr;
+    IdentifierMarks marks;  // where name, version, number, string and env keys were written
     nlohmann::json used = nlohmann::json::object();  // typed, before exact pins
     std::vector<std::string> use_keys, ignore_keys;
     bool skip = false;

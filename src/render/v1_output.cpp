@@ -209,8 +209,10 @@ void pick(BuildFields& f, const YamlNode* build, TopScript script = TopScript::m
 // A `file:` that evaluates to "" (`${{ 'b.sh' if linux else '' }}`) renders,
 // as in rattler-build (Path("")), whose build then fails to resolve it: the
 // output is `unbuildable`, and no default build.sh stands in for it.
+// `marks`: where each env key was written.
 Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::vector<std::string>& lines,
-                         std::map<std::string, std::string>& vars, std::string& unbuildable) {
+                         std::map<std::string, std::string>& vars, std::string& unbuildable,
+                         std::map<std::string, SourceLoc>& marks) {
     if (n.is_scalar()) {
         SF_TRY(s, env.text(n));
         if (s.find('\n') == std::string::npos && s.find(' ') == std::string::npos) file = s;
@@ -246,6 +248,7 @@ Result<void> eval_script(Env& env, const YamlNode& n, std::string& file, std::ve
             if (!v.is_scalar()) return fail(env.recipe().at(v), "script env value of '" + k.scalar + "' must be a string");
             SF_TRY(s, env.text(v));
             vars[k.scalar] = s;
+            marks.emplace(k.scalar, env.recipe().at(k));
         }
     }
     for (const auto& [k, v] : n.pairs)
@@ -274,10 +277,10 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
     ev.skip = skip_top || skip_own;
     if (f.number) {
         SF_TRY(v, env.value(*f.number));
-        std::string s = to_text(v);
-        if (!v.is_int() && (s.empty() || s.find_first_not_of("0123456789") != std::string::npos))
-            return fail(r.at(*f.number), "build number must be a non-negative integer, got '" + s + "'");
-        ev.out.build_number = v.is_int() ? static_cast<int>(v.as_int()) : std::stoi(s);
+        auto n = types::parse_build_number(to_text(v));  // meta.yaml's rule too
+        if (!n) return fail(r.at(*f.number), "build number " + n.error().message, n.error().hint);
+        ev.out.build_number = *n;
+        ev.marks.build_number = r.at(*f.number);
     }
     if (f.noarch) {
         SF_TRY(s, with_fallback_hint(env.text(*f.noarch)));
@@ -293,11 +296,13 @@ Result<void> eval_build(Env& env, const YamlNode* top_build, const YamlNode* own
         (void)s;
         ev.string_template = f.string->scalar;
         ev.string_node = f.string;
+        ev.marks.build_string = r.at(*f.string);
     }
     if (f.script) {
         env.set_lenient(true);  // build-time names (PYTHON, ...) are not known yet
         auto ok =
-            eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env, ev.out.unbuildable);
+            eval_script(env, *f.script, ev.out.script, ev.out.script_lines, ev.out.script_env, ev.out.unbuildable,
+                        ev.marks.env_keys);
         env.set_lenient(false);
         SF_TRY_VOID(ok);
     }
@@ -510,6 +515,10 @@ Result<void> eval_name_version(Env& env, const YamlNode& o, Evaluated& ev) {
     if (!ver) return fail(r.at(*pkg), "missing field 'version' for output '" + name + "'", "set package.version or recipe.version");
     SF_TRY(version, env.text(*ver));
     ev.out.version = version;
+    // A computed build string and an unset number are the output's own.
+    ev.marks.output = ev.marks.build_string = ev.marks.build_number = r.at(*pkg);
+    ev.marks.name = r.at(*pkg->find("name"));
+    ev.marks.version = r.at(*ver);
     return {};
 }
 
@@ -658,9 +667,12 @@ Result<StagingOutput> staging_output(Env& env, const YamlNode& o, const std::vec
     const YamlNode* build = o.find("build");
     if (const YamlNode* script = build && build->is_mapping() ? build->find("script") : nullptr) {
         env.set_lenient(true);  // build-time names are not known yet
-        auto ok = eval_script(env, *script, st.script, st.script_lines, st.script_env, st.unbuildable);
+        IdentifierMarks marks;
+        marks.output = env.recipe().at(o);
+        auto ok = eval_script(env, *script, st.script, st.script_lines, st.script_env, st.unbuildable, marks.env_keys);
         env.set_lenient(false);
         SF_TRY_VOID(ok);
+        SF_TRY_VOID(check_script_env(st.script_env, marks, st.name + ": "));
     }
     if (const YamlNode* steps = build && build->is_mapping() ? build->find("steps") : nullptr)
         st.unbuildable = steps_refusal(env, *steps);

@@ -14,6 +14,7 @@
 #include "util/strings.hpp"
 #include "variant/config.hpp"
 #include "variant/limits.hpp"
+#include "variant/typing_index.hpp"
 
 namespace sf::render {
 
@@ -330,12 +331,13 @@ std::vector<Combo> combinations(const variant::CombinedSpec& spec, const std::ve
                                 const std::vector<variant::Variant>& all) {
     std::vector<Combo> combos;
     std::set<std::vector<std::string>> seen;
+    const variant::TypingIndex typing(spec);
     for (const auto& v : variant::reduce(all, spec.specials, used_keys)) {
         std::vector<std::string> key;
         for (const auto& k : used_keys) key.push_back(v.value_or(k, "\x01"));
         if (!seen.insert(key).second) continue;
         Combo c{v, {}};
-        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, variant::typing_of(spec, k, val));
+        for (const auto& [k, val] : v.values) c.typed[k] = v1::typed_value(val, typing.of(k, val));
         combos.push_back(std::move(c));
     }
     return combos;
@@ -383,14 +385,27 @@ Result<std::vector<int>> group_tops(RenderedRecipe& rr, std::vector<std::unique_
 
 Result<void> name_and_version(v1::Env& env, const YamlNode* top, RenderedRecipe& rr) {
     if (!top) return {};
+    SourceLoc name_at, version_at;
     if (const YamlNode* n = top->find("name")) {
         SF_TRY(nm, env.text(*n));
         rr.name = nm;
+        name_at = env.recipe().at(*n);
     }
     if (const YamlNode* n = top->find("version")) {
         SF_TRY(vs, env.text(*n));
         rr.version = vs;
+        version_at = env.recipe().at(*n);
     }
+    return check_recipe_identity(rr, name_at, version_at);
+}
+
+// The outputs one combination builds, named once each (two of one name
+// would write one package file twice).
+Result<void> unique_names(const std::vector<v1::Evaluated>& outs) {
+    std::set<std::string> names;
+    for (const auto& ev : outs)
+        if (!ev.skip && !names.insert(ev.out.name).second)
+            return unexpected(duplicate_output(ev.out.name, ev.marks.name));
     return {};
 }
 
@@ -416,6 +431,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         SF_TRY_VOID(env->eval_context());
         if (rr.name.empty()) SF_TRY_VOID(name_and_version(*env, r.section(r.multi_output() ? "recipe" : "package"), rr));
         SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed, staging_keys));
+        SF_TRY_VOID(unique_names(outs));
         for (auto& ev : outs)
             if (!ev.skip) items.push_back(Item{std::move(ev), static_cast<int>(ci)});
         envs.push_back(std::move(env));
@@ -428,6 +444,7 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
     for (auto& it : items) {
         if (!it.done) return fail(r.at(r.root), "output '" + it.ev.out.name + "' pins itself exactly through a cycle");
         auto& o = it.ev.out;
+        SF_TRY_VOID(check_identifiers(o, it.ev.marks));
         o.variant = combos[it.combo].variant;
         o.top_variant = combo_top[it.combo];
         for (const auto& [k, v] : o.used) keys.insert(k);

@@ -37,18 +37,17 @@ Result<void> check_requirements(const Meta& reqs, const std::string& where, cons
 
 // conda-build's build_number() is int() of the value, so a value that is no
 // integer ("3.0", "abc") is an error there too; render's build_number() reads
-// only what this accepted. `key` is "build/number", or an output's own
-// "number" (which conda-build copies into the output's build section).
+// only what this accepted (types::parse_build_number, recipe.yaml's rule too).
+// `key` is "build/number", or an output's own "number" (which conda-build
+// copies into the output's build section).
 Result<void> check_build_number(const Meta& build, const std::string& where, const std::string& file,
                                 const char* key = "build/number") {
     if (!build.is_object() || !build.contains("number")) return {};
     const Meta& n = build["number"];
     if (n.is_null()) return {};
     std::string s = n.is_string() ? std::string(str::trim(n.get<std::string>())) : n.dump();
-    bool digits = !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits)
-        return bad(file, where + key + " must be a non-negative integer below 10^9, not '" + s + "'",
-                   "write e.g. 'number: 0'");
+    if (auto ok = types::parse_build_number(s); !ok)
+        return bad(file, where + key + " " + ok.error().message, ok.error().hint);
     return {};
 }
 
@@ -130,7 +129,7 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
         std::string where = "output '" + name + "': ";
         if (!names.insert(name).second) {
             // conda-build accepts this (and builds one of them): a warning.
-            Error e{SourceLoc{file}, "outputs: the name '" + name + "' is used twice", "give each output its own name"};
+            Error e = duplicate_output(name, SourceLoc{file});
             if (diag.strict()) return unexpected(std::move(e));
             e.message += "; only the first is built";
             e.hint = "--strict makes this an error";
@@ -144,15 +143,50 @@ Result<void> check_shape(const Meta& top, const std::string& file, Diagnostics& 
     return {};
 }
 
-Result<void> check_output(const RenderedOutput& o, const std::string& file, bool has_build_string) {
-    auto in_file = [&](const Error& e, const std::string& where) {
-        return bad(file, where + e.message, e.hint);
-    };
-    if (auto ok = types::check_package_name(o.name); !ok) return in_file(ok.error(), "");
-    if (auto ok = types::check_version(o.version); !ok) return in_file(ok.error(), o.name + ": ");
-    if (has_build_string && o.unbuildable.empty())
-        if (auto ok = types::check_build_string(o.build_string); !ok) return in_file(ok.error(), o.name + ": ");
+IdentifierMarks IdentifierMarks::file(const std::string& file) {
+    SourceLoc f{file};
+    return {f, f, f, f, f, {}};
+}
+
+Result<void> check_script_env(const std::map<std::string, std::string>& env, const IdentifierMarks& at,
+                              const std::string& where) {
+    for (const auto& [k, v] : env) {
+        if (auto ok = types::check_env_name(k); !ok) {
+            auto mark = at.env_keys.find(k);
+            return fail(mark != at.env_keys.end() ? mark->second : at.output, where + ok.error().message,
+                        ok.error().hint);
+        }
+    }
     return {};
+}
+
+Result<void> check_identifiers(const RenderedOutput& o, const IdentifierMarks& at, bool has_build_string) {
+    auto in_file = [&](const SourceLoc& loc, const Error& e, const std::string& where) {
+        return fail(loc, where + e.message, e.hint);
+    };
+    if (auto ok = types::check_package_name(o.name); !ok) return in_file(at.name, ok.error(), "");
+    if (auto ok = types::check_version(o.version); !ok) return in_file(at.version, ok.error(), o.name + ": ");
+    if (o.build_number < 0)  // both front ends parse it with types::parse_build_number
+        return fail(at.build_number, o.name + ": build number must be a non-negative integer, not " +
+                                         std::to_string(o.build_number), "write e.g. 'number: 0'");
+    if (has_build_string && o.unbuildable.empty())
+        if (auto ok = types::check_build_string(o.build_string); !ok)
+            return in_file(at.build_string, ok.error(), o.name + ": ");
+    return check_script_env(o.script_env, at, o.name + ": ");
+}
+
+Result<void> check_recipe_identity(const RenderedRecipe& rr, const SourceLoc& name_at, const SourceLoc& version_at) {
+    if (!rr.name.empty())
+        if (auto ok = types::check_package_name(rr.name); !ok)
+            return fail(name_at, ok.error().message, ok.error().hint);
+    if (!rr.version.empty())
+        if (auto ok = types::check_version(rr.version); !ok)
+            return fail(version_at, (rr.name.empty() ? "" : rr.name + ": ") + ok.error().message, ok.error().hint);
+    return {};
+}
+
+Error duplicate_output(const std::string& name, const SourceLoc& at) {
+    return Error{at, "outputs: the name '" + name + "' is used twice", "give each output its own name"};
 }
 
 Result<void> check_computed_build_string(RenderedOutput& o, const std::string& file, Diagnostics& diag) {

@@ -15,7 +15,7 @@ namespace sf::render {
 // `line_map` maps lines of `text` to source lines (line i+1 of `text` came
 // from source line line_map[i]). A duplicate key keeps its last value, with
 // a warning in `diag`; without `diag`, or under --strict, it is an error.
-// Aliases may expand to at most 200,000 nodes, nesting to 200 levels.
+// Aliases may expand to at most 1,000,000 nodes, nesting to 200 levels.
 Result<Meta> load_yaml(const std::string& text, const std::string& file, const std::vector<int>& line_map = {},
                        Diagnostics* diag = nullptr);
 

@@ -65,6 +65,25 @@ Result<void> check_build_string(std::string_view s) {
     return bad("build string", s, "use at most 64 letters, digits, '.', '_' and '+', and no '..'");
 }
 
+Result<int> parse_build_number(std::string_view text) {
+    long long n = 0;
+    bool ok = !text.empty() && text.size() <= 10;
+    for (char c : text) {
+        if (c < '0' || c > '9') ok = false;
+        else n = n * 10 + (c - '0');
+    }
+    if (ok && n < kBuildNumberLimit) return static_cast<int>(n);
+    return fail("must be a non-negative integer below 2^31, not '" + printable(text) + "'", "write e.g. 'number: 0'");
+}
+
+Result<void> check_env_name(std::string_view s) {
+    auto word = [](char c) { return alnum(c) || c == '_'; };
+    bool ok = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
+    for (char c : s) ok = ok && word(c);
+    if (ok) return {};
+    return bad("script env name", s, "use letters, digits and '_', not starting with a digit (a shell variable name)");
+}
+
 Result<void> check_subdir(std::string_view s) {
     auto dash = s.find('-');
     bool ok = s == "noarch";

@@ -29,6 +29,14 @@ Result<void> check_package_name(std::string_view s);
 Result<void> check_version(std::string_view s);
 // ASCII letters, digits, '.', '_' and '+'; no ".."; at most 64.
 Result<void> check_build_string(std::string_view s);
+// A build number as written: ASCII digits only (no sign, space, '.' or
+// exponent), below 2^31, so it fits every reader (conda's int, an index.json
+// integer) and "<hash>_<number>" stays a valid build string.
+inline constexpr long long kBuildNumberLimit = 1LL << 31;
+Result<int> parse_build_number(std::string_view text);
+// A variable a recipe sets for its build script: a shell name,
+// [A-Za-z_][A-Za-z0-9_]* (no '=', which would split it, and not empty).
+Result<void> check_env_name(std::string_view s);
 // "noarch" or <os>-<arch>, both lower-case letters and digits; at most 32.
 Result<void> check_subdir(std::string_view s);
 // A prefix written into files and scripts: absolute or relative, but no

@@ -1,11 +1,14 @@
 #include "variant/config.hpp"
 #include "variant/limits.hpp"
+#include "variant/typing_index.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "jinja/jinja.hpp"
 #include "recipe/raw_recipe.hpp"
@@ -38,6 +41,47 @@ void put(std::vector<std::pair<std::string, V>>& kv, const std::string& key, V v
         *v = std::move(value);
     else
         kv.emplace_back(key, std::move(value));
+}
+
+// The positions of a key-value list's keys (the first of a repeated one, as
+// find_key), so a loop over a config's keys finds each in O(1): a config of
+// 100k keys costs 100k lookups, not 100k scans of 100k keys.
+template <class V>
+class KeyIndex {
+public:
+    KeyIndex() = default;
+    explicit KeyIndex(const std::vector<std::pair<std::string, V>>& kv) {
+        for (size_t i = 0; i < kv.size(); ++i) pos_.try_emplace(kv[i].first, i);
+    }
+    template <class List>
+    auto* find(List& kv, const std::string& key) const {
+        auto it = pos_.find(key);
+        return it == pos_.end() ? nullptr : &kv[it->second].second;
+    }
+    void put(std::vector<std::pair<std::string, V>>& kv, const std::string& key, V value) {
+        auto [it, fresh] = pos_.try_emplace(key, kv.size());
+        if (fresh) kv.emplace_back(key, std::move(value));
+        else kv[it->second].second = std::move(value);
+    }
+
+private:
+    std::unordered_map<std::string, size_t> pos_;
+};
+
+// A key's value in one variant of a matrix, whose variants share one key
+// order (product()): `at` holds the positions in the first.
+const std::string* value_at(const Variant& v, const std::unordered_map<std::string, size_t>& at, const std::string& key) {
+    auto it = at.find(key);
+    if (it == at.end()) return nullptr;
+    if (it->second < v.values.size() && v.values[it->second].first == key) return &v.values[it->second].second;
+    return v.get(key);
+}
+
+std::unordered_map<std::string, size_t> positions(const std::vector<Variant>& variants) {
+    std::unordered_map<std::string, size_t> at;
+    if (!variants.empty())
+        for (size_t i = 0; i < variants.front().values.size(); ++i) at.try_emplace(variants.front().values[i].first, i);
+    return at;
 }
 
 void append_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
@@ -296,6 +340,7 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
         int l = n.line;
         return l >= 0 && static_cast<size_t>(l) < selected->source_line.size() ? selected->source_line[l] : 0;
     };
+    KeyIndex<std::vector<std::string>> keys;
     for (const auto& [k, v] : node->pairs) {
         std::string key = k.scalar;
         if (skip_keys.count(key)) continue;
@@ -361,7 +406,7 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
         } else {
             values.push_back(v.scalar);
         }
-        put(src.lists, key, std::move(values));  // a repeated key: the last one wins
+        keys.put(src.lists, key, std::move(values));  // a repeated key: the last one wins
     }
     // Within one file, zipped lists must have equal lengths.
     for (const auto& [k, v] : src.lists) {
@@ -371,7 +416,7 @@ Result<SpecSource> read_config_text(const std::string& text_in, const std::strin
             std::string first;
             size_t first_len = 0;
             for (const auto& g : group) {
-                const auto* vals = find_key(src.lists, g);
+                const auto* vals = keys.find(src.lists, g);
                 if (!vals) continue;
                 if (first.empty()) {
                     first = g;
@@ -419,14 +464,16 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
         return {k};
     };
 
+    KeyIndex<std::vector<std::string>> merged;  // out.lists
     for (const auto& s : sources) {
+        const KeyIndex<std::vector<std::string>> own(s.lists);
         for (const auto& [k, v] : s.lists) {
             SourceLoc where{s.name, s.line_of.count(k) ? s.line_of.at(k) : 0};
             if (k == "zip_keys") continue;
             if (extend.count(k)) {
-                auto* cur = find_key(out.lists, k);
+                auto* cur = merged.find(out.lists, k);
                 if (!cur) {
-                    out.lists.emplace_back(k, std::vector<std::string>{});
+                    merged.put(out.lists, k, {});
                     cur = &out.lists.back().second;
                 }
                 if (k == "pin_run_as_build") {
@@ -446,23 +493,23 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
             }
             auto group = group_of(k);
             bool all_in_spec = std::all_of(group.begin(), group.end(),
-                                           [&](const std::string& g) { return find_key(s.lists, g) != nullptr; });
+                                           [&](const std::string& g) { return own.find(s.lists, g) != nullptr; });
             if (all_in_spec) {
                 for (const auto& g : group) {
-                    const auto* gv = find_key(s.lists, g);
+                    const auto* gv = own.find(s.lists, g);
                     if (gv->size() != v.size())
                         return fail(SourceLoc{s.name, s.line_of.count(g) ? s.line_of.at(g) : 0},
                                     "zip_keys: '" + k + "' has " + std::to_string(v.size()) + " values but '" + g +
                                         "' has " + std::to_string(gv->size()),
                                     "zipped keys vary together, so their lists must be equally long");
-                    put(out.lists, g, *gv);
+                    merged.put(out.lists, g, *gv);
                     out.origin[g] = SourceLoc{s.name, s.line_of.count(g) ? s.line_of.at(g) : 0};
                 }
-            } else if (auto* cur = find_key(out.lists, k)) {
+            } else if (auto* cur = merged.find(out.lists, k)) {
                 bool consistent = true;
                 for (const auto& g : group) {
-                    if (const auto* gv = find_key(s.lists, g); gv && gv->size() != v.size()) consistent = false;
-                    if (const auto* gv = find_key(out.lists, g); gv && g != k && gv->size() != v.size()) consistent = false;
+                    if (const auto* gv = own.find(s.lists, g); gv && gv->size() != v.size()) consistent = false;
+                    if (const auto* gv = merged.find(out.lists, g); gv && g != k && gv->size() != v.size()) consistent = false;
                 }
                 if (consistent) {
                     *cur = v;
@@ -497,7 +544,7 @@ Result<CombinedSpec> combine(std::vector<SpecSource> sources) {
     // zip groups whose keys are all unset are dropped; partially set ones are an error.
     for (const auto& g : groups) {
         for (const auto& k : g)
-            if (!find_key(out.lists, k))
+            if (!merged.find(out.lists, k))
                 return fail(SourceLoc{sources.back().name}, "zip_keys entry '" + k + "' in group [" +
                                                                 str::join(g, ", ") + "] does not have any settings",
                             "give it a list of values or remove it from zip_keys");
@@ -600,14 +647,30 @@ bool is_plain(const CombinedSpec& spec, const std::string& key, const std::strin
     return typing_of(spec, key, value) == ScalarTyping::marked_yaml;
 }
 
+namespace {
+
+ScalarTyping typing_in(const SpecSource& s, const std::string& key, const std::string& value) {
+    if (s.plain.count({key, value})) return ScalarTyping::marked_yaml;
+    if (s.yaml_core.count({key, value})) return ScalarTyping::serde_yaml;
+    return ScalarTyping::text;
+}
+
+}  // namespace
+
 ScalarTyping typing_of(const CombinedSpec& spec, const std::string& key, const std::string& value) {
     for (auto it = spec.sources.rbegin(); it != spec.sources.rend(); ++it)
-        if (find_key(it->lists, key)) {
-            if (it->plain.count({key, value})) return ScalarTyping::marked_yaml;
-            if (it->yaml_core.count({key, value})) return ScalarTyping::serde_yaml;
-            return ScalarTyping::text;
-        }
+        if (find_key(it->lists, key)) return typing_in(*it, key, value);
     return ScalarTyping::text;
+}
+
+TypingIndex::TypingIndex(const CombinedSpec& spec) {
+    for (const auto& s : spec.sources)
+        for (const auto& [k, v] : s.lists) last_[k] = &s;
+}
+
+ScalarTyping TypingIndex::of(const std::string& key, const std::string& value) const {
+    auto it = last_.find(key);
+    return it == last_.end() ? ScalarTyping::text : typing_in(*it->second, key, value);
 }
 
 namespace {
@@ -676,6 +739,7 @@ std::vector<Variant> filter_by(std::vector<Variant> variants, const std::string&
 
 std::vector<Variant> explode(const CombinedSpec& spec) {
     auto variants = product(spec.lists, spec.specials);
+    const auto at = positions(variants);  // filter_by keeps the order
     // conda-build's filter_combined_spec_to_used_keys: each key narrows the
     // matrix to its values in the latest source that sets it (defaults
     // excluded), unless that would remove everything. Only the latest: an
@@ -693,7 +757,7 @@ std::vector<Variant> explode(const CombinedSpec& spec) {
             if (spec.specials.is_special(k) || !seen.insert(k).second) continue;
             // Most keys narrow nothing: look before copying the matrix.
             bool narrows = std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {
-                const std::string* x = v.get(k);
+                const std::string* x = value_at(v, at, k);
                 return !x || std::find(vs.begin(), vs.end(), *x) == vs.end();
             });
             if (narrows) variants = filter_by(std::move(variants), k, vs);
@@ -714,29 +778,39 @@ std::vector<std::string> loop_vars(const std::vector<Variant>& variants, const S
 std::vector<Variant> reduce(const std::vector<Variant>& variants, const Specials& sp,
                             const std::vector<std::string>& used) {
     if (variants.empty()) return variants;
-    auto is_used = [&](const std::string& k) { return std::find(used.begin(), used.end(), k) != used.end(); };
+    const std::unordered_set<std::string> used_set(used.begin(), used.end());
+    auto is_used = [&](const std::string& k) { return used_set.count(k) > 0; };
+    const auto at = positions(variants);
+    auto value_or = [&](const Variant& v, const std::string& k) {
+        const std::string* x = value_at(v, at, k);
+        return x ? *x : std::string();
+    };
     // Squish to key -> unique values (first-seen order); zip groups as unique rows.
     std::vector<std::pair<std::string, std::vector<std::string>>> lists;
     for (const auto& [k, x] : variants.front().values) lists.emplace_back(k, std::vector<std::string>{});
+    const KeyIndex<std::vector<std::string>> index(lists);
     for (auto& [k, vals] : lists) {
         const auto* g = sp.zip_group_of(k);
         if (g) continue;
-        for (const auto& v : variants) append_unique(vals, {v.value_or(k, "")});
-        if (!is_used(k) && !vals.empty()) vals.resize(1);
+        // Only a used key keeps more than its first value.
+        for (const auto& v : variants) {
+            append_unique(vals, {value_or(v, k)});
+            if (!is_used(k)) break;
+        }
     }
     for (const auto& g : sp.zip_keys) {
-        bool present = std::all_of(g.begin(), g.end(), [&](const std::string& k) { return find_key(lists, k) != nullptr; });
+        bool present = std::all_of(g.begin(), g.end(), [&](const std::string& k) { return index.find(lists, k) != nullptr; });
         if (!present) continue;
         bool group_used = std::any_of(g.begin(), g.end(), is_used);
         std::vector<std::vector<std::string>> rows;
         for (const auto& v : variants) {
             std::vector<std::string> row;
-            for (const auto& k : g) row.push_back(v.value_or(k, ""));
+            for (const auto& k : g) row.push_back(value_or(v, k));
             if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
             if (!group_used) break;
         }
         for (size_t i = 0; i < g.size(); ++i) {
-            auto* vals = find_key(lists, g[i]);
+            auto* vals = index.find(lists, g[i]);
             for (const auto& row : rows) vals->push_back(row[i]);
         }
     }

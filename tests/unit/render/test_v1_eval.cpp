@@ -232,10 +232,9 @@ TEST_CASE("v1 variant files and context: YAML 1.2 edge values typed and printed 
 package:
   name: foo
   version: 1.0
-build:
-  string: "${{ k1 }}_${{ k2 }}_${{ k3 }}_${{ k4 }}_${{ k5 }}_${{ k6 }}_${{ k7 }}_${{ k8 }}_${{ k9 }}_${{ k10 }}"
 about:
   summary: "${{ c_hex }}|${{ c_plus + 1 }}|${{ c_lead + 1 }}|${{ c_null }}|${{ c_inf }}|${{ c_big }}|${{ c_list }}"
+  description: "${{ k1 }}_${{ k2 }}_${{ k3 }}_${{ k4 }}_${{ k5 }}_${{ k6 }}_${{ k7 }}_${{ k8 }}_${{ k9 }}_${{ k10 }}"
 )";
     std::string block = "k1:\n  - .inf\nk2:\n  - .nan\nk3:\n  - 0x10\nk4:\n  - 0o17\nk5:\n  - +3\nk6:\n  - 1_000\n"
                         "k7:\n  - 1e3\nk8:\n  - ~\nk9:\n  - yes\nk10: [3, 007]\n";
@@ -259,7 +258,7 @@ about:
     // not quoted: serde_yaml's 3.
     CHECK(h1.at("k10") == 3);
     CHECK(cbc.outputs[1].hash_input.at("k10") == "007");
-    CHECK(cbc.outputs[0].build_string == "inf_NaN_16_15_+3_1_000_1e3_None_yes_3");
+    CHECK(cbc.outputs[0].about.at("description") == "inf_NaN_16_15_+3_1_000_1e3_None_yes_3");
     // variants.yaml: marked_yaml's rule.
     CHECK(h2.at("k1") == ".inf");
     CHECK(h2.at("k3") == "0x10");
@@ -267,7 +266,7 @@ about:
     CHECK(h2.at("k8") == "~");
     CHECK(h2.at("k10") == 3);
     CHECK(v1.outputs[1].hash_input.at("k10") == 7);
-    CHECK(v1.outputs[0].build_string == ".inf_.nan_0x10_0o17_3_1_000_1e3_~_yes_3");
+    CHECK(v1.outputs[0].about.at("description") == ".inf_.nan_0x10_0o17_3_1_000_1e3_~_yes_3");
     // context: marked_yaml's rule, as the recipe's parser types it.
     CHECK(v1.outputs[0].about.at("summary") == "0x10|4|8|~|.inf|99999999999999999999|[\"~\", 3, \"0o17\"]");
 }
