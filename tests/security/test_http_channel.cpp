@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <zstd.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -228,4 +229,33 @@ TEST_CASE("http channel: a channel name maps under the channel alias") {
     INFO(r.err);
     REQUIRE(r.exit == 0);
     CHECK(stdfs::exists(tmp.path() / "p/share/hello.txt"));
+}
+
+TEST_CASE("http channel: repodata.json.zst is read first, and a corrupt one is one line") {
+    sf::fs::TempDir tmp("sf-http");
+    write_channel(tmp.path() / "www/zst", {hello()});
+    // Only the .zst for linux-64: what the installer must decode.
+    const stdfs::path rd = tmp.path() / "www/zst/linux-64/repodata.json";
+    std::string json_text = sf::test::slurp(rd);
+    std::string z(ZSTD_compressBound(json_text.size()), '\0');
+    z.resize(ZSTD_compress(z.data(), z.size(), json_text.data(), json_text.size(), 3));
+    std::ofstream(rd.string() + ".zst", std::ios::binary) << z;
+    stdfs::remove(rd);
+    // The hostile twin: a .zst that is no zstd frame.
+    stdfs::copy(tmp.path() / "www/zst", tmp.path() / "www/badzst", stdfs::copy_options::recursive);
+    std::ofstream(tmp.path() / "www/badzst/linux-64/repodata.json.zst", std::ios::binary | std::ios::trunc)
+        << "this is not zstd";
+    Nginx server(tmp.path() / "www");
+    const std::string pkgs = (tmp.path() / "pkgs").string();
+    auto r = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p").string(), "-c", server.url("/zst"), "--pkgs-dir",
+                                  pkgs, "hello"});
+    INFO(r.err);
+    REQUIRE(r.exit == 0);
+    CHECK(count(server.hits(), "/zst/linux-64/repodata.json.zst", 200) == 1);
+    CHECK(count(server.hits(), "/zst/linux-64/repodata.json", 404) == 0);
+    auto bad = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "q").string(), "-c", server.url("/badzst"),
+                                    "--pkgs-dir", pkgs, "hello"});
+    check_one_line(bad);
+    CHECK(bad.err.find("zstd") != std::string::npos);
+    CHECK(!stdfs::exists(tmp.path() / "q/share/hello.txt"));
 }
