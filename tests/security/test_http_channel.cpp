@@ -259,3 +259,25 @@ TEST_CASE("http channel: repodata.json.zst is read first, and a corrupt one is o
     CHECK(bad.err.find("zstd") != std::string::npos);
     CHECK(!stdfs::exists(tmp.path() / "q/share/hello.txt"));
 }
+
+TEST_CASE("http channel: basic auth from the URL is sent, masked; without it a 401 is one line") {
+    sf::fs::TempDir tmp("sf-http");
+    write_channel(tmp.path() / "www/private", {hello()});
+    std::ofstream(tmp.path() / "htpasswd") << "alice:{PLAIN}s3cr3t-pw\n";
+    Nginx server(tmp.path() / "www", "    location /private/ { auth_basic \"ch\"; auth_basic_user_file " +
+                                         (tmp.path() / "htpasswd").string() + "; }\n");
+    const std::string pkgs = (tmp.path() / "pkgs").string();
+    const std::string with = "http://alice:s3cr3t-pw@127.0.0.1:" + std::to_string(server.port()) + "/private";
+    auto ok = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p").string(), "-c", with, "--pkgs-dir", pkgs,
+                                   "--json", "hello"});
+    INFO(ok.err);
+    REQUIRE(ok.exit == 0);
+    CHECK(ok.out.find("s3cr3t-pw") == std::string::npos);
+    CHECK(everything_under(tmp.path() / "pkgs").find("s3cr3t-pw") == std::string::npos);
+    CHECK(everything_under(tmp.path() / "p/conda-meta").find("s3cr3t-pw") == std::string::npos);
+    auto no = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "q").string(), "-c", server.url("/private"),
+                                   "--pkgs-dir", (tmp.path() / "pkgs2").string(), "hello"});
+    check_one_line(no);
+    CHECK(no.err.find("401") != std::string::npos);
+    CHECK(no.err.find("credentials") != std::string::npos);
+}
