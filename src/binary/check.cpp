@@ -129,7 +129,7 @@ Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const s
         t.not_found_hint = " (no channel to look its dependencies up in: pass --channel)";
     } else {
         env::InstallOptions io;
-        io.channels = channels;
+        io.channels = env::channel_list(channels);
         io.pkgs_dir = work / "pkgs";
         io.link_mode = env::LinkMode::copy;
         io.host_provided = o.host_provided;

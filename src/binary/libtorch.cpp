@@ -180,7 +180,7 @@ Result<LibtorchArchive> make_libtorch_archive(const LibtorchOptions& o) {
     res.variant = libtorch_variant(rec.build);
     fs::TempDir tmp("libtorch-archive");
     env::InstallOptions io;
-    io.channels = o.channels;
+    io.channels = env::channel_list(o.channels);
     if (io.channels.empty())
         if (auto ch = channel_of(o.package); !ch.empty()) io.channels.push_back(ch);
     io.pkgs_dir = tmp.path() / "pkgs";

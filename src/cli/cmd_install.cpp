@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "env/channel.hpp"
 #include "env/install.hpp"
 #include "types/identifiers.hpp"
 
@@ -24,9 +25,9 @@ struct InstallArgs {
 
 void register_install(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<InstallArgs>();
-    auto* sub = app.add_subcommand("install", "Install packages from local channels (or package files) into a prefix");
+    auto* sub = app.add_subcommand("install", "Install packages from channels (or package files) into a prefix");
     sub->add_option("-p,--prefix", a->prefix, "The environment prefix (created if missing)")->required();
-    sub->add_option("-c,--channel", a->channels, "A local channel directory (repeatable, in priority order)")
+    sub->add_option("-c,--channel", a->channels, "A channel: URL (https://, http://, file://), local directory or name under the channel alias (repeatable, in priority order)")
         ->allow_extra_args(false);
     sub->add_option("PKG_FILE_OR_SPEC", a->requests,
                     "Match specs (\"foo >=1.2,<2\", \"foo=1.2=h0_0\") or .conda/.tar.bz2 files")
@@ -43,12 +44,10 @@ void register_install(CLI::App& app, Cli& cli) {
         cli.action = [&cli, a] {
             env::InstallOptions opts;
             value_or_throw(types::check_prefix(a->prefix), "--prefix");
-            std::error_code ec;
+            // Each resolved now: a missing directory or a bad scheme is the user's input.
             for (const auto& c : a->channels) {
-                if (!std::filesystem::is_directory(c, ec))
-                    throw Failure(Error{SourceLoc{c}, "channel directory not found",
-                                        "give a local channel (a folder with linux-64/, noarch/)"});
-                opts.channels.emplace_back(c);
+                value_or_throw(env::resolve_channel(c), "--channel");
+                opts.channels.push_back(c);
             }
             opts.pkgs_dir = a->pkgs_dir;
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");

@@ -313,6 +313,10 @@ void progress(const InstallOptions& o, const std::string& line) {
 
 }  // namespace
 
+std::vector<std::string> channel_list(const std::vector<stdfs::path>& dirs) {
+    return {dirs.begin(), dirs.end()};
+}
+
 stdfs::path default_pkgs_dir() {
     if (const char* d = std::getenv("SPLITFORGE_PKGS_DIR"); d && *d) return d;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return stdfs::path(x) / "splitforge/pkgs";
@@ -350,7 +354,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     }
     ChannelIndex index;
     if (!opts.channels.empty()) {
-        auto idx = load_channels(opts.channels, opts.platform);
+        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir);
         if (!idx) return Unexpected<Error>{idx.error()};
         index = std::move(*idx);
     }

@@ -1,6 +1,6 @@
 #pragma once
-// The installer: resolves specs against local channels, fetches packages into
-// a sha256-keyed cache, and links them into a prefix the way conda does:
+// The installer: resolves specs against channels (local or over HTTP),
+// fetches packages into a sha256-keyed cache, and links them into a prefix the way conda does:
 // hardlinks where possible, symlinks recreated, prefix placeholders replaced
 // (text: every occurrence; binary: inside NUL-terminated strings, NUL-padded
 // to keep the length), and conda-meta/<name>-<version>-<build>.json records
@@ -37,7 +37,9 @@ enum class LinkMode { hardlink_or_copy, copy };
 enum class RunScripts { no, yes };
 
 struct InstallOptions {
-    std::vector<stdfs::path> channels;           // local channel directories, in priority order
+    // In priority order: URLs (https, http, file), local directories or
+    // channel names (env/channel.hpp resolves them).
+    std::vector<std::string> channels;
     stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
     types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;
@@ -70,6 +72,9 @@ struct InstallResult {
 // coming from the channels.
 Result<InstallResult> install(const stdfs::path& prefix, const std::vector<std::string>& requests,
                               const InstallOptions& options);
+
+// Local channel directories as InstallOptions::channels takes them.
+std::vector<std::string> channel_list(const std::vector<stdfs::path>& dirs);
 
 // $SPLITFORGE_PKGS_DIR, else $XDG_CACHE_HOME/splitforge/pkgs, else ~/.cache/splitforge/pkgs.
 stdfs::path default_pkgs_dir();

@@ -182,6 +182,8 @@ bool reusable(const fs::Dir& pkgs, const std::string& sha256, const archive::Pac
 
 }  // namespace
 
+Result<CachedPackage> fetch_file(const Candidate& c, const stdfs::path& pkgs_dir);
+
 void sweep_cache(const stdfs::path& pkgs_dir) {
     std::error_code ec;
     for (const auto& e : stdfs::directory_iterator(pkgs_dir, ec)) {
@@ -199,7 +201,7 @@ void sweep_cache(const stdfs::path& pkgs_dir) {
     }
 }
 
-Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
+Result<CachedPackage> fetch_file(const Candidate& c, const stdfs::path& pkgs_dir) {
     CachedPackage out;
     out.candidate = c;
     const auto& rec = c.record;
@@ -270,6 +272,16 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
     if (!paths) return Unexpected<Error>{paths.error()};
     out.paths = std::move(*paths);
     return out;
+}
+
+Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
+    if (c.download_url.empty()) return fetch_file(c, pkgs_dir);
+    if (auto ok = check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
+    auto file = download_package(c, pkgs_dir);
+    if (!file) return Unexpected<Error>{file.error()};
+    Candidate local = c;
+    local.file = *file;
+    return fetch_file(local, pkgs_dir);
 }
 
 }  // namespace sf::env::detail

@@ -30,8 +30,18 @@ struct CachedPackage {
 };
 
 // Verifies the file's sha256/size against its repodata record (when it has
-// one), then extracts it into <pkgs_dir>/<sha256> unless already there.
+// one), then extracts it into <pkgs_dir>/<sha256> unless already there. A
+// remote candidate is downloaded first (download_package).
 Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir);
+
+// A remote candidate's archive, in <pkgs_dir>/archives/<sha256>/<fn>: kept
+// from an earlier run when its bytes still hash to the record's sha256,
+// else downloaded under a temp name, checked against the record's size and
+// sha256, and only then renamed into place (under <sha256>.lock). A record
+// without a sha256 is refused: nothing would check the download. On a
+// mismatch nothing of the download stays, and the one-line error names the
+// package and its URL (masked).
+Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir);
 
 // Where `rel` lands inside `prefix`, resolved component by component with
 // lstat(): a symlink already in the prefix is followed only while it stays

@@ -170,7 +170,12 @@ Result<void> check_candidate(const Candidate& c) {
         const std::string& fn = rec.fn;
         bool plain = !fn.empty() && fn != "." && fn != ".." && fn.find('/') == std::string::npos &&
                      fn.find('\\') == std::string::npos && fn.find('\0') == std::string::npos;
-        if (!plain || c.file.filename().string() != fn)
+        // A remote one's name goes into its URL: only the characters conda's
+        // names, versions and build strings use (no '?', '#', '%', space).
+        if (plain && !c.download_url.empty())
+            plain = fn.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-!") ==
+                    std::string::npos;
+        if (!plain || (c.download_url.empty() && c.file.filename().string() != fn))
             return fail("repodata.json key '" + types::printable(fn) + "' is not a plain file name",
                         "the channel index is damaged; re-run `splitforge index`");
     }

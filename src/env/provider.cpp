@@ -171,7 +171,7 @@ public:
         std::set<std::string> in_channels;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
         if (!ctx_.channels.empty()) {
-            auto idx = load_channels(ctx_.channels, ctx_.platform);
+            auto idx = load_channels(channel_list(ctx_.channels), ctx_.platform, ctx_.pkgs_dir);
             if (!idx) return unexpected(idx.error());
             for (const auto& c : idx->packages) {
                 in_channels.insert(c.record.name);
@@ -237,7 +237,7 @@ public:
         for (const auto& f : spec.package_files) requests.push_back(f.string());
         if (!requests.empty()) {
             InstallOptions io;
-            io.channels = ctx_.channels;
+            io.channels = channel_list(ctx_.channels);
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
             io.run_scripts = ctx_.run_scripts;

@@ -1,6 +1,8 @@
 #include "env/solve.hpp"
 
 #include "archive/read.hpp"
+#include "env/channel.hpp"
+#include "env/install.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -28,28 +30,34 @@ void skip(ChannelIndex& index, const std::string& name, const Error& why) {
     if (!name.empty()) index.skipped.try_emplace(name, why.str());
 }
 
-// One repodata.json into `index`. An invalid record is left out with a
-// warning, as conda and rattler (which read records lazily) never fail a
+// One repodata.json's text into `index`. An invalid record is left out with
+// a warning, as conda and rattler (which read records lazily) never fail a
 // channel for a record no solve asks for; the file itself must parse.
-Result<void> read_repodata(ChannelIndex& index, const stdfs::path& file, const std::string& channel_url,
-                           int channel_index, const stdfs::path& subdir_dir) {
-    auto text = fs::read_file(file);
-    if (!text) return Unexpected<Error>{text.error()};
-    auto rd = types::RepoData::parse(*text, file.string(), types::BadRecord::skip);
+// `where` names it in messages; a local channel's packages lie in
+// `local_dir`, a remote one's are downloaded from `url`/<subdir>/<fn>.
+struct SubdirSource {
+    std::string where, url, display, subdir;
+    stdfs::path local_dir;  // empty: remote
+};
+
+Result<void> read_repodata(ChannelIndex& index, const std::string& text, const SubdirSource& src, int channel_index) {
+    auto rd = types::RepoData::parse(text, src.where, types::BadRecord::skip);
     if (!rd) return Unexpected<Error>{rd.error()};
     for (const auto& s : rd->skipped) skip(index, s.name, s.why);
-    std::string subdir = subdir_dir.filename().string();
+    const std::string& subdir = src.subdir;
     for (auto& rec : rd->packages) {
         Candidate c;
-        c.file = subdir_dir / rec.fn;
-        rec.channel = channel_url + "/" + subdir;
+        if (!src.local_dir.empty()) c.file = src.local_dir / rec.fn;
+        else c.download_url = src.url + "/" + subdir + "/" + rec.fn;
+        // What records and messages show: never a token or a password.
+        rec.channel = src.display + "/" + subdir;
         rec.url = rec.channel + "/" + rec.fn;
         if (rec.subdir.empty()) rec.subdir = subdir;
         // A record is for the subdir it is listed in: an osx-64 record in
         // linux-64/ would put a foreign binary in the prefix.
         if (rec.subdir != subdir) {
             skip(index, rec.name,
-                 Error{SourceLoc{file.string()},
+                 Error{SourceLoc{src.where},
                        "'" + rec.fn + "' says subdir '" + rec.subdir + "' but is listed in '" + subdir + "'",
                        "the channel index is damaged; re-run `splitforge index` on the channel"});
             continue;
@@ -62,29 +70,52 @@ Result<void> read_repodata(ChannelIndex& index, const stdfs::path& file, const s
     return {};
 }
 
+// One subdir of a channel: true when it has repodata.
+Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::string& sub, int i,
+                         const stdfs::path& pkgs_dir) {
+    if (ch.is_local()) {
+        stdfs::path rd = ch.local / sub / "repodata.json";
+        std::error_code ec;
+        if (!stdfs::exists(rd, ec)) return false;
+        auto text = fs::read_file(rd);
+        if (!text) return Unexpected<Error>{text.error()};
+        SubdirSource src{rd.string(), ch.url, "file://" + ch.local.string(), sub, ch.local / sub};
+        if (auto ok = read_repodata(index, *text, src, i); !ok) return Unexpected<Error>{ok.error()};
+        return true;
+    }
+    auto text = remote_repodata(ch, sub, (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache");
+    if (!text) return Unexpected<Error>{text.error()};
+    if (!*text) return false;
+    SubdirSource src{ch.display + "/" + sub + "/repodata.json", ch.url, ch.display, sub, {}};
+    if (auto ok = read_repodata(index, **text, src, i); !ok) return Unexpected<Error>{ok.error()};
+    return true;
+}
+
 }  // namespace
 
 bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); }
 
-Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const types::Platform& platform) {
+Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
+                                   const stdfs::path& pkgs_dir) {
     ChannelIndex index;
     int i = 0;
-    for (const auto& ch : channels) {
-        std::error_code ec;
-        stdfs::path dir = stdfs::absolute(ch, ec).lexically_normal();
-        if (!stdfs::is_directory(dir, ec)) return fail("channel " + ch.string() + ": no such directory");
-        index.channels.push_back(ch.string());
+    for (const auto& given : channels) {
+        auto ch = resolve_channel(given);
+        if (!ch) return Unexpected<Error>{ch.error()};
+        index.channels.push_back(ch->display);
         bool any = false;
         for (const std::string& sub : {platform.name(), std::string("noarch")}) {
-            stdfs::path rd = dir / sub / "repodata.json";
-            if (!stdfs::exists(rd, ec)) continue;
-            any = true;
-            if (auto ok = read_repodata(index, rd, file_url(dir), i, dir / sub); !ok) return unexpected(ok.error());
+            auto got = load_subdir(index, *ch, sub, i, pkgs_dir);
+            if (!got) return Unexpected<Error>{got.error()};
+            any = any || *got;
             if (platform.is_noarch()) break;
         }
+        if (!any && ch->is_local())
+            return fail("channel " + ch->display + ": no " + platform.name() + "/repodata.json or noarch/repodata.json",
+                        "run `splitforge index " + ch->display + "` first");
         if (!any)
-            return fail("channel " + ch.string() + ": no " + platform.name() + "/repodata.json or noarch/repodata.json",
-                        "run `splitforge index " + ch.string() + "` first");
+            return fail(SourceLoc{ch->display}, "no channel here: " + platform.name() + "/ and noarch/ have no repodata.json(.zst) (HTTP 404)",
+                        "check the channel URL or name");
         ++i;
     }
     return index;

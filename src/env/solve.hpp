@@ -1,7 +1,7 @@
 #pragma once
-// Resolving match specs against local channel directories.
+// Resolving match specs against channels.
 //
-// A channel is a directory with <subdir>/repodata.json; we read the target
+// A channel (a directory or a URL: env/channel.hpp) has <subdir>/repodata.json; we read the target
 // platform's subdir and noarch/. The resolver is a depth-first backtracking
 // search (solve_search.cpp, iterative; the order in solve_rank.cpp): specs
 // are taken in order, each picks the best candidate that matches
@@ -37,7 +37,8 @@ enum class Origin { channel, file };  // from repodata, or a package file given 
 
 struct Candidate {
     types::PackageRecord record;  // fn, url and channel are set
-    stdfs::path file;            // the package file on disk
+    stdfs::path file;            // the package file on disk (a remote one's: once fetched)
+    std::string download_url;    // a remote channel's: where to fetch it (credentials kept; never shown)
     Origin origin = Origin::channel;
     int channel_index = 0;       // position in the channel list (lower wins ties)
     std::vector<types::MatchSpec> depends, constrains;  // parsed
@@ -54,8 +55,12 @@ struct ChannelIndex {
 };
 
 // Reads <channel>/<platform>/repodata.json and <channel>/noarch/repodata.json
-// for each channel. A channel must exist and have at least one of the two.
-Result<ChannelIndex> load_channels(const std::vector<stdfs::path>& channels, const types::Platform& platform);
+// for each channel (env/channel.hpp: a URL, a directory or a name; a
+// remote one's repodata through the HTTP cache under <pkgs_dir>/cache,
+// pkgs_dir empty: default_pkgs_dir()). A channel must exist and have at
+// least one of the two.
+Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
+                                   const stdfs::path& pkgs_dir = {});
 
 // A candidate for a package file given on the command line (its info/index.json).
 Result<Candidate> candidate_from_file(const stdfs::path& pkg);

@@ -58,7 +58,7 @@ struct Env {
     stdfs::path pkgs = tmp.path() / "pkgs";
     InstallOptions opts(const std::vector<stdfs::path>& channels) const {
         InstallOptions o;
-        o.channels = channels;
+        o.channels = sf::env::channel_list(channels);
         o.pkgs_dir = pkgs;
         o.platform = *sf::types::Platform::parse("linux-64");
         return o;

@@ -1,0 +1,98 @@
+#include "env/channel.hpp"
+
+#include <zstd.h>
+
+#include <cstdlib>
+
+#include "net/http_cache.hpp"
+#include "net/url.hpp"
+#include "util/strings.hpp"
+
+namespace sf::env {
+namespace {
+
+// What one repodata file may be, sent or decoded: conda-forge's linux-64
+// repodata.json was 243 MB in 2024.
+constexpr std::uint64_t kMaxRepodata = std::uint64_t{2} << 30;
+
+std::string trim_slashes(std::string s) {
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+}
+
+// A zstd frame, streamed (the content size is optional in a frame) and
+// capped at kMaxRepodata decoded bytes.
+Result<std::string> unzstd(const std::string& in, const std::string& where) {
+    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!ctx) return fail_runtime({}, "cannot allocate a zstd decoder");
+    std::string out;
+    ZSTD_inBuffer ib{in.data(), in.size(), 0};
+    std::string buf(ZSTD_DStreamOutSize(), '\0');
+    std::size_t last = 1;
+    while (ib.pos < ib.size) {
+        ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
+        last = ZSTD_decompressStream(ctx.get(), &ob, &ib);
+        if (ZSTD_isError(last)) return fail(SourceLoc{where}, std::string("not a valid zstd file: ") + ZSTD_getErrorName(last));
+        out.append(buf.data(), ob.pos);
+        if (out.size() > kMaxRepodata) return fail(SourceLoc{where}, "decompresses to more than 2 GiB");
+    }
+    if (last != 0) return fail(SourceLoc{where}, "the zstd file is truncated");
+    return out;
+}
+
+}  // namespace
+
+std::string channel_alias() {
+    const char* a = std::getenv("CONDA_CHANNEL_ALIAS");
+    return trim_slashes(a && *a ? a : kDefaultChannelAlias);
+}
+
+Result<ChannelRef> resolve_channel(const std::string& given) {
+    ChannelRef ch;
+    std::error_code ec;
+    std::string scheme = net::scheme_of(given);
+    auto local = [&](const stdfs::path& dir) -> Result<ChannelRef> {
+        stdfs::path abs = stdfs::absolute(dir, ec).lexically_normal();
+        if (!stdfs::is_directory(abs, ec))
+            return fail("channel " + given + ": no such directory");
+        std::string s = trim_slashes(abs.string());
+        ch.local = s;
+        ch.url = "file://" + s;
+        ch.display = given;  // as before: messages name the channel as the user wrote it
+        return ch;
+    };
+    if (scheme == "file") return local(given.substr(7));
+    if (scheme == "http" || scheme == "https") {
+        ch.url = trim_slashes(given);
+        ch.display = net::mask(ch.url);
+        return ch;
+    }
+    if (!scheme.empty())
+        return fail(SourceLoc{net::mask(given)}, "unsupported channel URL scheme '" + scheme + "'",
+                    "use https://, http://, file:// or a local directory");
+    if (given.empty()) return fail("an empty channel name", "give a channel name, a URL or a directory");
+    if (given[0] == '/' || given[0] == '.' || given[0] == '~' || stdfs::is_directory(given, ec)) return local(given);
+    ch.url = channel_alias() + "/" + trim_slashes(given);
+    ch.display = net::mask(ch.url);
+    return ch;
+}
+
+Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
+                                                   const stdfs::path& cache_dir) {
+    const std::string base = ch.url + "/" + subdir + "/";
+    std::string names[2] = {"repodata.json.zst", "repodata.json"};
+    // Remember which one exists: the one with a cache entry goes first.
+    if (!net::has_entry(cache_dir, base + names[0]) && net::has_entry(cache_dir, base + names[1]))
+        std::swap(names[0], names[1]);
+    for (const auto& name : names) {
+        const std::string where = net::mask(base + name);
+        net::Decode decode;
+        if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return unzstd(b, where); };
+        auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata);
+        if (!got) return Unexpected<Error>{got.error()};
+        if (got->how != net::Fetched::missing) return std::optional<std::string>(std::move(got->body));
+    }
+    return std::optional<std::string>();
+}
+
+}  // namespace sf::env

@@ -1,0 +1,45 @@
+#pragma once
+// Channels as conda names them, resolved to a URL: `https://host/ch` and
+// `http://...` as given (credentials and `/t/<token>/` kept for the
+// transfer, masked wherever shown), `file:///dir` and a path (`/dir`,
+// `./dir`, or a name that is an existing directory) as a local directory,
+// and any other name as `<channel_alias>/<name>` (`conda-forge` ->
+// https://conda.anaconda.org/conda-forge). The alias is
+// $CONDA_CHANNEL_ALIAS, else conda's default; .condarc is not read yet.
+//
+// A remote subdir's repodata comes through net's HTTP cache under
+// <pkgs_dir>/cache/: repodata.json.zst first, then repodata.json, the one a
+// previous run found tried first.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace sf::env {
+
+namespace stdfs = std::filesystem;
+
+inline constexpr const char* kDefaultChannelAlias = "https://conda.anaconda.org";
+
+struct ChannelRef {
+    std::string url;      // with its credentials; no trailing '/'
+    std::string display;  // url masked (net::mask): for messages, records and --json
+    stdfs::path local;    // the directory of a local channel; empty for http(s)
+    bool is_local() const { return !local.empty(); }
+};
+
+// $CONDA_CHANNEL_ALIAS (no trailing '/'), else kDefaultChannelAlias.
+std::string channel_alias();
+
+// What `-c given` names. A path that is no directory is an input error; a
+// scheme other than http, https and file is refused.
+Result<ChannelRef> resolve_channel(const std::string& given);
+
+// The text of <channel>/<subdir>/repodata.json of a remote channel, fetched
+// or revalidated through <cache_dir>; nullopt when the server has neither
+// repodata.json.zst nor repodata.json there (404).
+Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
+                                                   const stdfs::path& cache_dir);
+
+}  // namespace sf::env

@@ -1,0 +1,151 @@
+#include "net/http.hpp"
+
+#include <curl/curl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "net/url.hpp"
+
+namespace sf::net {
+namespace {
+
+void global_init() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct Easy {
+    CURL* h = curl_easy_init();
+    curl_slist* headers = nullptr;
+    ~Easy() {
+        curl_slist_free_all(headers);
+        if (h) curl_easy_cleanup(h);
+    }
+};
+
+// What the write callback needs: where the body goes and its budget.
+struct Sink {
+    Response* resp;
+    std::uint64_t max_bytes;
+    int fd = -1;  // -1: into resp->body
+    bool too_big = false;
+    int write_errno = 0;
+    CURL* h;
+};
+
+std::size_t on_body(char* data, std::size_t, std::size_t n, void* p) {
+    auto* s = static_cast<Sink*>(p);
+    long code = 0;
+    curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+    if (s->resp->bytes + n > s->max_bytes) {
+        s->too_big = true;
+        return 0;  // aborts the transfer
+    }
+    s->resp->bytes += n;
+    if (s->fd < 0 || code < 200 || code >= 300) {
+        if (s->fd < 0) s->resp->body.append(data, n);
+        return n;
+    }
+    std::size_t done = 0;
+    while (done < n) {
+        ssize_t w = ::write(s->fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            s->write_errno = errno;
+            return 0;
+        }
+        done += static_cast<std::size_t>(w);
+    }
+    return n;
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Keeps the caching headers of the final answer (a redirect's are reset by
+// the status line that follows it).
+std::size_t on_header(char* data, std::size_t, std::size_t n, void* p) {
+    auto* resp = static_cast<Response*>(p);
+    std::string line(data, n);
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+    if (line.rfind("HTTP/", 0) == 0) {
+        resp->etag.clear();
+        resp->last_modified.clear();
+        resp->cache_control.clear();
+        return n;
+    }
+    auto colon = line.find(':');
+    if (colon == std::string::npos) return n;
+    std::string key = lower(line.substr(0, colon));
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    if (key == "etag") resp->etag = value;
+    else if (key == "last-modified") resp->last_modified = value;
+    else if (key == "cache-control") resp->cache_control = value;
+    return n;
+}
+
+Result<Response> perform(const Request& r, int fd) {
+    global_init();
+    Easy e;
+    if (!e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
+    Response resp;
+    Sink sink{&resp, r.max_bytes, fd, false, 0, e.h};
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(e.h, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(e.h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e.h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e.h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(e.h, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(e.h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, 30L);
+    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl_easy_setopt(e.h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e.h, CURLOPT_USERAGENT, "splitforge");
+    curl_easy_setopt(e.h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(e.h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(e.h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e.h, CURLOPT_HEADERDATA, &resp);
+    curl_easy_setopt(e.h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(r.max_bytes));
+    for (const auto& [k, v] : r.headers) e.headers = curl_slist_append(e.headers, (k + ": " + v).c_str());
+    if (e.headers) curl_easy_setopt(e.h, CURLOPT_HTTPHEADER, e.headers);
+    CURLcode rc = curl_easy_perform(e.h);
+    curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &resp.status);
+    const std::string where = mask(r.url);
+    if (sink.too_big || rc == CURLE_FILESIZE_EXCEEDED)
+        return fail(SourceLoc{where}, "the answer is larger than the limit of " + std::to_string(r.max_bytes) + " bytes",
+                    "the server sends something other than a conda channel's file");
+    if (sink.write_errno)
+        return fail_runtime(SourceLoc{where}, std::string("cannot write the download: ") + std::strerror(sink.write_errno));
+    if (rc != CURLE_OK) {
+        std::string why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+        while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+        return fail_runtime(SourceLoc{where}, "download failed: " + mask_text(why),
+                            "check the URL, the network and that the server is up");
+    }
+    return resp;
+}
+
+}  // namespace
+
+std::string status_text(long status) {
+    const char* what = status == 401   ? "unauthorized: the channel needs credentials"
+                       : status == 403 ? "forbidden: the credentials are missing or wrong"
+                       : status == 404 ? "not found"
+                       : status >= 500 ? "server error"
+                                       : "unexpected answer";
+    return "HTTP " + std::to_string(status) + " (" + what + ")";
+}
+
+Result<Response> get(const Request& r) { return perform(r, -1); }
+Result<Response> get_to_fd(const Request& r, int fd) { return perform(r, fd); }
+
+}  // namespace sf::net

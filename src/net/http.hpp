@@ -1,0 +1,45 @@
+#pragma once
+// HTTP(S) GETs on libcurl: a body into memory or into an open file, with
+// the caching headers a client needs to revalidate. Nothing conda-specific
+// but the secrets url.hpp masks: every error names the URL masked.
+//
+// Transfers are bounded: redirects (10), the body's size (the caller's
+// max_bytes, checked on Content-Length and on the bytes received), connect
+// time (30 s) and a stalled transfer (under 1 byte/s for 60 s). Only http and
+// https are spoken, also after a redirect; credentials in the URL are sent to
+// its own host only (never to a redirect target on another host, curl's
+// default); TLS peers are verified.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace sf::net {
+
+struct Request {
+    std::string url;  // with its credentials; never printed as such
+    std::vector<std::pair<std::string, std::string>> headers;  // e.g. {"If-None-Match", etag}
+    std::uint64_t max_bytes = std::uint64_t{2} << 30;
+};
+
+struct Response {
+    long status = 0;  // 200, 304, 404, ...
+    std::string etag, last_modified, cache_control;
+    std::string body;  // get() only
+    std::uint64_t bytes = 0;  // body bytes received
+};
+
+// A status line worth one message: "HTTP 404 (not found)".
+std::string status_text(long status);
+
+// The body into memory. An error only when no HTTP answer came back whole
+// (connection refused, timeout, a body over max_bytes, TLS); any status is a
+// Response, for the caller to judge.
+Result<Response> get(const Request& r);
+// The body of a 2xx answer written to `fd` (other answers' bodies are kept
+// in Response::body, for their message).
+Result<Response> get_to_fd(const Request& r, int fd);
+
+}  // namespace sf::net

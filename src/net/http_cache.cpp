@@ -1,0 +1,114 @@
+#include "net/http_cache.hpp"
+
+#include <chrono>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "net/http.hpp"
+#include "net/url.hpp"
+#include "util/dir_handle.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+
+namespace sf::net {
+namespace {
+
+using json = nlohmann::json;
+namespace stdfs = std::filesystem;
+
+struct Info {
+    std::string etag, last_modified, cache_control;
+    std::int64_t fetched_at = 0;
+};
+
+std::int64_t now_s() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// The entry's body, if it is whole: its sha256 and size are info.json's.
+std::optional<std::pair<Info, std::string>> read_entry(const fs::Dir& dir, const std::string& key,
+                                                       std::uint64_t max_bytes) {
+    auto info_text = dir.read(key + ".info.json", 1 << 20);
+    if (!info_text) return std::nullopt;
+    json j = json::parse(*info_text, nullptr, false);
+    if (!j.is_object()) return std::nullopt;
+    auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : ""; };
+    if (!j.contains("size") || !j["size"].is_number_unsigned()) return std::nullopt;
+    auto body = dir.read(key + ".json", static_cast<std::size_t>(max_bytes) * 8);  // decoded: larger than sent
+    if (!body || body->size() != j["size"].get<std::uint64_t>() || hash::sha256(*body) != str("sha256"))
+        return std::nullopt;
+    Info info{str("etag"), str("last_modified"), str("cache_control"), 0};
+    if (j.contains("fetched_at") && j["fetched_at"].is_number_integer()) info.fetched_at = j["fetched_at"].get<std::int64_t>();
+    return std::pair{std::move(info), std::move(*body)};
+}
+
+// max-age in seconds from Cache-Control; none under no-cache / no-store.
+std::optional<std::int64_t> max_age(const std::string& cc) {
+    if (cc.find("no-cache") != std::string::npos || cc.find("no-store") != std::string::npos) return std::nullopt;
+    auto p = cc.find("max-age=");
+    if (p == std::string::npos) return std::nullopt;
+    std::int64_t v = 0;
+    bool any = false;
+    for (std::size_t i = p + 8; i < cc.size() && cc[i] >= '0' && cc[i] <= '9' && v < (std::int64_t{1} << 40); ++i) {
+        v = v * 10 + (cc[i] - '0');
+        any = true;
+    }
+    return any ? std::optional<std::int64_t>(v) : std::nullopt;
+}
+
+Result<void> write_entry(const fs::Dir& dir, const std::string& key, const std::string& url, const Response& r,
+                         const std::string& body) {
+    json info = {{"url", mask(url)},           {"etag", r.etag},           {"last_modified", r.last_modified},
+                 {"cache_control", r.cache_control}, {"fetched_at", now_s()}, {"sha256", hash::sha256(body)},
+                 {"size", body.size()}};
+    // Body first: a kill between the two leaves a body its old info does not
+    // match, which the next run fetches again.
+    if (auto ok = dir.write_atomic(key + ".json", body); !ok) return ok;
+    return dir.write_atomic(key + ".info.json", info.dump(2) + "\n");
+}
+
+}  // namespace
+
+std::string cache_key(const std::string& url) { return hash::sha256(url).substr(0, 32); }
+
+bool has_entry(const stdfs::path& cache_dir, const std::string& url) {
+    auto dir = fs::Dir::open(cache_dir);
+    return dir && read_entry(*dir, cache_key(url), std::uint64_t{4} << 30).has_value();
+}
+
+Result<CachedBody> cached_get(const stdfs::path& cache_dir, const std::string& url, const Decode& decode,
+                              std::uint64_t max_bytes) {
+    auto dir = fs::Dir::open(cache_dir, fs::Create::yes);
+    if (!dir) return Unexpected<Error>{dir.error()};
+    const std::string key = cache_key(url);
+    fs::FileLock lock(cache_dir / (key + ".lock"));
+    auto entry = read_entry(*dir, key, max_bytes);
+    Request req{url, {}, max_bytes};
+    if (entry) {
+        const Info& info = entry->first;
+        if (auto age = max_age(info.cache_control); age && now_s() - info.fetched_at < *age)
+            return CachedBody{Fetched::fresh, std::move(entry->second)};
+        if (!info.etag.empty()) req.headers.emplace_back("If-None-Match", info.etag);
+        if (!info.last_modified.empty()) req.headers.emplace_back("If-Modified-Since", info.last_modified);
+    }
+    auto resp = get(req);
+    if (!resp) return Unexpected<Error>{resp.error()};
+    if (resp->status == 304 && entry) {
+        // Refreshes fetched_at (and any new validators); the body is kept as is.
+        Response keep = *resp;
+        if (keep.etag.empty()) keep.etag = entry->first.etag;
+        if (keep.last_modified.empty()) keep.last_modified = entry->first.last_modified;
+        if (auto ok = write_entry(*dir, key, url, keep, entry->second); !ok) return Unexpected<Error>{ok.error()};
+        return CachedBody{Fetched::revalidated, std::move(entry->second)};
+    }
+    if (resp->status == 404 || resp->status == 410) return CachedBody{Fetched::missing, {}};
+    if (resp->status != 200) return fail(SourceLoc{mask(url)}, status_text(resp->status));
+    auto body = decode ? decode(std::move(resp->body)) : Result<std::string>(std::move(resp->body));
+    if (!body) return Unexpected<Error>{body.error()};
+    if (auto ok = write_entry(*dir, key, url, *resp, *body); !ok) return Unexpected<Error>{ok.error()};
+    return CachedBody{Fetched::downloaded, std::move(*body)};
+}
+
+}  // namespace sf::net

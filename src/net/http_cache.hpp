@@ -1,0 +1,44 @@
+#pragma once
+// A GET through an on-disk HTTP cache, as a conda client keeps repodata:
+// <cache_dir>/<key>.json holds the (decoded) body and <key>.info.json what
+// revalidates it (ETag, Last-Modified, Cache-Control, when it was fetched)
+// plus the body's sha256 and size. <key> is a hash of the URL, so no secret
+// in the URL reaches a file name; info.json names the URL masked.
+//
+// An entry still fresh by its max-age is used without asking. Otherwise it
+// is revalidated with If-None-Match / If-Modified-Since, and a 304 reuses
+// it. An entry whose body does not match its info (torn by a kill, edited)
+// is fetched again unconditionally. Both files are written atomically, body
+// first, under one lock per entry (<key>.lock), so concurrent clients never
+// read half an entry.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace sf::net {
+
+enum class Fetched { fresh, revalidated, downloaded, missing };
+
+struct CachedBody {
+    Fetched how = Fetched::missing;  // missing: a 404 (or 410); nothing cached
+    std::string body;
+};
+
+// Turns a downloaded body into what is cached (e.g. zstd-decompressed JSON);
+// an error leaves the entry as it was.
+using Decode = std::function<Result<std::string>(std::string body)>;
+
+// The cache entry's key for `url`: hex of its sha256, cut to 32 characters.
+std::string cache_key(const std::string& url);
+
+// Does `cache_dir` hold an intact entry for `url` (body matching its info)?
+bool has_entry(const std::filesystem::path& cache_dir, const std::string& url);
+
+// Other statuses than 200, 304 and 404/410 are an error naming the URL (masked).
+Result<CachedBody> cached_get(const std::filesystem::path& cache_dir, const std::string& url, const Decode& decode,
+                              std::uint64_t max_bytes);
+
+}  // namespace sf::net
