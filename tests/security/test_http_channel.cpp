@@ -260,7 +260,7 @@ TEST_CASE("http channel: repodata.json.zst is read first, and a corrupt one is o
     CHECK(!stdfs::exists(tmp.path() / "q/share/hello.txt"));
 }
 
-TEST_CASE("http channel: basic auth from the URL is sent, masked; without it a 401 is one line") {
+TEST_CASE("http channel: basic auth from the URL is sent, masked, and without it a 401 is one line") {
     sf::fs::TempDir tmp("sf-http");
     write_channel(tmp.path() / "www/private", {hello()});
     std::ofstream(tmp.path() / "htpasswd") << "alice:{PLAIN}s3cr3t-pw\n";
