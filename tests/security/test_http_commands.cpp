@@ -25,7 +25,7 @@ Pkg dep() { return pkg_with("sfdep", {{"share/sfdep.txt", 'f', "dep over http\n"
 stdfs::path app_file(const stdfs::path& dir) {
     Pkg p = pkg_with("sfapp",
                      {{"share/sfapp.txt", 'f', "app\n"},
-                      {"info/test/run_test.sh", 'f', "test -f \"$PREFIX/share/sfdep.txt\"\n", 0755, false}},
+                      {"info/test/run_test.sh", 'f', "test -f \"$PREFIX/share/sfdep.txt\"\n", "", 0755, false}},
                      {"sfdep"});
     return write_pkg(dir, p);
 }
