@@ -115,6 +115,12 @@ Result<void> run_links(const ElfTree& t, CheckResult& res) {
     return {};
 }
 
+// A channel as messages name it: credentials and tokens masked.
+std::string shown(const stdfs::path& channel) {
+    auto ch = env::resolve_channel(channel.string());
+    return ch ? ch->display : channel.string();
+}
+
 Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
     auto meta = archive::read_package_metadata(file);
     if (!meta) return Unexpected<Error>{meta.error()};
@@ -136,7 +142,7 @@ Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const s
         auto inst = env::install(t.root, {stdfs::absolute(file).string()}, io);
         if (!inst) {
             res.findings.push_back({t.artifact, "info/index.json", "its dependencies do not install from " +
-                                                                        channels.front().string() + ": " + inst.error().message});
+                                                                        shown(channels.front()) + ": " + inst.error().message});
             return {};
         }
         t.not_found_hint = ", its dependencies";

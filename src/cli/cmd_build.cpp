@@ -102,7 +102,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_option("RECIPE", a->recipe, "Recipe directory, or its meta.yaml")->required();
     a->variants.add_to(sub);
     add_output_folder(sub, a->output, "The local channel packages go into (default: output)");
-    sub->add_option("-c,--channel", a->channels, "Extra channels: local dirs (system) or names/URLs (external)");
+    sub->add_option("-c,--channel", a->channels, "Extra channels: dirs, file://, http(s) URLs or names");
     sub->add_flag("--skip-existing,!--no-skip-existing", a->skip_existing,
                   "Skip outputs already in the output channel (default: rebuild them, as conda-build does)");
     sub->add_flag("--keep-going,-k", a->keep_going,

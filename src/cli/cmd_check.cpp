@@ -7,6 +7,7 @@
 
 #include "binary/check.hpp"
 #include "cli/commands.hpp"
+#include "env/channel.hpp"
 #include "env/provider_map.hpp"
 #include "util/strings.hpp"
 
@@ -45,6 +46,8 @@ void register_check(CLI::App& app, Cli& cli) {
         cli.action = [&cli, a] {
             ConsoleReporter reporter(cli.console);
             binary::CheckOptions o;
+            // Each resolved now: a missing directory or a bad scheme is the user's input.
+            for (const auto& c : a->channels) value_or_throw(env::resolve_channel(c), "--channel");
             for (const auto& c : a->channels) o.channels.emplace_back(c);
             auto map = env::default_system_map();
             for (const auto& f : a->system_maps) value_or_throw(env::extend_system_map_file(map, f));

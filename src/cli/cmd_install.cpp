@@ -1,4 +1,5 @@
 // splitforge install --prefix P [-c CHANNEL]... PKG_FILE_OR_SPEC... [--json]
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,7 +18,7 @@ struct InstallArgs {
     std::vector<std::string> requests;
     std::string pkgs_dir;
     std::string platform;
-    bool copy = false;
+    bool copy = false, offline = false;
     bool quiet = false;
     bool no_scripts = false;
 };
@@ -37,6 +38,8 @@ void register_install(CLI::App& app, Cli& cli) {
     sub->add_option("--platform,--target-platform", a->platform, "Target subdir, e.g. linux-64 (default: this machine)");
     sub->add_flag("--no-scripts", a->no_scripts,
                   "Do not run the packages' pre-link, post-link and pre-unlink scripts, nor compile .pyc files");
+    sub->add_flag("--offline", a->offline,
+                  "Use only the repodata and packages already in the cache; ask no server (also CONDA_OFFLINE=true)");
     sub->add_flag("--copy", a->copy, "Copy files instead of hardlinking them from the cache");
     sub->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
     add_json_flag(sub, cli);
@@ -50,6 +53,9 @@ void register_install(CLI::App& app, Cli& cli) {
                 opts.channels.push_back(c);
             }
             opts.pkgs_dir = a->pkgs_dir;
+            const char* off = std::getenv("CONDA_OFFLINE");  // conda's spelling of `offline: true`
+            const bool env_off = off && (std::string(off) == "true" || std::string(off) == "1" || std::string(off) == "yes");
+            if (a->offline || env_off) opts.network = env::Network::offline;
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
             opts.run_scripts = a->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;

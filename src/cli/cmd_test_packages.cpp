@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "env/channel.hpp"
 #include "engine/engine.hpp"
 
 namespace sf::cli {
@@ -17,7 +18,7 @@ void register_test(CLI::App& app, Cli& cli) {
         "test", "Test existing packages (.conda/.tar.bz2) in a fresh prefix, as `conda build -t` does");
     sub->add_option("PKG", o->packages, "Package files to test")->required();
     sub->add_option("-c,--channel", o->channels,
-                    "Local channels for the dependencies (the package's own channel is used first)");
+                    "Channels for the dependencies: dirs, file://, http(s) URLs or names (the package's own channel is used first)");
     sub->add_flag("--keep-build,--dirty", o->keep, "Keep the test's work dir (prefix, log)");
     sub->add_flag("-q,--quiet", o->quiet, "Do not stream the tests' output");
     sub->add_flag("--no-scripts", o->no_scripts,
@@ -31,6 +32,8 @@ void register_test(CLI::App& app, Cli& cli) {
             for (const auto& pkg : o->packages) {
                 engine::TestFileOptions to;
                 to.package = pkg;
+                // Each resolved now: a missing directory or a bad scheme is the user's input.
+                for (const auto& c : o->channels) value_or_throw(env::resolve_channel(c), "--channel");
                 for (const auto& c : o->channels) to.channels.emplace_back(c);
                 to.run_scripts = o->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
                 to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;

@@ -469,20 +469,23 @@ Result<void> set_up_tools(Ctx& ctx, const PreparedBuild& s) {
 }
 
 // The env provider, over the output channel first, then the -c channels:
-// local directories, or (for an external provider only) names and URLs.
+// local directories, then URLs and names (env/channel.hpp; the system
+// provider fetches them itself, an external one gets them as given).
 Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     const BuildOptions& opts = ctx.opts;
     ctx.local_channels.push_back(ctx.output);
     std::vector<std::string> urls;
-    for (const auto& c : opts.channels) {
-        std::error_code ec;  // an unreadable path is no local channel
-        if (stdfs::is_directory(c, ec))
-            ctx.local_channels.push_back(stdfs::absolute(c));
-        else if (opts.provider == env::ProviderKind::system)
-            return fail("channel '" + c + "' is not a local directory",
-                        "the system provider is offline; use --env-provider micromamba for remote channels");
-        else
-            urls.push_back(c);
+    if (opts.provider == env::ProviderKind::system) {
+        auto split = env::split_channels(opts.channels);
+        if (!split) return Unexpected<Error>{split.error()};
+        for (auto& d : split->local) ctx.local_channels.push_back(std::move(d));
+        urls = std::move(split->remote);
+    } else {
+        for (const auto& c : opts.channels) {
+            std::error_code ec;  // an unreadable path is no local channel
+            if (stdfs::is_directory(c, ec)) ctx.local_channels.push_back(stdfs::absolute(c));
+            else urls.push_back(c);
+        }
     }
     env::ProviderContext pc;
     pc.channels = ctx.local_channels;

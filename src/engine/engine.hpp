@@ -35,7 +35,7 @@ struct BuildOptions {
     std::filesystem::path recipe_dir;
     variant::Selection selection;                               // platform, -m, --variant
     std::filesystem::path output_folder;                        // the local channel
-    std::vector<std::string> channels;                          // -c (local dirs; names for external)
+    std::vector<std::string> channels;                          // -c: dirs, file://, http(s) URLs, names
     std::vector<std::filesystem::path> system_maps;             // --system-map
     std::filesystem::path work_dir;                             // empty: <output>/.splitforge-work/<name>-<hash>
     std::filesystem::path source_cache;                         // --source-cache: downloads in <it>/src/<sha256>/;

@@ -84,7 +84,11 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
 
     env::ProviderContext pc;
     if (auto ch = channel_of(o.package)) pc.channels.push_back(*ch);
-    for (const auto& c : o.channels) pc.channels.push_back(stdfs::absolute(c, ec));
+    std::vector<std::string> given(o.channels.begin(), o.channels.end());
+    auto split = env::split_channels(given);
+    if (!split) return Unexpected<Error>{split.error()};
+    for (auto& d : split->local) pc.channels.push_back(std::move(d));
+    pc.channel_urls = std::move(split->remote);
     pc.pkgs_dir = work / "pkgs-cache";
     const std::string& subdir = meta->index.subdir;
     if (auto p = types::Platform::parse(subdir); p && !p->is_noarch()) pc.platform = *p;

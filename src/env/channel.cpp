@@ -77,8 +77,19 @@ Result<ChannelRef> resolve_channel(const std::string& given) {
     return ch;
 }
 
+Result<ChannelSplit> split_channels(const std::vector<std::string>& given) {
+    ChannelSplit out;
+    for (const auto& g : given) {
+        auto ch = resolve_channel(g);
+        if (!ch) return Unexpected<Error>{ch.error()};
+        if (ch->is_local()) out.local.push_back(ch->local);
+        else out.remote.push_back(g);
+    }
+    return out;
+}
+
 Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
-                                                   const stdfs::path& cache_dir) {
+                                                   const stdfs::path& cache_dir, Network network) {
     const std::string base = ch.url + "/" + subdir + "/";
     std::string names[2] = {"repodata.json.zst", "repodata.json"};
     // Remember which one exists: the one with a cache entry goes first.
@@ -88,6 +99,11 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         const std::string where = net::mask(base + name);
         net::Decode decode;
         if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return unzstd(b, where); };
+        if (network == Network::offline) {
+            auto got = net::cached_only(cache_dir, base + name, kMaxRepodata);
+            if (got) return std::optional<std::string>(std::move(*got));
+            continue;
+        }
         auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata);
         if (!got) return Unexpected<Error>{got.error()};
         if (got->how != net::Fetched::missing) return std::optional<std::string>(std::move(got->body));

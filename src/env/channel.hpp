@@ -13,12 +13,16 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
 namespace sf::env {
 
 namespace stdfs = std::filesystem;
+
+// offline: only what the caches hold (`install --offline`); nothing is asked.
+enum class Network { online, offline };
 
 inline constexpr const char* kDefaultChannelAlias = "https://conda.anaconda.org";
 
@@ -36,10 +40,21 @@ std::string channel_alias();
 // scheme other than http, https and file is refused.
 Result<ChannelRef> resolve_channel(const std::string& given);
 
+// -c values as a provider takes them: local directories (absolute) and the
+// rest (URLs, names) as given, each resolved now so that a bad one is one
+// input error. Local ones keep their order, as remote ones do; local ones
+// come first in priority.
+struct ChannelSplit {
+    std::vector<stdfs::path> local;
+    std::vector<std::string> remote;
+};
+Result<ChannelSplit> split_channels(const std::vector<std::string>& given);
+
 // The text of <channel>/<subdir>/repodata.json of a remote channel, fetched
 // or revalidated through <cache_dir>; nullopt when the server has neither
-// repodata.json.zst nor repodata.json there (404).
+// repodata.json.zst nor repodata.json there (404), or, offline, when the
+// cache has neither.
 Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
-                                                   const stdfs::path& cache_dir);
+                                                   const stdfs::path& cache_dir, Network net = Network::online);
 
 }  // namespace sf::env

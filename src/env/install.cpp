@@ -354,7 +354,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     }
     ChannelIndex index;
     if (!opts.channels.empty()) {
-        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir);
+        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir, opts.network);
         if (!idx) return Unexpected<Error>{idx.error()};
         index = std::move(*idx);
     }
@@ -390,7 +390,7 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
             continue;
         }
         progress(opts, "fetching " + c.record.fn);
-        auto pkg = detail::fetch(c, pkgs_dir);
+        auto pkg = detail::fetch(c, pkgs_dir, opts.network);
         if (!pkg) return Unexpected<Error>{pkg.error()};
         if (auto ok = precheck(*pkg, prefix_str); !ok) return Unexpected<Error>{ok.error()};
         if (it != installed->end()) to_remove.push_back(&it->second);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "env/channel.hpp"
 #include "types/platform.hpp"
 
 namespace sf::env {
@@ -41,6 +42,7 @@ struct InstallOptions {
     // channel names (env/channel.hpp resolves them).
     std::vector<std::string> channels;
     stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
+    Network network = Network::online;           // offline: repodata and packages from the caches only
     types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step

@@ -274,10 +274,10 @@ Result<CachedPackage> fetch_file(const Candidate& c, const stdfs::path& pkgs_dir
     return out;
 }
 
-Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir) {
+Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir, Network net) {
     if (c.download_url.empty()) return fetch_file(c, pkgs_dir);
     if (auto ok = check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
-    auto file = download_package(c, pkgs_dir);
+    auto file = download_package(c, pkgs_dir, net);
     if (!file) return Unexpected<Error>{file.error()};
     Candidate local = c;
     local.file = *file;

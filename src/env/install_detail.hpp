@@ -32,7 +32,7 @@ struct CachedPackage {
 // Verifies the file's sha256/size against its repodata record (when it has
 // one), then extracts it into <pkgs_dir>/<sha256> unless already there. A
 // remote candidate is downloaded first (download_package).
-Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir);
+Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir, Network net = Network::online);
 
 // A remote candidate's archive, in <pkgs_dir>/archives/<sha256>/<fn>: kept
 // from an earlier run when its bytes still hash to the record's sha256,
@@ -41,7 +41,8 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir);
 // without a sha256 is refused: nothing would check the download. On a
 // mismatch nothing of the download stays, and the one-line error names the
 // package and its URL (masked).
-Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir);
+// Offline, an archive not already there is an error naming it.
+Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir, Network net);
 
 // Where `rel` lands inside `prefix`, resolved component by component with
 // lstat(): a symlink already in the prefix is followed only while it stays

@@ -54,7 +54,7 @@ Result<void> download_into(const fs::Dir& dir, const std::string& tmp, const Can
 
 }  // namespace
 
-Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir) {
+Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir, Network net) {
     const auto& rec = c.record;
     if (rec.sha256.empty())
         return fail("package " + rec.fn + " from " + net::mask(c.download_url) + ": the channel's record has no sha256",
@@ -69,6 +69,12 @@ Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs
     entry->sweep_stale_temps();
     const stdfs::path file = entry->path() / rec.fn;
     if (intact(*entry, rec.fn, rec.sha256)) return file;
+    if (net == Network::offline) {
+        std::error_code ec;
+        stdfs::remove(entry->path(), ec);  // only when empty
+        return fail("package " + rec.fn + " from " + net::mask(c.download_url) + ": offline, and not in the package cache",
+                    "run the same command once without --offline to fill the cache");
+    }
     const std::string tmp = fs::temp_name(rec.fn);
     auto ok = download_into(*entry, tmp, c);
     if (ok) return file;

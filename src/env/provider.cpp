@@ -160,6 +160,13 @@ void add_activation(const SystemMap& map, const MapEntry& e, const std::string& 
 }
 
 class SystemProvider : public EnvProvider {
+    // Local directories first, then URLs and names (the installer fetches them).
+    std::vector<std::string> all_channels() const {
+        auto all = channel_list(ctx_.channels);
+        all.insert(all.end(), ctx_.channel_urls.begin(), ctx_.channel_urls.end());
+        return all;
+    }
+
 public:
     explicit SystemProvider(ProviderContext ctx) : ctx_(std::move(ctx)) {}
     ProviderKind kind() const override { return ProviderKind::system; }
@@ -170,12 +177,16 @@ public:
         stdfs::remove_all(spec.prefix, ec);
         std::set<std::string> in_channels;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
-        if (!ctx_.channels.empty()) {
-            auto idx = load_channels(channel_list(ctx_.channels), ctx_.platform, ctx_.pkgs_dir);
+        if (!all_channels().empty()) {
+            auto idx = load_channels(all_channels(), ctx_.platform, ctx_.pkgs_dir);
             if (!idx) return unexpected(idx.error());
             for (const auto& c : idx->packages) {
                 in_channels.insert(c.record.name);
-                file_of[c.record.dist_name()] = c.file;
+                // A remote package's file is where download_package puts it.
+                file_of[c.record.dist_name()] =
+                    !c.file.empty() || c.record.sha256.empty()
+                        ? c.file
+                        : (ctx_.pkgs_dir.empty() ? default_pkgs_dir() : ctx_.pkgs_dir) / "archives" / c.record.sha256 / c.record.fn;
             }
         }
         std::vector<std::string> to_install;
@@ -209,7 +220,7 @@ public:
                 }
                 continue;
             }
-            return fail("requirement '" + s + "' is neither in the local channels nor in the system map",
+            return fail("requirement '" + s + "' is neither in the channels nor in the system map",
                         "build it first, add it with --system-map FILE, or use --env-provider micromamba");
         }
         if (venv) {
@@ -237,7 +248,7 @@ public:
         for (const auto& f : spec.package_files) requests.push_back(f.string());
         if (!requests.empty()) {
             InstallOptions io;
-            io.channels = channel_list(ctx_.channels);
+            io.channels = all_channels();
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
             io.run_scripts = ctx_.run_scripts;

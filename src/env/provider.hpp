@@ -61,7 +61,7 @@ struct PreparedEnv {
 
 struct ProviderContext {
     std::vector<std::filesystem::path> channels;  // local channel dirs (output channel first)
-    std::vector<std::string> channel_urls;        // for external tools (names or URLs as given)
+    std::vector<std::string> channel_urls;        // URLs and names as given, after `channels` (system: fetched, env/channel.hpp)
     std::filesystem::path pkgs_dir;               // installer cache; empty: default
     types::Platform platform;                     // the target: channels' subdir, compiler names
     process::Env env;                             // the environment tools are found and run in

@@ -72,7 +72,7 @@ Result<void> read_repodata(ChannelIndex& index, const std::string& text, const S
 
 // One subdir of a channel: true when it has repodata.
 Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::string& sub, int i,
-                         const stdfs::path& pkgs_dir) {
+                         const stdfs::path& pkgs_dir, Network network) {
     if (ch.is_local()) {
         stdfs::path rd = ch.local / sub / "repodata.json";
         std::error_code ec;
@@ -83,7 +83,7 @@ Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::s
         if (auto ok = read_repodata(index, *text, src, i); !ok) return Unexpected<Error>{ok.error()};
         return true;
     }
-    auto text = remote_repodata(ch, sub, (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache");
+    auto text = remote_repodata(ch, sub, (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache", network);
     if (!text) return Unexpected<Error>{text.error()};
     if (!*text) return false;
     SubdirSource src{ch.display + "/" + sub + "/repodata.json", ch.url, ch.display, sub, {}};
@@ -96,7 +96,7 @@ Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::s
 bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); }
 
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
-                                   const stdfs::path& pkgs_dir) {
+                                   const stdfs::path& pkgs_dir, Network network) {
     ChannelIndex index;
     int i = 0;
     for (const auto& given : channels) {
@@ -105,7 +105,7 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
         index.channels.push_back(ch->display);
         bool any = false;
         for (const std::string& sub : {platform.name(), std::string("noarch")}) {
-            auto got = load_subdir(index, *ch, sub, i, pkgs_dir);
+            auto got = load_subdir(index, *ch, sub, i, pkgs_dir, network);
             if (!got) return Unexpected<Error>{got.error()};
             any = any || *got;
             if (platform.is_noarch()) break;
@@ -113,6 +113,9 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
         if (!any && ch->is_local())
             return fail("channel " + ch->display + ": no " + platform.name() + "/repodata.json or noarch/repodata.json",
                         "run `splitforge index " + ch->display + "` first");
+        if (!any && network == Network::offline)
+            return fail(SourceLoc{ch->display}, "offline, and the cache has no repodata for " + platform.name() + "/ or noarch/",
+                        "run the same command once without --offline to fill the cache");
         if (!any)
             return fail(SourceLoc{ch->display}, "no channel here: " + platform.name() + "/ and noarch/ have no repodata.json(.zst) (HTTP 404)",
                         "check the channel URL or name");

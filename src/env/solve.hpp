@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "env/channel.hpp"
 #include "core/error.hpp"
 #include "types/match_spec.hpp"
 #include "types/package_record.hpp"
@@ -60,7 +61,7 @@ struct ChannelIndex {
 // pkgs_dir empty: default_pkgs_dir()). A channel must exist and have at
 // least one of the two.
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
-                                   const stdfs::path& pkgs_dir = {});
+                                   const stdfs::path& pkgs_dir = {}, Network net = Network::online);
 
 // A candidate for a package file given on the command line (its info/index.json).
 Result<Candidate> candidate_from_file(const stdfs::path& pkg);

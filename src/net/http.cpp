@@ -3,10 +3,14 @@
 #include <curl/curl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "net/url.hpp"
 
@@ -63,6 +67,16 @@ std::size_t on_body(char* data, std::size_t, std::size_t n, void* p) {
     return n;
 }
 
+// A whole number from the environment (conda's names), else `dflt`.
+long env_long(const char* name, long dflt, long lo, long hi) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return dflt;
+    char* end = nullptr;
+    double d = std::strtod(v, &end);
+    if (end == v || *end) return dflt;
+    return d < lo ? lo : d > hi ? hi : static_cast<long>(d + 0.5);
+}
+
 std::string lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -91,7 +105,20 @@ std::size_t on_header(char* data, std::size_t, std::size_t n, void* p) {
     return n;
 }
 
-Result<Response> perform(const Request& r, int fd) {
+// Worth another try: a timeout, a connection cut mid-answer, a 5xx.
+bool transient(CURLcode rc, long status) {
+    switch (rc) {
+        case CURLE_OK: return status >= 500 && status <= 599;
+        case CURLE_OPERATION_TIMEDOUT:
+        case CURLE_PARTIAL_FILE:
+        case CURLE_GOT_NOTHING:
+        case CURLE_RECV_ERROR:
+        case CURLE_SEND_ERROR: return true;
+        default: return false;
+    }
+}
+
+Result<Response> perform(const Request& r, int fd, bool* retry) {
     global_init();
     Easy e;
     if (!e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
@@ -104,9 +131,9 @@ Result<Response> perform(const Request& r, int fd) {
     curl_easy_setopt(e.h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(e.h, CURLOPT_MAXREDIRS, 10L);
     curl_easy_setopt(e.h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, 30L);
+    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, env_long("CONDA_REMOTE_CONNECT_TIMEOUT_SECS", 30, 1, 3600));
     curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, env_long("CONDA_REMOTE_READ_TIMEOUT_SECS", 60, 1, 3600));
     curl_easy_setopt(e.h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e.h, CURLOPT_USERAGENT, "splitforge");
     curl_easy_setopt(e.h, CURLOPT_ERRORBUFFER, errbuf);
@@ -119,6 +146,7 @@ Result<Response> perform(const Request& r, int fd) {
     if (e.headers) curl_easy_setopt(e.h, CURLOPT_HTTPHEADER, e.headers);
     CURLcode rc = curl_easy_perform(e.h);
     curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &resp.status);
+    if (retry) *retry = !sink.too_big && transient(rc, resp.status);
     const std::string where = mask(r.url);
     if (sink.too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return fail(SourceLoc{where}, "the answer is larger than the limit of " + std::to_string(r.max_bytes) + " bytes",
@@ -145,7 +173,30 @@ std::string status_text(long status) {
     return "HTTP " + std::to_string(status) + " (" + what + ")";
 }
 
-Result<Response> get(const Request& r) { return perform(r, -1); }
-Result<Response> get_to_fd(const Request& r, int fd) { return perform(r, fd); }
+namespace {
+
+// perform() again while the failure is transient, at most
+// $CONDA_REMOTE_MAX_RETRIES (conda's remote_max_retries, default 3) more
+// times, waiting 0.25 s, 0.5 s, 1 s, ... between tries. A file body starts
+// over each try.
+Result<Response> with_retries(const Request& r, int fd) {
+    const long retries = env_long("CONDA_REMOTE_MAX_RETRIES", 3, 0, 20);
+    for (long attempt = 0;; ++attempt) {
+        bool retry = false;
+        auto got = perform(r, fd, &retry);
+        if (!retry || attempt >= retries) {
+            if (attempt > 0 && !got) got.error().message += " (after " + std::to_string(attempt + 1) + " tries)";
+            return got;
+        }
+        if (fd >= 0 && (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0))
+            return fail_runtime(SourceLoc{mask(r.url)}, std::string("cannot restart the download: ") + std::strerror(errno));
+        std::this_thread::sleep_for(std::chrono::milliseconds(250L << std::min<long>(attempt, 4)));
+    }
+}
+
+}  // namespace
+
+Result<Response> get(const Request& r) { return with_retries(r, -1); }
+Result<Response> get_to_fd(const Request& r, int fd) { return with_retries(r, fd); }
 
 }  // namespace sf::net

@@ -5,7 +5,11 @@
 //
 // Transfers are bounded: redirects (10), the body's size (the caller's
 // max_bytes, checked on Content-Length and on the bytes received), connect
-// time (30 s) and a stalled transfer (under 1 byte/s for 60 s). Only http and
+// time ($CONDA_REMOTE_CONNECT_TIMEOUT_SECS, 30 s) and a stalled transfer
+// (under 1 byte/s for $CONDA_REMOTE_READ_TIMEOUT_SECS, 60 s). A timeout, a
+// connection cut mid-answer or a 5xx is tried again, at most
+// $CONDA_REMOTE_MAX_RETRIES (3) more times with a doubling wait from 0.25 s;
+// a body over max_bytes never is. Only http and
 // https are spoken, also after a redirect; credentials in the URL are sent to
 // its own host only (never to a redirect target on another host, curl's
 // default); TLS peers are verified.

@@ -78,6 +78,16 @@ bool has_entry(const stdfs::path& cache_dir, const std::string& url) {
     return dir && read_entry(*dir, cache_key(url), std::uint64_t{4} << 30).has_value();
 }
 
+std::optional<std::string> cached_only(const stdfs::path& cache_dir, const std::string& url, std::uint64_t max_bytes) {
+    auto dir = fs::Dir::open(cache_dir);
+    if (!dir) return std::nullopt;
+    const std::string key = cache_key(url);
+    fs::FileLock lock(cache_dir / (key + ".lock"));
+    auto entry = read_entry(*dir, key, max_bytes);
+    if (!entry) return std::nullopt;
+    return std::move(entry->second);
+}
+
 Result<CachedBody> cached_get(const stdfs::path& cache_dir, const std::string& url, const Decode& decode,
                               std::uint64_t max_bytes) {
     auto dir = fs::Dir::open(cache_dir, fs::Create::yes);

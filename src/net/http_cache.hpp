@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -36,6 +37,11 @@ std::string cache_key(const std::string& url);
 
 // Does `cache_dir` hold an intact entry for `url` (body matching its info)?
 bool has_entry(const std::filesystem::path& cache_dir, const std::string& url);
+
+// The body of an intact entry for `url`, nothing asked of the server
+// (offline); nullopt when there is none.
+std::optional<std::string> cached_only(const std::filesystem::path& cache_dir, const std::string& url,
+                                       std::uint64_t max_bytes);
 
 // Other statuses than 200, 304 and 404/410 are an error naming the URL (masked).
 Result<CachedBody> cached_get(const std::filesystem::path& cache_dir, const std::string& url, const Decode& decode,
