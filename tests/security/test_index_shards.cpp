@@ -14,6 +14,7 @@
 #include "oracle.hpp"
 #include "package/writer.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "unit/package/fixture.hpp"
 #include "util/fs.hpp"
@@ -35,6 +36,8 @@ Run run(std::vector<std::string> argv) {
     REQUIRE(r);
     return {r->exit_code, r->out + r->err};
 }
+
+Member file(std::string name, std::string data = "x\n") { return {std::move(name), 'f', std::move(data)}; }
 
 Run index(const stdfs::path& ch) { return run({sf::test::binary().string(), "index", ch.string()}); }
 
@@ -91,7 +94,7 @@ TEST_CASE("security: index writes shards an independent reader matches to repoda
     CHECK(c.rc == 0);
     CHECK(c.out.find("OK linux-64: 5 records in 3 shards") != std::string::npos);
     CHECK(c.out.find("OK noarch: 0 records in 0 shards") != std::string::npos);
-    CHECK(conda_check(ch) == "");
+    CHECK(sf::test::oracle::conda_check(ch) == "");
 }
 
 TEST_CASE("security: index shards are reproducible and incremental", "[security][channel]") {
