@@ -31,8 +31,9 @@ struct ShardStats {
 // exact bytes of repodata.json). Returns the shard hashes the new index
 // names. The caller holds the channel lock, writes repodata.json after this,
 // then calls remove_stale_shards() with them.
-Result<std::set<std::string>> write_fast_repodata(const fs::Dir& sub, const fs::Dir& cache_dir, const nlohmann::json& repodata,
-                                 const std::string& repodata_text, ShardStats& stats);
+Result<std::set<std::string>> write_fast_repodata(const fs::Dir& sub, const fs::Dir& cache_dir,
+                                                  const nlohmann::json& repodata, const std::string& repodata_text,
+                                                  ShardStats& stats);
 
 // Removes shards/<sha256>.msgpack.zst files not in `live` (only names of
 // that form). Call once the new index is in place.
