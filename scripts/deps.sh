@@ -7,6 +7,7 @@ pkgs=(g++ cmake ninja-build pkg-config ccache
       libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
       libmimalloc-dev libarchive-dev nettle-dev liblzma-dev zlib1g-dev libzstd-dev zstd libbz2-dev bzip2 libssl-dev
       libcurl4-openssl-dev nginx
+      libmsgpack-cxx-dev python3 python3-msgpack  # CEP-16 shards; python3-msgpack: the tests' independent reader
       patchelf patch git libopenblas-dev
       make autoconf automake libtool)  # the last four: the build-real feedstocks (yaml uses autotools)
 missing=()

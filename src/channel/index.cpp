@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "archive/read.hpp"
+#include "channel/shards.hpp"
 #include "types/package_record.hpp"
 #include "types/platform.hpp"
 #include "util/dir_handle.hpp"
@@ -133,6 +134,10 @@ Result<void> index_locked(const fs::Dir& channel, const std::string& subdir, Ind
             stats.warnings.push_back(subdir + "/" + name + ": skipped: file name does not match its index.json");
             continue;
         }
+        if (!digests_are_hex(record)) {  // a shard stores them as bytes
+            stats.warnings.push_back(subdir + "/" + name + ": skipped: its md5 or sha256 is not lowercase hex");
+            continue;
+        }
         if (checked->subdir != subdir) {
             stats.warnings.push_back(subdir + "/" + name + ": skipped: its subdir is '" + checked->subdir +
                                      "', not '" + subdir + "'");
@@ -149,10 +154,20 @@ Result<void> index_locked(const fs::Dir& channel, const std::string& subdir, Ind
                      {"packages.conda", conda},
                      {"removed", json::array()},
                      {"repodata_version", 1}};
-    if (auto r = sub->write_atomic("repodata.json", repodata.dump(2) + "\n"); !r) return unexpected(r.error());
+    const std::string text = repodata.dump(2) + "\n";
+    // Shards, their index and repodata.json.zst first; repodata.json last, as
+    // before; shards nothing names any more go once the new index is in place.
+    ShardStats shard_stats;
+    auto live = write_fast_repodata(*sub, *cache_dir, repodata, text, shard_stats);
+    if (!live) return unexpected(live.error());
+    if (auto r = sub->write_atomic("repodata.json", text); !r) return unexpected(r.error());
     ++stats.subdirs;
     json cache_doc = {{"version", kCacheVersion}, {"files", new_cache}};
     if (auto r = cache_dir->write_atomic("index-cache.json", cache_doc.dump(1)); !r) return unexpected(r.error());
+    remove_stale_shards(*sub, *live, shard_stats);
+    stats.shards_written += shard_stats.written;
+    stats.shards_reused += shard_stats.reused;
+    stats.shards_removed += shard_stats.removed;
     return {};
 }
 

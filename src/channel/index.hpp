@@ -5,6 +5,8 @@
 // It is incremental: <subdir>/.cache/index-cache.json remembers each file's
 // size, mtime, digests and record, so unchanged files are not re-read. Each
 // subdir it indexes loses the temp files killed writers left there.
+// Beside repodata.json it writes repodata.json.zst and CEP-16 shards
+// (shards.hpp), a shard only when its name's records changed.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@ struct IndexStats {
     int packages = 0;  // records in them
     int hashed = 0;    // package files read and hashed this run
     int cached = 0;    // package files taken from the cache
+    int shards_written = 0, shards_reused = 0, shards_removed = 0;  // CEP-16 shard files
     std::vector<std::string> warnings;  // skipped files, with the reason
 };
 
