@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "engine/interrupt.hpp"
 #include "util/strings.hpp"
 
 namespace sf::cli {
@@ -153,11 +154,14 @@ int main(int argc, char** argv) {
                          "paths a build would write, as conda-build does");
     if (!cli.action) return 0;
     try {
-        return cli.action();
+        int rc = cli.action();
+        return engine::interrupted() ? 128 + engine::interrupt_signal() : rc;
     } catch (const RuntimeError& f) {  // JobFailure, and the library's runtime failures
+        // Ctrl-C or SIGTERM stopped the job: 130 or 143, as shells and CI runners expect.
+        int code = engine::interrupted() ? 128 + engine::interrupt_signal() : static_cast<int>(Exit::failed);
         cli.console.error(f.error().str());
-        if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::failed));
-        return static_cast<int>(Exit::failed);
+        if (cli.console.json) cli.console.print_json(error_json(f.error(), static_cast<Exit>(code)));
+        return code;
     } catch (const Failure& f) {
         cli.console.error(f.error().str());
         if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::usage));
