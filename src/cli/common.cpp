@@ -54,7 +54,7 @@ CLI::Validator one_of(std::vector<std::string> names) {
         std::string near = str::closest(value, names);
         return "'" + value + "' is not one of " + list + (near.empty() ? std::string() : "; did you mean '" + near + "'?");
     };
-    return CLI::Validator(check, "{" + list + "}");
+    return CLI::Validator(check, "{" + str::join(names, ",") + "}");
 }
 
 void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what) { sub->add_flag("--json", cli.console.json, what); }
