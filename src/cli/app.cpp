@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.hpp"
+#include "engine/interrupt.hpp"
 #include "util/strings.hpp"
 
 namespace sf::cli {
@@ -11,8 +13,8 @@ namespace {
 const char* kFooter =
     "Exit codes: 0 ok; 1 the job failed (a build script, a test, a patch that does not apply, a check:\n"
     "lint errors, rerender --check drift); 2 usage or input error, also when a build meets it (a bad sha256,\n"
-    "a missing source or patch file). With --json, stdout holds one JSON document; progress and messages go to\n"
-    "stderr.";
+    "a missing source or patch file); 128+N a signal ended it (130 Ctrl-C, 143 SIGTERM). With --json, stdout holds one\n"
+    "JSON document (a usage error's too); progress and messages go to stderr.";
 
 // The subcommand the parse reached, e.g. `cmake-cache set`.
 CLI::App* deepest(CLI::App& app) {
@@ -103,10 +105,10 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "splitforge 0.1.0");
     Cli cli;
     app.add_option("--color", cli.console.color_opt, "Colour on stderr: auto (a terminal, unless NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+        ->check(one_of({"auto", "always", "never"}));
     app.add_option("--progress", cli.console.progress_opt,
                    "Progress lines on stderr: auto (on a terminal), always (e.g. CI logs), never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+        ->check(one_of({"auto", "always", "never"}));
     // Setting up every command's options costs more than a small render:
     // when argv names a command, only that one is set up (all of them for
     // --help, a typo's did-you-mean, or no command).
@@ -141,6 +143,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // The parse stopped before it met --json (a mistyped command): look for it ourselves.
+        for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
+            if (std::string_view(argv[i]) == "--json") cli.console.json = true;
         cli.console.resolve();
         Error err{{}, describe_parse_error(app, e, argc, argv), {}};
         cli.console.error(err.message);
@@ -153,11 +158,14 @@ int main(int argc, char** argv) {
                          "paths a build would write, as conda-build does");
     if (!cli.action) return 0;
     try {
-        return cli.action();
+        int rc = cli.action();
+        return engine::interrupted() ? 128 + engine::interrupt_signal() : rc;
     } catch (const RuntimeError& f) {  // JobFailure, and the library's runtime failures
+        // Ctrl-C or SIGTERM stopped the job: 130 or 143, as shells and CI runners expect.
+        int code = engine::interrupted() ? 128 + engine::interrupt_signal() : static_cast<int>(Exit::failed);
         cli.console.error(f.error().str());
-        if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::failed));
-        return static_cast<int>(Exit::failed);
+        if (cli.console.json) cli.console.print_json(error_json(f.error(), static_cast<Exit>(code)));
+        return code;
     } catch (const Failure& f) {
         cli.console.error(f.error().str());
         if (cli.console.json) cli.console.print_json(error_json(f.error(), Exit::usage));

@@ -98,8 +98,8 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
 void register_build(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<BuildArgs>();
     auto* sub = app.add_subcommand(
-        "build", "Build a recipe: staging build once per variant, split outputs, test, add to a local channel");
-    sub->add_option("RECIPE", a->recipe, "Recipe directory, or its meta.yaml")->required();
+        "build", "Build a recipe (meta.yaml or recipe.yaml): staging build once per variant, split outputs, test, add to a local channel");
+    sub->add_option("RECIPE", a->recipe, "Recipe directory, or its meta.yaml or recipe.yaml")->required();
     a->variants.add_to(sub);
     add_output_folder(sub, a->output, "The local channel packages go into (default: output)");
     sub->add_option("-c,--channel", a->channels, "Extra channels: dirs, file://, http(s) URLs or names");
@@ -112,7 +112,8 @@ void register_build(CLI::App& app, Cli& cli) {
                   "Keep the work dir (sources, build tree, prefixes, build_env_setup.sh), also after a failure; "
                   "the next build of the recipe into the same output folder replaces it");
     sub->add_option("--env-provider", a->provider,
-                    "system (default, offline), or micromamba|mamba|conda (needs channel access)");
+                    "system (default, offline), or micromamba|mamba|conda (needs channel access)")
+        ->check(one_of({"system", "micromamba", "mamba", "conda"}));
     sub->add_option("--env-provider-exe", a->provider_tool, "The external provider's executable");
     sub->add_flag("--skip-unavailable", a->skip_unavailable,
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");

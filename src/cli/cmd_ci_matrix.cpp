@@ -14,7 +14,7 @@ void register_ci_matrix(CLI::App& app, Cli& cli) {
     auto* sub = app.add_subcommand("ci-matrix", "Print the CI job matrix (GitHub Actions strategy.matrix) from variants/");
     sub->add_option("--variants-dir", o->variants_dir, "Directory of variant files (default: variants)");
     sub->add_option("--format", o->format, "github (one-line include list) or json")
-        ->check(CLI::IsMember({"github", "json"}));
+        ->check(one_of({"github", "json"}));
     add_json_flag(sub, cli, "Print JSON (same as --format json)");
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {

@@ -123,7 +123,7 @@ void register_package(CLI::App& app, Cli& cli) {
     sub->add_option("--license", o->license, "License (SPDX)");
     sub->add_option("--summary", o->summary, "One-line summary");
     sub->add_option("--timestamp", o->timestamp, "index.json timestamp in ms (default: SOURCE_DATE_EPOCH, else the newest mtime of DIR's files)");
-    sub->add_option("--format", o->format, "conda, tar.bz2 or both")->check(CLI::IsMember({"conda", "tar.bz2", "both"}));
+    sub->add_option("--format", o->format, "conda, tar.bz2 or both")->check(one_of({"conda", "tar.bz2", "both"}));
     sub->add_option("--compression-level", o->level, "zstd level (default 19)")->check(CLI::Range(1, 22));
     sub->add_option("--threads", o->threads, "zstd worker threads")->check(CLI::Range(1, 256));
     sub->add_option("--prefix", o->prefix, "Build prefix to detect in files and relocate in RPATHs (runs post-processing)");

@@ -55,7 +55,7 @@ void register_render(CLI::App& app, Cli& cli) {
     sub->add_option("RECIPE", o->recipe, "Recipe directory, or its meta.yaml or recipe.yaml")->required();
     o->variants.add_to(sub);
     sub->add_option("--format", o->format, "yaml (default), json or builds (name, version, build; one per line)")
-        ->check(CLI::IsMember({"yaml", "json", "builds"}));
+        ->check(one_of({"yaml", "json", "builds"}));
     // conda-build's meaning. The old `--output FORMAT` is still read, with a note.
     sub->add_flag("--output", o->paths, "Print the package paths a build would write (as conda-build does), and stop");
     add_output_folder(sub, o->output_folder, "The folder --output paths are under (default: output)");

@@ -36,7 +36,7 @@ void register_wheel(CLI::App& app, Cli& cli) {
                     "(repeatable; none by default)");
     auto compression = std::make_shared<std::string>("deflate");
     sub->add_option("--compression", *compression, "How members are stored: deflate (as pip's wheels) or stored")
-        ->check(CLI::IsMember({"deflate", "stored"}))
+        ->check(one_of({"deflate", "stored"}))
         ->default_val("deflate");
     add_json_flag(sub, cli);
     sub->callback([&cli, opts, input, out, compression] {

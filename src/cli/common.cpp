@@ -3,11 +3,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "feedstock/recipe_extra.hpp"
+#include "util/strings.hpp"
 
 namespace sf::cli {
 
@@ -43,6 +45,17 @@ void ConsoleReporter::warning(const Error& w) {
 }
 
 void Console::print_json(const nlohmann::json& j) const { std::cout << j.dump(2) << "\n"; }
+
+CLI::Validator one_of(std::vector<std::string> names) {
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    auto check = [names, list](std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+        std::string near = str::closest(value, names);
+        return "'" + value + "' is not one of " + list + (near.empty() ? std::string() : "; did you mean '" + near + "'?");
+    };
+    return CLI::Validator(check, "{" + str::join(names, ",") + "}");
+}
 
 void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what) { sub->add_flag("--json", cli.console.json, what); }
 

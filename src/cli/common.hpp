@@ -89,6 +89,9 @@ struct Cli {
 
 // --json on a subcommand (one JSON document on stdout).
 void add_json_flag(CLI::App* sub, Cli& cli, const std::string& what = "Print one JSON document on stdout");
+// An enum-like option's check: one of `names`, else an error naming them
+// with a did-you-mean ("'micromaba' is not one of ...; did you mean 'micromamba'?").
+CLI::Validator one_of(std::vector<std::string> names);
 
 // `recipe` as the user gave it: a recipe directory, or its meta.yaml (or
 // recipe.yaml) file, as conda-build and rattler-build accept.

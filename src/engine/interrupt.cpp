@@ -58,5 +58,6 @@ InterruptGuard::~InterruptGuard() {
 }
 
 bool interrupted() { return g_signal.load() != 0; }
+int interrupt_signal() { return g_signal.load(); }
 
 }  // namespace sf::engine

@@ -25,5 +25,8 @@ public:
 };
 
 bool interrupted();
+// The signal that interrupted us (SIGINT, SIGTERM), 0 if none: the CLI
+// exits 128 + it, as a shell reports a job the signal ended.
+int interrupt_signal();
 
 }  // namespace sf::engine

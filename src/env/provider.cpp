@@ -26,7 +26,7 @@ Result<ProviderKind> parse_provider(const std::string& s) {
     if (s == "mamba") return ProviderKind::mamba;
     if (s == "conda") return ProviderKind::conda;
     if (s == "pixi") return ProviderKind::pixi;
-    return fail("unknown environment provider '" + s + "'", "expected system, micromamba, mamba, conda or pixi");
+    return fail("unknown environment provider '" + s + "'", "expected system, micromamba, mamba or conda");
 }
 
 const char* to_string(ProviderKind k) {

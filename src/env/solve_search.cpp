@@ -133,6 +133,15 @@ private:
         failure_ = Failure{depth, p, kind, other, other_by, clash};
     }
     std::string failure_text() const;
+    // "; did you mean 'spdlog'?" for a name the channels do not hold (sorted: ties pick the same one each time).
+    std::string did_you_mean(std::string_view name) const {
+        std::vector<std::string> known;
+        known.reserve(names_.size());
+        for (const auto& [n, entry] : names_) known.emplace_back(n);
+        std::sort(known.begin(), known.end());
+        std::string near = str::closest(name, known);
+        return near.empty() ? std::string() : "; did you mean '" + near + "'?";
+    }
     std::string channel_list() const {
         return index_.channels.empty() ? "(none given; add -c CHANNEL)" : str::join(index_.channels, ", ");
     }
@@ -351,7 +360,9 @@ std::string Solver::failure_text() const {
         case Failure::Kind::conflict:
             why = "conflicts with " + f.other->record.dist_name() + " (" + who(f.other_by) + ")";
             break;
-        case Failure::Kind::missing: why = "no such package in channels " + channel_list(); break;
+        case Failure::Kind::missing:
+            why = "no such package in channels " + channel_list() + did_you_mean(f.p.spec->name());
+            break;
         case Failure::Kind::clash: why = f.clash->str(); break;
         case Failure::Kind::broken:
             why = f.other->record.dist_name() + " has an invalid dependency: " + f.other->broken;

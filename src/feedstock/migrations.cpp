@@ -99,6 +99,8 @@ const Values* get(const AlgebraSpec& s, const std::string& k) {
     return it == s.lists.end() ? nullptr : &it->second;
 }
 
+constexpr const char* kKeyAddUnmetHint = "key_add only extends keys that already have values";
+
 Result<AlgebraSpec> op_key_add(const AlgebraSpec& v1, const Migration& m) {
     if (m.primary_key.empty()) return v1;
     const std::string& pk = m.primary_key.front();
@@ -106,7 +108,7 @@ Result<AlgebraSpec> op_key_add(const AlgebraSpec& v1, const Migration& m) {
     if (!get(v2, pk)) return v1;
     if (!get(v1, pk))
         return fail(SourceLoc{m.file}, "key_add migration: '" + pk + "' is not in the pinning or the recipe's config",
-                    "key_add only extends keys that already have values");
+                    kKeyAddUnmetHint);
     AlgebraSpec result = v1;
     std::set<std::string> added;
     Values pk_group = {pk};
@@ -354,6 +356,8 @@ Result<AlgebraSpec> variant_add(const AlgebraSpec& v1, const Migration& m) {
         if (!get(v1, k) && !out.lists.count(k)) out.lists[k] = v;
     return out;
 }
+
+bool key_add_unmet(const Error& e) { return e.hint == kKeyAddUnmetHint; }
 
 Result<AlgebraSpec> apply_migrations(AlgebraSpec spec, std::vector<Migration> migrations) {
     std::stable_sort(migrations.begin(), migrations.end(), [](const Migration& a, const Migration& b) {

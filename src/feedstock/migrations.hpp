@@ -54,4 +54,8 @@ Result<AlgebraSpec> variant_add(const AlgebraSpec& v1, const Migration& m);
 // Applies migrations in (migrator_ts, file name) order.
 Result<AlgebraSpec> apply_migrations(AlgebraSpec spec, std::vector<Migration> migrations);
 
+// Is `e` a key_add whose key has no values to extend? With no pinning (-e)
+// given, that is the likely cause, and the caller says so.
+bool key_add_unmet(const Error& e);
+
 }  // namespace sf::feedstock

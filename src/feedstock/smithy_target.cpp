@@ -268,9 +268,10 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     std::vector<RecipeConfig> files;
     for (const auto& f : in.opts.exclusive_files) files.push_back({f});
     files.insert(files.end(), in.recipe_configs.begin(), in.recipe_configs.end());
-    for (const auto& f : files) {
+    for (size_t i = 0; i < files.size(); ++i) {
+        const auto& f = files[i];
         auto s = variant::read_config_file(f.file, sel, &diag, keep, f.syntax);
-        if (!s) return unexpected(s.error());
+        if (!s) return unexpected(variant::name_flag(s.error(), variant::flag_of(i, in.opts.exclusive_files.size(), files.size())));
         // conda-build's loader makes every number of conda_build_config.yaml
         // a string; ruamel keeps variants.yaml's plain integers ints.
         if (f.syntax != variant::ConfigSyntax::conditionals) s->plain.clear();
@@ -279,7 +280,14 @@ Result<variant::SpecSource> migrated_spec(const TargetInputs& in, const variant:
     auto combined = variant::combine(sources);
     if (!combined) return unexpected(combined.error());
     auto migrated = apply_migrations(AlgebraSpec::from(variant::as_source(*combined, "<combined>")), migrations->list);
-    if (!migrated) return unexpected(migrated.error());
+    if (!migrated) {
+        Error e = migrated.error();
+        if (in.opts.exclusive_files.empty() && key_add_unmet(e)) {  // the pinning holds what key_add extends
+            e.message = "no global pinning given; " + e.message;
+            e.hint = "pass -e .../conda-forge-pinning/conda_build_config.yaml";
+        }
+        return unexpected(e);
+    }
     prune_unused(*migrated, in.used_corpus, sel.platform);
     variant::SpecSource out = migrated->to_source("<migrated spec>");
     const variant::TypingIndex typing(*combined);

@@ -119,17 +119,37 @@ void stop_child(pid_t group, std::optional<std::chrono::steady_clock::time_point
     }
 }
 
+// The watchdog's parent (us), for on_watchdog_signal.
+pid_t g_watchdog_parent = 0;
+
+// In a watchdog: a SIGINT/SIGTERM from outside (a CI runner that signals
+// every `splitforge` it finds: the watchdog is a fork of ours, and looks
+// like one) goes to the parent, which stops the build. What the parent
+// forwards, and what the child's group sends itself, is ignored.
+void on_watchdog_signal(int sig, siginfo_t* info, void*) {
+    pid_t from = info ? info->si_pid : 0;
+    if (from == g_watchdog_parent || (from > 0 && ::getpgid(from) == ::getpgrp())) return;
+    ::kill(g_watchdog_parent, sig);
+}
+
 // Only async-signal-safe calls after fork(): we may have other threads.
 pid_t start_watchdog(int rd) {
+    const pid_t parent = ::getpid();
     pid_t w = ::fork();
     if (w != 0) {
         if (w > 0) ::setpgid(w, w);  // here too: the group exists once we return
         return w;                    // the parent, or a failed fork (-1)
     }
     ::setpgid(0, 0);
+    g_watchdog_parent = parent;  // our copy: only this thread runs here
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
+    for (int sig : {SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
+    struct sigaction pass {};
+    pass.sa_sigaction = on_watchdog_signal;
+    pass.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&pass.sa_mask);
+    for (int sig : {SIGINT, SIGTERM}) ::sigaction(sig, &pass, nullptr);
     if (rd > 0) ::close_range(0, static_cast<unsigned>(rd) - 1, 0);
     ::close_range(static_cast<unsigned>(rd) + 1, ~0U, 0);
     char c;

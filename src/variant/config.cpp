@@ -155,12 +155,25 @@ SpecSource default_spec(const types::Platform& platform) {
     return s;
 }
 
+namespace {
+constexpr const char* kConfigNotFound = "variant config file not found";
+}  // namespace
+
+Error name_flag(Error e, const std::string& flag) {
+    if (e.message == kConfigNotFound && !flag.empty()) e.hint = "check the " + flag + " path";
+    return e;
+}
+
+std::string flag_of(size_t i, size_t exclusive, size_t between) {
+    return i < exclusive ? "-e" : i < exclusive + between ? "" : "-m";
+}
+
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag,
                                     const KeyFilter& keep, ConfigSyntax syntax) {
     std::string file = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::exists(p, ec))
-        return fail(SourceLoc{file}, "variant config file not found", "check the -m path");
+        return fail(SourceLoc{file}, kConfigNotFound, "check the path");
     // read_input_file refuses what is not a regular file (a FIFO, a device)
     // with its own words.
     auto text = fs::read_input_file(p);
@@ -603,9 +616,9 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
         files.clear();
         sources.push_back(*sel.spec);
     }
-    for (const auto& f : files) {
-        auto s = read_config_file(f, sel, diag);
-        if (!s) return unexpected(s.error());
+    for (size_t i = 0; i < files.size(); ++i) {
+        auto s = read_config_file(files[i], sel, diag);
+        if (!s) return unexpected(name_flag(s.error(), flag_of(i, sel.exclusive_files.size(), recipe_config ? 1 : 0)));
         sources.push_back(std::move(*s));
     }
     return with_overrides(std::move(sources), sel, SizeCheck::whole_matrix);
@@ -631,13 +644,13 @@ Result<CombinedSpec> load_v1(const Selection& sel, const std::optional<std::file
         files.clear();
         sources.push_back(*sel.spec);
     }
-    for (const auto& f : files) {
+    for (size_t i = 0; i < files.size(); ++i) {
         // VariantConfig::from_files: only a file named conda_build_config.yaml
         // takes the legacy loader (`# [selector]` lines); any other is plain
         // YAML with `if:` items.
-        bool legacy = f.filename() == "conda_build_config.yaml";
-        auto s = read_config_file(f, sel, diag, {}, legacy ? ConfigSyntax::v1_legacy : ConfigSyntax::v1_plain);
-        if (!s) return unexpected(s.error());
+        bool legacy = files[i].filename() == "conda_build_config.yaml";
+        auto s = read_config_file(files[i], sel, diag, {}, legacy ? ConfigSyntax::v1_legacy : ConfigSyntax::v1_plain);
+        if (!s) return unexpected(name_flag(s.error(), flag_of(i, sel.exclusive_files.size(), recipe_config ? 1 : 0)));
         sources.push_back(std::move(*s));
     }
     return with_overrides(std::move(sources), sel, SizeCheck::by_caller);

@@ -94,6 +94,12 @@ enum class ConfigSyntax {
 
 Result<SpecSource> read_config_file(const std::filesystem::path& p, const Selection& sel, Diagnostics* diag = nullptr,
                                     const KeyFilter& keep = {}, ConfigSyntax syntax = ConfigSyntax::selectors);
+// A missing file's error names the flag that gave it ("check the -e path");
+// read_config_file's own hint names none.
+Error name_flag(Error e, const std::string& flag);
+// The flag of files[i] when files is `exclusive`, then `between` others (the
+// recipe's own config), then -m files: "-e", "" or "-m".
+std::string flag_of(size_t i, size_t exclusive, size_t between);
 // The same for text already read; `skip_keys` are left out (a migration's
 // __migrator and migrator_ts).
 Result<SpecSource> read_config_text(const std::string& text, const std::string& file, const Selection& sel,

@@ -38,7 +38,7 @@ Result<std::optional<types::Platform>> platform_of_files(const std::vector<std::
         const auto& f = files[i];
         const bool is_m = i >= exclusive.size();
         auto spec = read_config_file(f, here);
-        if (!spec) return unexpected(spec.error());
+        if (!spec) return unexpected(name_flag(spec.error(), is_m ? "-m" : "-e"));
         for (const auto& [k, v] : spec->lists) {
             if (k != "target_platform" || v.size() != 1) continue;
             int line = spec->line_of.count(k) ? spec->line_of.at(k) : 0;

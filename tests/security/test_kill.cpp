@@ -290,3 +290,74 @@ TEST_CASE("security: a build script's children die with a killed splitforge", "[
     CHECK(stdfs::is_empty(out / ".splitforge-work", ec));
     CHECK(oracle::leftovers(out).empty());
 }
+
+namespace {
+// The children of `parent` that run the splitforge binary: its watchdogs
+// (forks of it, which look like splitforge to a CI runner's process list).
+std::vector<pid_t> splitforge_children(pid_t parent, const std::string& bin) {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator("/proc", ec)) {
+        std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string stat = sf::test::slurp(e.path() / "stat");
+        auto close = stat.rfind(')');
+        if (close == std::string::npos || close + 2 >= stat.size()) continue;
+        auto fields = sf::str::split(stat.substr(close + 2), ' ');
+        if (fields.size() < 2 || std::stol(fields[1]) != parent) continue;
+        if (stdfs::read_symlink(e.path() / "exe", ec) == stdfs::path(bin)) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+}  // namespace
+
+// Ctrl-C, a CI runner's cancel (SIGINT or SIGTERM to the main pid, or SIGINT
+// to what looks like the inner splitforge: its watchdog) all stop a build,
+// and the exit status is 128 + the signal, as shells report.
+TEST_CASE("security: SIGINT or SIGTERM to splitforge or its watchdog stops a build with 128+signal",
+          "[security][kill]") {
+    sf::fs::TempDir tmp("sf-sec-sigint");
+    const stdfs::path recipe = tmp.path() / "recipe", out = tmp.path() / "out", started = tmp.path() / "started";
+    const stdfs::path seconds = tmp.path() / "seconds";
+    stdfs::create_directories(recipe);
+    std::ofstream(recipe / "meta.yaml") << "package:\n  name: sf-sigint\n  version: 1.0.0\nbuild:\n  number: 0\n"
+                                           "about:\n  license: MIT\n";
+    std::ofstream(recipe / "build.sh") << "touch '" << started.string() << "'\nsleep \"$(cat '" << seconds.string()
+                                       << "')\"\nmkdir -p $PREFIX/share && echo ok > $PREFIX/share/sf-sigint.txt\n";
+    const std::string bin = sf::test::binary().string();
+    const std::vector<std::string> argv{bin, "build", recipe.string(), "--output-folder", out.string(), "-q"};
+    enum To { main_pid, watchdog, group };
+    // Starts the build, waits for its script, sends `sig` to the main pid,
+    // the watchdog or the group (setsid(1) execs in place: the pid is ours);
+    // the exit status (-1: not exited within 20 s).
+    auto interrupted = [&](int sig, To to) {
+        std::ofstream(seconds) << "60\n";
+        stdfs::remove(started);
+        const stdfs::path log = tmp.path() / "log";
+        std::vector<std::string> run = argv;
+        if (to == group) run.insert(run.begin(), "/usr/bin/setsid");
+        pid_t pid = spawn(run, log);
+        bool ok = wait_until([&] { return stdfs::exists(started); }, 120000);
+        std::vector<pid_t> dogs = splitforge_children(pid, bin);
+        INFO(sf::test::slurp(log));
+        if (ok && to == watchdog) ok = !dogs.empty();
+        if (ok) ::kill(to == watchdog ? dogs.front() : to == group ? -pid : pid, sig);
+        int status = 0;
+        bool ended = ok && wait_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 20000);
+        if (!ended) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+        }
+        CHECK(ok);
+        return ended && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    CHECK(interrupted(SIGINT, main_pid) == 130);
+    CHECK(interrupted(SIGTERM, main_pid) == 143);
+    CHECK(interrupted(SIGINT, watchdog) == 130);
+    if (stdfs::exists("/usr/bin/setsid")) CHECK(interrupted(SIGINT, group) == 130);
+    CHECK_FALSE(stdfs::exists(out / "linux-64/sf-sigint-1.0.0-0.conda"));
+    // The benign twin: the same build, not signalled, finishes.
+    std::ofstream(seconds) << "0\n";
+    CHECK(run_to_end(argv) == 0);
+    CHECK(stdfs::exists(out / "linux-64/sf-sigint-1.0.0-0.conda"));
+}
