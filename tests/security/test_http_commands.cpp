@@ -32,7 +32,7 @@ stdfs::path app_file(const stdfs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("http commands: `test PKG -c URL` installs the test env's dependency from nginx; a dir twin too") {
+TEST_CASE("http commands: `test PKG -c URL` installs the test env's dependency from nginx, and a dir twin too") {
     sf::fs::TempDir tmp("sf-httpcmd");
     write_channel(tmp.path() / "www/ch", {dep()});
     Nginx server(tmp.path() / "www");
@@ -57,7 +57,7 @@ TEST_CASE("http commands: `test PKG -c URL` installs the test env's dependency f
     sf::test::check_refused_in_one_line(bad);
 }
 
-TEST_CASE("http commands: `check PKG -c URL` installs its dependency from nginx; a token never shows") {
+TEST_CASE("http commands: `check PKG -c URL` installs its dependency from nginx, and a token never shows") {
     sf::fs::TempDir tmp("sf-httpcmd");
     write_channel(tmp.path() / "www/ch", {dep()});
     write_channel(tmp.path() / "www/empty", {});

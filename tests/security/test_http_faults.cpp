@@ -51,7 +51,7 @@ Timed install(const stdfs::path& tmp, const std::string& url, const std::string&
 
 }  // namespace
 
-TEST_CASE("http faults: a 500 is retried and the install succeeds; the plain twin fetches each file once") {
+TEST_CASE("http faults: a 500 is retried and the install succeeds, and the plain twin fetches each file once") {
     sf::fs::TempDir tmp("sf-faults");
     write_channel(tmp.path() / "www/ch", {hello()});
     FaultyHttp server(tmp.path() / "www", tmp.path());
