@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "process/process.hpp"
+#include "testutil.hpp"
 #include "util/strings.hpp"
 
 namespace sf::test {
@@ -24,6 +25,30 @@ inline std::string run_ok(const std::vector<std::string>& argv, const std::files
     INFO(argv[0] << ": " << r->err);
     REQUIRE(r->exit_code == 0);
     return std::string(str::trim(r->out));
+}
+
+// What a command did, whatever its exit code.
+struct Ran {
+    int rc = -1;
+    std::string out, err;
+};
+
+// Runs argv with this process's environment (in `cwd` when given); the test
+// fails only when it could not be started.
+inline Ran run(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {}) {
+    process::Command c;
+    c.argv = argv;
+    c.env = process::current_env();
+    if (!cwd.empty()) c.cwd = cwd;
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->out, r->err};
+}
+
+// The splitforge binary under test with `args`.
+inline Ran run_splitforge(std::vector<std::string> args, const std::filesystem::path& cwd = {}) {
+    args.insert(args.begin(), binary().string());
+    return run(args, cwd);
 }
 
 // Whether `tool` is on this process's PATH.

@@ -6,6 +6,7 @@
 
 #include "craft.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 
@@ -13,17 +14,7 @@ using namespace sf::test::craft;
 
 namespace {
 
-struct Run {
-    int rc = -1;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> argv, const stdfs::path& cwd = {}) {
-    sf::process::Command c{argv, cwd, sf::process::current_env(), {}, {}, {}};
-    auto r = sf::process::capture(c);
-    REQUIRE(r);
-    return {r->exit_code, r->out, r->err};
-}
+using sf::test::run;
 
 std::string tool(const std::string& name) {
     auto p = sf::process::find_executable(name, sf::process::current_env()["PATH"]);

@@ -123,18 +123,8 @@ struct Fixture {
     std::string as_benign(std::string s) const { return sf::str::replace_all(s, hostile.string(), benign.string()); }
 };
 
-struct Run {
-    int rc = -1;
-    std::string out, err;
-};
-
-Run sf_run(std::vector<std::string> args, const stdfs::path& cwd) {
-    args.insert(args.begin(), sf::test::binary().string());
-    sf::process::Command c{args, cwd, sf::process::current_env(), {}, {}, {}};
-    auto r = sf::process::capture(c);
-    REQUIRE(r);
-    return {r->exit_code, r->out, r->err};
-}
+using Run = sf::test::Ran;
+const auto sf_run = sf::test::run_splitforge;
 
 sf::source::SourceContext source_ctx(const stdfs::path& root) {
     sf::source::SourceContext c;

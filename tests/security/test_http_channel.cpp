@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "cli_run.hpp"
 #include "craft.hpp"
 #include "env/channel.hpp"
 #include "net/url.hpp"
@@ -23,42 +24,13 @@ using sf::test::Nginx;
 
 namespace {
 
-struct Run {
-    int exit = -1;
-    std::string out, err;
-};
+using Run = sf::test::CliRun;
 
 // The binary with `args`: exit code, stdout, stderr.
-Run run_cli(const stdfs::path& tmp, std::vector<std::string> args) {
-    args.insert(args.begin(), sf::test::binary().string());
-    std::fflush(nullptr);
-    const stdfs::path out = tmp / "stdout.log", err = tmp / "stderr.log";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        if (!std::freopen(err.c_str(), "w", stderr) || !std::freopen(out.c_str(), "w", stdout)) ::_exit(126);
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, sf::test::slurp(out), sf::test::slurp(err)};
-}
-
-std::string trimmed(const std::string& s) {
-    auto b = s.find_first_not_of(" \n"), e = s.find_last_not_of(" \n");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
+Run run_cli(const stdfs::path& tmp, std::vector<std::string> args) { return sf::test::run_splitforge(tmp, std::move(args)); }
 
 // A refusal: exit 1 or 2, and one line on stderr.
-void check_one_line(const Run& r) {
-    INFO(r.err);
-    CHECK((r.exit == 1 || r.exit == 2));
-    CHECK(!trimmed(r.err).empty());
-    CHECK(trimmed(r.err).find('\n') == std::string::npos);
-}
+const auto check_one_line = sf::test::check_refused_in_one_line;
 
 Pkg hello() { return pkg_with("hello", {{"share/hello.txt", 'f', "hello over http\n"}}); }
 

@@ -8,26 +8,13 @@
 #include <catch2/catch.hpp>
 
 #include "craft.hpp"
-#include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 
 using namespace sf::test::craft;
 
 namespace {
-
-struct Run {
-    int rc = -1;
-    std::string out, err;
-};
-
-Run splitforge(std::vector<std::string> args, const stdfs::path& cwd) {
-    args.insert(args.begin(), sf::test::binary().string());
-    sf::process::Command c{args, cwd, sf::process::current_env(), {}, {}, {}};
-    auto r = sf::process::capture(c);
-    REQUIRE(r);
-    return {r->exit_code, r->out, r->err};
-}
 
 // bin/.evil-<kind>.sh: each appends its kind to <outside>/marker.
 Member script(const std::string& name, const std::string& kind, const stdfs::path& outside) {
@@ -74,7 +61,7 @@ struct Site {
 
 TEST_CASE("security: check runs no link script of the package it checks", "[security][scripts]") {
     Site s;
-    auto r = splitforge({"check", s.pkg(evil(s.outside).fn())}, s.work);
+    auto r = sf::test::run_splitforge({"check", s.pkg(evil(s.outside).fn())}, s.work);
     INFO(r.out << r.err);
     CHECK(r.rc == 0);
     CHECK(s.marker().empty());
@@ -82,7 +69,7 @@ TEST_CASE("security: check runs no link script of the package it checks", "[secu
 
 TEST_CASE("security: libtorch-archive runs no link script of a run dependency", "[security][scripts]") {
     Site s;
-    auto r = splitforge({"libtorch-archive", s.pkg(libtorch().fn()), "-o", (s.work / "out").string()}, s.work);
+    auto r = sf::test::run_splitforge({"libtorch-archive", s.pkg(libtorch().fn()), "-o", (s.work / "out").string()}, s.work);
     INFO(r.out << r.err);
     CHECK(r.rc == 0);
     CHECK(s.marker().empty());
@@ -92,24 +79,24 @@ TEST_CASE("security: install runs link scripts, install --no-scripts does not", 
     Site s;
     const std::string pkgs = (s.work / "pkgs").string();
     SECTION("the twin: plain install runs pre-link, post-link, then pre-unlink on an upgrade") {
-        auto r = splitforge({"install", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, s.pkg(evil(s.outside).fn())}, s.work);
+        auto r = sf::test::run_splitforge({"install", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, s.pkg(evil(s.outside).fn())}, s.work);
         INFO(r.out << r.err);
         REQUIRE(r.rc == 0);
         CHECK(s.marker() == "pre-link\npost-link\n");
         auto v2 = write_pkg(s.root / "v2", evil(s.outside, "2.0"));
-        r = splitforge({"install", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, v2.string()}, s.work);
+        r = sf::test::run_splitforge({"install", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, v2.string()}, s.work);
         INFO(r.out << r.err);
         REQUIRE(r.rc == 0);
         CHECK(s.marker() == "pre-link\npost-link\npre-unlink\npre-link\npost-link\n");
     }
     SECTION("--no-scripts: none of the three") {
-        auto r = splitforge({"install", "--no-scripts", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs,
+        auto r = sf::test::run_splitforge({"install", "--no-scripts", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs,
                              s.pkg(evil(s.outside).fn())},
                             s.work);
         INFO(r.out << r.err);
         REQUIRE(r.rc == 0);
         auto v2 = write_pkg(s.root / "v2", evil(s.outside, "2.0"));
-        r = splitforge({"install", "--no-scripts", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, v2.string()}, s.work);
+        r = sf::test::run_splitforge({"install", "--no-scripts", "-p", (s.work / "p").string(), "--pkgs-dir", pkgs, v2.string()}, s.work);
         INFO(r.out << r.err);
         REQUIRE(r.rc == 0);
         CHECK(stdfs::exists(s.work / "p/share/evil/data.txt"));
@@ -120,13 +107,13 @@ TEST_CASE("security: install runs link scripts, install --no-scripts does not", 
 TEST_CASE("security: test --no-scripts makes its test prefix without link scripts", "[security][scripts]") {
     Site s;
     SECTION("the twin: test runs them, as conda-build's test does") {
-        auto r = splitforge({"test", "-q", s.pkg(evil(s.outside).fn())}, s.work);
+        auto r = sf::test::run_splitforge({"test", "-q", s.pkg(evil(s.outside).fn())}, s.work);
         INFO(r.out << r.err);
         CHECK(r.rc == 0);
         CHECK(s.marker() == "pre-link\npost-link\n");
     }
     SECTION("--no-scripts") {
-        auto r = splitforge({"test", "-q", "--no-scripts", s.pkg(evil(s.outside).fn())}, s.work);
+        auto r = sf::test::run_splitforge({"test", "-q", "--no-scripts", s.pkg(evil(s.outside).fn())}, s.work);
         INFO(r.out << r.err);
         CHECK(r.rc == 0);
         CHECK(r.out.find("test passed") != std::string::npos);

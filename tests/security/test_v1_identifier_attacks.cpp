@@ -10,6 +10,7 @@
 
 #include "craft.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
 
@@ -17,18 +18,8 @@ using namespace sf::test::craft;
 
 namespace {
 
-struct Run {
-    int rc = -1;
-    std::string err, out;
-};
-
-Run run(std::vector<std::string> args, const stdfs::path& cwd) {
-    args.insert(args.begin(), sf::test::binary().string());
-    sf::process::Command c{args, cwd, sf::process::current_env(), {}, {}, {}};
-    auto r = sf::process::capture(c);
-    REQUIRE(r);
-    return {r->exit_code, r->err, r->out};
-}
+using Run = sf::test::Ran;
+const auto run = sf::test::run_splitforge;
 
 struct Case {
     std::string name, hostile, benign, message;  // message: "LINE:COL: what"
