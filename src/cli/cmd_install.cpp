@@ -1,4 +1,6 @@
 // splitforge install --prefix P [-c CHANNEL]... PKG_FILE_OR_SPEC... [--json]
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +24,24 @@ struct InstallArgs {
     bool quiet = false;
     bool no_scripts = false;
 };
+
+std::string megabytes(std::uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(b) / 1e6);
+    return buf;
+}
+
+// "downloading [#########...........] 3/8 packages, 12.3 MB of 40.1 MB"
+std::string download_line(const env::DownloadProgress& p) {
+    constexpr int kWidth = 24;
+    const double frac = p.bytes_total ? std::min(1.0, static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total))
+                                      : (p.files_total ? static_cast<double>(p.files_done) / static_cast<double>(p.files_total) : 1.0);
+    const int fill = static_cast<int>(frac * kWidth);
+    const bool done = p.files_done == p.files_total;
+    return std::string(done ? "downloaded " : "downloading ") + "[" + std::string(fill, '#') +
+           std::string(kWidth - fill, '.') + "] " + std::to_string(p.files_done) + "/" + std::to_string(p.files_total) +
+           " packages, " + megabytes(p.bytes_done) + (p.bytes_total ? " of " + megabytes(p.bytes_total) : "");
+}
 }  // namespace
 
 void register_install(CLI::App& app, Cli& cli) {
@@ -60,8 +80,19 @@ void register_install(CLI::App& app, Cli& cli) {
             opts.run_scripts = a->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
             opts.on_warning = [&cli](const std::string& w) { cli.console.warning(w); };
+            // The downloads: a bar on a terminal, else one line at the end.
+            auto seen = std::make_shared<env::DownloadProgress>();
+            const bool bar = cli.console.progress && !a->quiet;
+            opts.on_download = [seen, bar](const env::DownloadProgress& p) {
+                *seen = p;
+                if (bar) std::cerr << "\r" << download_line(p) << std::flush;
+            };
             // The request is checked; what fails now (solve, fetch, link) is the job.
-            auto r = job_or_throw(env::install(a->prefix, a->requests, opts));
+            auto done = env::install(a->prefix, a->requests, opts);
+            if (bar && seen->files_total) std::cerr << "\n";
+            if (!bar && !a->quiet && done && seen->files_total)
+                std::cerr << "downloaded " << seen->files_total << " packages, " << megabytes(seen->bytes_done) << "\n";
+            auto r = job_or_throw(std::move(done));
             if (cli.console.json) {
                 cli.console.print_json(
                     {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings}});

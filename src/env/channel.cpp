@@ -2,10 +2,15 @@
 
 #include <zstd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <memory>
+
+#include <nlohmann/json.hpp>
 
 #include "net/http_cache.hpp"
 #include "net/url.hpp"
+#include "util/dir_handle.hpp"
 #include "util/strings.hpp"
 
 namespace sf::env {
@@ -20,9 +25,46 @@ std::string trim_slashes(std::string s) {
     return s;
 }
 
-// A zstd frame, streamed (the content size is optional in a frame) and
-// capped at kMaxRepodata decoded bytes.
-Result<std::string> unzstd(const std::string& in, const std::string& where) {
+// Which forms a remote subdir serves, as a previous run found them:
+// <cache_dir>/<key of the subdir URL>.forms.json, {"shards": bool, "zst":
+// bool, "checked_at": seconds}. A form found missing is not asked for again
+// for 14 days, as rattler remembers has_zst and has_shards.
+constexpr std::int64_t kFormsTtl = 14 * 24 * 3600;
+
+struct Forms {
+    std::optional<bool> shards, zst;
+};
+
+std::int64_t now_s() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Forms read_forms(const stdfs::path& cache_dir, const std::string& base) {
+    Forms f;
+    auto dir = fs::Dir::open(cache_dir);
+    if (!dir) return f;
+    auto text = dir->read(net::cache_key(base) + ".forms.json", 4096);
+    if (!text) return f;
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("checked_at") || !j["checked_at"].is_number_integer()) return f;
+    if (now_s() - j["checked_at"].get<std::int64_t>() > kFormsTtl) return f;
+    if (j.contains("shards") && j["shards"].is_boolean()) f.shards = j["shards"].get<bool>();
+    if (j.contains("zst") && j["zst"].is_boolean()) f.zst = j["zst"].get<bool>();
+    return f;
+}
+
+void write_forms(const stdfs::path& cache_dir, const std::string& base, const Forms& f) {
+    auto dir = fs::Dir::open(cache_dir, fs::Create::yes);
+    if (!dir) return;  // only a later probe lost
+    nlohmann::json j = {{"url", net::mask(base)}, {"checked_at", now_s()}};
+    if (f.shards) j["shards"] = *f.shards;
+    if (f.zst) j["zst"] = *f.zst;
+    (void)dir->write_atomic(net::cache_key(base) + ".forms.json", j.dump() + "\n");
+}
+
+}  // namespace
+
+Result<std::string> decompress_zstd(const std::string& in, const std::string& where, std::uint64_t max_bytes) {
     std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
     if (!ctx) return fail_runtime({}, "cannot allocate a zstd decoder");
     std::string out;
@@ -34,13 +76,12 @@ Result<std::string> unzstd(const std::string& in, const std::string& where) {
         last = ZSTD_decompressStream(ctx.get(), &ob, &ib);
         if (ZSTD_isError(last)) return fail(SourceLoc{where}, std::string("not a valid zstd file: ") + ZSTD_getErrorName(last));
         out.append(buf.data(), ob.pos);
-        if (out.size() > kMaxRepodata) return fail(SourceLoc{where}, "decompresses to more than 2 GiB");
+        if (out.size() > max_bytes)
+            return fail(SourceLoc{where}, "decompresses to more than " + std::to_string(max_bytes) + " bytes");
     }
     if (last != 0) return fail(SourceLoc{where}, "the zstd file is truncated");
     return out;
 }
-
-}  // namespace
 
 std::string channel_alias() {
     const char* a = std::getenv("CONDA_CHANNEL_ALIAS");
@@ -92,13 +133,17 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
                                                    const stdfs::path& cache_dir, Network network) {
     const std::string base = ch.url + "/" + subdir + "/";
     std::string names[2] = {"repodata.json.zst", "repodata.json"};
-    // Remember which one exists: the one with a cache entry goes first.
+    // Remember which one exists: the one with a cache entry goes first, and
+    // a .zst found missing is not asked for again (Forms).
+    Forms forms = read_forms(cache_dir, base);
     if (!net::has_entry(cache_dir, base + names[0]) && net::has_entry(cache_dir, base + names[1]))
         std::swap(names[0], names[1]);
     for (const auto& name : names) {
+        const bool zst = str::ends_with(name, ".zst");
+        if (zst && forms.zst == false && network == Network::online) continue;
         const std::string where = net::mask(base + name);
         net::Decode decode;
-        if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return unzstd(b, where); };
+        if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
         if (network == Network::offline) {
             auto got = net::cached_only(cache_dir, base + name, kMaxRepodata);
             if (got) return std::optional<std::string>(std::move(*got));
@@ -106,9 +151,33 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         }
         auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata);
         if (!got) return Unexpected<Error>{got.error()};
+        if (zst && forms.zst != (got->how != net::Fetched::missing)) {
+            forms.zst = got->how != net::Fetched::missing;
+            write_forms(cache_dir, base, forms);
+        }
         if (got->how != net::Fetched::missing) return std::optional<std::string>(std::move(got->body));
     }
     return std::optional<std::string>();
+}
+
+Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, const std::string& subdir,
+                                                      const stdfs::path& cache_dir, Network network) {
+    const std::string base = ch.url + "/" + subdir + "/";
+    const std::string url = base + kShardIndex;
+    const std::string where = net::mask(url);
+    if (network == Network::offline) return net::cached_only(cache_dir, url, kMaxRepodata);
+    Forms forms = read_forms(cache_dir, base);
+    if (forms.shards == false && !net::has_entry(cache_dir, url)) return std::optional<std::string>();
+    auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
+    auto got = net::cached_get(cache_dir, url, decode, kMaxRepodata);
+    if (!got) return Unexpected<Error>{got.error()};
+    const bool found = got->how != net::Fetched::missing;
+    if (forms.shards != found) {
+        forms.shards = found;
+        write_forms(cache_dir, base, forms);
+    }
+    if (!found) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(got->body));
 }
 
 }  // namespace sf::env

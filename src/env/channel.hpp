@@ -8,8 +8,12 @@
 // $CONDA_CHANNEL_ALIAS, else conda's default; .condarc is not read yet.
 //
 // A remote subdir's repodata comes through net's HTTP cache under
-// <pkgs_dir>/cache/: repodata.json.zst first, then repodata.json, the one a
-// previous run found tried first.
+// <pkgs_dir>/cache/: the CEP-16 shard index (repodata_shards.msgpack.zst;
+// the shards themselves: channel_shards.hpp) first, then
+// repodata.json.zst, then repodata.json. Which of them a subdir serves is
+// remembered in <cache>/<key>.forms.json, so a later run asks only for the
+// one that exists (for 14 days, as rattler does).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -56,5 +60,17 @@ Result<ChannelSplit> split_channels(const std::vector<std::string>& given);
 // cache has neither.
 Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
                                                    const stdfs::path& cache_dir, Network net = Network::online);
+
+inline constexpr const char* kShardIndex = "repodata_shards.msgpack.zst";
+
+// The decompressed (msgpack) shard index of a remote subdir, through the
+// HTTP cache (revalidated as repodata is); nullopt when the server has none
+// (404), when a previous run found none, or, offline, when the cache has none.
+Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, const std::string& subdir,
+                                                      const stdfs::path& cache_dir, Network net = Network::online);
+
+// A zstd frame, decompressed streaming (the content size is optional in a
+// frame) and refused past `max_bytes`; errors name `where`.
+Result<std::string> decompress_zstd(const std::string& in, const std::string& where, std::uint64_t max_bytes);
 
 }  // namespace sf::env

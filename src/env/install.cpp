@@ -354,7 +354,12 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     }
     ChannelIndex index;
     if (!opts.channels.empty()) {
-        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir, opts.network);
+        // The names a sharded channel's shards are read for (and those they reach).
+        std::set<std::string> names;
+        for (const auto& m : req.specs) names.insert(m.name());
+        for (const auto& c : req.pinned)
+            for (const auto& m : c.depends) names.insert(m.name());
+        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir, opts.network, names);
         if (!idx) return Unexpected<Error>{idx.error()};
         index = std::move(*idx);
     }
@@ -380,7 +385,16 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     auto installed = read_installed(prefix);
     if (!installed) return Unexpected<Error>{installed.error()};
 
-    // 2. Fetch into the cache and check everything that can be checked.
+    // 2. Fetch into the cache and check everything that can be checked:
+    // the remote archives first, all at once (N at a time).
+    if (opts.network == Network::online) {
+        std::vector<const Candidate*> wanted;
+        for (const auto& c : *solution) {
+            auto it = installed->find(c.record.name);
+            if (it == installed->end() || it->second.dist != c.record.dist_name()) wanted.push_back(&c);
+        }
+        if (auto ok = detail::download_packages(wanted, pkgs_dir, opts.on_download); !ok) return Unexpected<Error>{ok.error()};
+    }
     std::vector<CachedPackage> to_link;
     std::vector<const Installed*> to_remove;
     for (const auto& c : *solution) {

@@ -37,6 +37,14 @@ enum class LinkMode { hardlink_or_copy, copy };
 // `install` and the build and test environments say `yes`.
 enum class RunScripts { no, yes };
 
+// How far downloading the packages has got: files and bytes (bytes_total
+// counts the sizes repodata gives).
+struct DownloadProgress {
+    std::size_t files_done = 0, files_total = 0;
+    std::uint64_t bytes_done = 0, bytes_total = 0;
+};
+using DownloadReport = std::function<void(const DownloadProgress&)>;
+
 struct InstallOptions {
     // In priority order: URLs (https, http, file), local directories or
     // channel names (env/channel.hpp resolves them).
@@ -47,6 +55,7 @@ struct InstallOptions {
     LinkMode link_mode = LinkMode::hardlink_or_copy;
     std::function<void(const std::string&)> on_progress;  // optional: one line per step
     std::function<void(const std::string&)> on_warning;   // optional: e.g. two packages ship one file
+    DownloadReport on_download;  // optional: the packages' downloads, several times a second, and at their end
     // Names the host provides (the system provider's `ignore` entries: the
     // C/C++ runtimes, sysroots): met, as virtual packages are, when no
     // channel has them.

@@ -44,6 +44,15 @@ Result<CachedPackage> fetch(const Candidate& c, const stdfs::path& pkgs_dir, Net
 // Offline, an archive not already there is an error naming it.
 Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir, Network net);
 
+// The archives of the remote candidates among `cs` not already in the
+// cache, downloaded N at a time into <pkgs_dir>/archives/<sha256>/<fn>, each
+// under its entry's lock and checked as download_package checks one (online
+// only; what this skips, download_package still does or refuses). Every
+// transfer runs to its end; the first failure is the error, and no failed
+// one leaves anything in the cache. `report` (optional) sees files and bytes.
+Result<void> download_packages(const std::vector<const Candidate*>& cs, const stdfs::path& pkgs_dir,
+                               const DownloadReport& report);
+
 // Where `rel` lands inside `prefix`, resolved component by component with
 // lstat(): a symlink already in the prefix is followed only while it stays
 // inside (also the last component when `follow_last`). Returns the path

@@ -2,12 +2,19 @@
 
 #include "archive/read.hpp"
 #include "env/channel.hpp"
+#include "env/channel_shards.hpp"
 #include "env/install.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace sf::env {
 namespace {
+
+// A sharded subdir and the position of its channel.
+struct ShardedAt {
+    ShardedSubdir sub;
+    int channel_index;
+};
 
 std::string file_url(const stdfs::path& p) { return "file://" + p.string(); }
 
@@ -38,6 +45,7 @@ void skip(ChannelIndex& index, const std::string& name, const Error& why) {
 struct SubdirSource {
     std::string where, url, display, subdir;
     stdfs::path local_dir;  // empty: remote
+    std::string package_base;  // remote: where the packages are, ending in '/'; empty: <url>/<subdir>/
 };
 
 Result<void> read_repodata(ChannelIndex& index, const std::string& text, const SubdirSource& src, int channel_index) {
@@ -48,7 +56,7 @@ Result<void> read_repodata(ChannelIndex& index, const std::string& text, const S
     for (auto& rec : rd->packages) {
         Candidate c;
         if (!src.local_dir.empty()) c.file = src.local_dir / rec.fn;
-        else c.download_url = src.url + "/" + subdir + "/" + rec.fn;
+        else c.download_url = (src.package_base.empty() ? src.url + "/" + subdir + "/" : src.package_base) + rec.fn;
         // What records and messages show: never a token or a password.
         rec.channel = src.display + "/" + subdir;
         rec.url = rec.channel + "/" + rec.fn;
@@ -70,25 +78,74 @@ Result<void> read_repodata(ChannelIndex& index, const std::string& text, const S
     return {};
 }
 
-// One subdir of a channel: true when it has repodata.
+stdfs::path cache_of(const stdfs::path& pkgs_dir) { return (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache"; }
+
+// One subdir of a channel: true when it has repodata. A remote one with a
+// shard index is only noted in `sharded`; its records come later.
 Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::string& sub, int i,
-                         const stdfs::path& pkgs_dir, Network network) {
+                         const stdfs::path& pkgs_dir, Network network, std::vector<ShardedAt>& sharded) {
     if (ch.is_local()) {
         stdfs::path rd = ch.local / sub / "repodata.json";
         std::error_code ec;
         if (!stdfs::exists(rd, ec)) return false;
         auto text = fs::read_file(rd);
         if (!text) return Unexpected<Error>{text.error()};
-        SubdirSource src{rd.string(), ch.url, "file://" + ch.local.string(), sub, ch.local / sub};
+        SubdirSource src{rd.string(), ch.url, "file://" + ch.local.string(), sub, ch.local / sub, {}};
         if (auto ok = read_repodata(index, *text, src, i); !ok) return Unexpected<Error>{ok.error()};
         return true;
     }
-    auto text = remote_repodata(ch, sub, (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache", network);
+    auto shard_index = remote_shard_index(ch, sub, cache_of(pkgs_dir), network);
+    if (!shard_index) return Unexpected<Error>{shard_index.error()};
+    if (*shard_index) {
+        auto s = read_shard_index(ch, sub, ch.url + "/" + sub + "/" + kShardIndex, **shard_index);
+        if (!s) return Unexpected<Error>{s.error()};
+        sharded.push_back({std::move(*s), i});
+        return true;
+    }
+    auto text = remote_repodata(ch, sub, cache_of(pkgs_dir), network);
     if (!text) return Unexpected<Error>{text.error()};
     if (!*text) return false;
-    SubdirSource src{ch.display + "/" + sub + "/repodata.json", ch.url, ch.display, sub, {}};
+    SubdirSource src{ch.display + "/" + sub + "/repodata.json", ch.url, ch.display, sub, {}, {}};
     if (auto ok = read_repodata(index, **text, src, i); !ok) return Unexpected<Error>{ok.error()};
     return true;
+}
+
+// The names the records of `names` depend on or constrain, among the
+// candidates read whole (from repodata.json).
+std::set<std::string> reached_from(const ChannelIndex& index, const std::set<std::string>& names) {
+    std::set<std::string> out;
+    for (const auto& c : index.packages) {
+        if (!names.count(c.record.name)) continue;
+        for (const auto* list : {&c.depends, &c.constrains})
+            for (const auto& m : *list)
+                if (!is_virtual(m.name())) out.insert(m.name());
+    }
+    return out;
+}
+
+// The sharded subdirs' records: the shards of `wanted` (all names when
+// empty), then of every name their records reach, until none is new.
+Result<void> read_sharded(ChannelIndex& index, std::vector<ShardedAt>& sharded, std::set<std::string> wanted,
+                          const stdfs::path& pkgs_dir, Network network) {
+    if (sharded.empty()) return {};
+    std::vector<ShardedSubdir> subs;
+    for (auto& s : sharded) subs.push_back(std::move(s.sub));
+    if (wanted.empty()) wanted = all_shard_names(subs);
+    std::set<std::string> seen = wanted, frontier = wanted;
+    while (!frontier.empty()) {
+        auto reached = fetch_shards(subs, frontier, cache_of(pkgs_dir), network);
+        if (!reached) return Unexpected<Error>{reached.error()};
+        for (const auto& n : reached_from(index, frontier)) reached->insert(n);
+        frontier.clear();
+        for (const auto& n : *reached)
+            if (seen.insert(n).second) frontier.insert(n);
+    }
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        const auto& s = subs[k];
+        SubdirSource src{s.where, s.channel.url, s.channel.display, s.subdir, {}, s.package_base};
+        if (auto ok = read_repodata(index, as_repodata(s), src, sharded[k].channel_index); !ok) return ok;
+    }
+    return {};
 }
 
 }  // namespace
@@ -96,8 +153,9 @@ Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::s
 bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); }
 
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
-                                   const stdfs::path& pkgs_dir, Network network) {
+                                   const stdfs::path& pkgs_dir, Network network, const std::set<std::string>& names) {
     ChannelIndex index;
+    std::vector<ShardedAt> sharded;
     int i = 0;
     for (const auto& given : channels) {
         auto ch = resolve_channel(given);
@@ -105,7 +163,7 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
         index.channels.push_back(ch->display);
         bool any = false;
         for (const std::string& sub : {platform.name(), std::string("noarch")}) {
-            auto got = load_subdir(index, *ch, sub, i, pkgs_dir, network);
+            auto got = load_subdir(index, *ch, sub, i, pkgs_dir, network, sharded);
             if (!got) return Unexpected<Error>{got.error()};
             any = any || *got;
             if (platform.is_noarch()) break;
@@ -121,6 +179,7 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
                         "check the channel URL or name");
         ++i;
     }
+    if (auto ok = read_sharded(index, sharded, names, pkgs_dir, network); !ok) return Unexpected<Error>{ok.error()};
     return index;
 }
 

@@ -59,9 +59,12 @@ struct ChannelIndex {
 // for each channel (env/channel.hpp: a URL, a directory or a name; a
 // remote one's repodata through the HTTP cache under <pkgs_dir>/cache,
 // pkgs_dir empty: default_pkgs_dir()). A channel must exist and have at
-// least one of the two.
+// least one of the two. A remote subdir with CEP-16 shards gives only the
+// records of `names` and of the names they reach through depends and
+// constrains (channel_shards.hpp); `names` empty: all of its records.
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
-                                   const stdfs::path& pkgs_dir = {}, Network net = Network::online);
+                                   const stdfs::path& pkgs_dir = {}, Network net = Network::online,
+                                   const std::set<std::string>& names = {});
 
 // A candidate for a package file given on the command line (its info/index.json).
 Result<Candidate> candidate_from_file(const stdfs::path& pkg);

@@ -9,7 +9,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <list>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "net/url.hpp"
@@ -118,48 +122,66 @@ bool transient(CURLcode rc, long status) {
     }
 }
 
-Result<Response> perform(const Request& r, int fd, bool* retry) {
-    global_init();
+// One transfer's state: the handle and what its callbacks fill. Not movable:
+// the callbacks hold pointers into it.
+struct Job {
     Easy e;
-    if (!e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
     Response resp;
-    Sink sink{&resp, r.max_bytes, fd, false, 0, e.h};
+    Sink sink{&resp, 0, -1, false, 0, nullptr};
     char errbuf[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(e.h, CURLOPT_URL, r.url.c_str());
-    curl_easy_setopt(e.h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e.h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e.h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(e.h, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(e.h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, env_long("CONDA_REMOTE_CONNECT_TIMEOUT_SECS", 30, 1, 3600));
-    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, env_long("CONDA_REMOTE_READ_TIMEOUT_SECS", 60, 1, 3600));
-    curl_easy_setopt(e.h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e.h, CURLOPT_USERAGENT, "splitforge");
-    curl_easy_setopt(e.h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(e.h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &sink);
-    curl_easy_setopt(e.h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e.h, CURLOPT_HEADERDATA, &resp);
-    curl_easy_setopt(e.h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(r.max_bytes));
-    for (const auto& [k, v] : r.headers) e.headers = curl_slist_append(e.headers, (k + ": " + v).c_str());
-    if (e.headers) curl_easy_setopt(e.h, CURLOPT_HTTPHEADER, e.headers);
-    CURLcode rc = curl_easy_perform(e.h);
-    curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &resp.status);
-    if (retry) *retry = !sink.too_big && transient(rc, resp.status);
+};
+
+void setup(Job& j, const Request& r, int fd) {
+    CURL* h = j.e.h;
+    j.sink = Sink{&j.resp, r.max_bytes, fd, false, 0, h};
+    curl_easy_setopt(h, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, env_long("CONDA_REMOTE_CONNECT_TIMEOUT_SECS", 30, 1, 3600));
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, env_long("CONDA_REMOTE_READ_TIMEOUT_SECS", 60, 1, 3600));
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "splitforge");
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, j.errbuf);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &j.sink);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &j.resp);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(r.max_bytes));
+    // Many transfers to one HTTP/2 server share its connection.
+    curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+    for (const auto& [k, v] : r.headers) j.e.headers = curl_slist_append(j.e.headers, (k + ": " + v).c_str());
+    if (j.e.headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, j.e.headers);
+}
+
+// What a finished transfer comes to; *retry says whether another try may help.
+Result<Response> finish(Job& j, const Request& r, CURLcode rc, bool* retry) {
+    curl_easy_getinfo(j.e.h, CURLINFO_RESPONSE_CODE, &j.resp.status);
+    if (retry) *retry = !j.sink.too_big && transient(rc, j.resp.status);
     const std::string where = mask(r.url);
-    if (sink.too_big || rc == CURLE_FILESIZE_EXCEEDED)
+    if (j.sink.too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return fail(SourceLoc{where}, "the answer is larger than the limit of " + std::to_string(r.max_bytes) + " bytes",
                     "the server sends something other than a conda channel's file");
-    if (sink.write_errno)
-        return fail_runtime(SourceLoc{where}, std::string("cannot write the download: ") + std::strerror(sink.write_errno));
+    if (j.sink.write_errno)
+        return fail_runtime(SourceLoc{where}, std::string("cannot write the download: ") + std::strerror(j.sink.write_errno));
     if (rc != CURLE_OK) {
-        std::string why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+        std::string why = j.errbuf[0] ? j.errbuf : curl_easy_strerror(rc);
         while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
         return fail_runtime(SourceLoc{where}, "download failed: " + mask_text(why),
                             "check the URL, the network and that the server is up");
     }
-    return resp;
+    return std::move(j.resp);
+}
+
+Result<Response> perform(const Request& r, int fd, bool* retry) {
+    global_init();
+    Job j;
+    if (!j.e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
+    setup(j, r, fd);
+    return finish(j, r, curl_easy_perform(j.e.h), retry);
 }
 
 }  // namespace
@@ -198,5 +220,144 @@ Result<Response> with_retries(const Request& r, int fd) {
 
 Result<Response> get(const Request& r) { return with_retries(r, -1); }
 Result<Response> get_to_fd(const Request& r, int fd) { return with_retries(r, fd); }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The transfers of one get_all(): which run, which wait out a backoff.
+class Multi {
+public:
+    Multi(const std::vector<Transfer>& ts, int parallel, const OnProgress& on_progress)
+        : ts_(ts), parallel_(std::max(1, parallel)), on_progress_(on_progress), out_(ts.size()) {
+        retries_ = env_long("CONDA_REMOTE_MAX_RETRIES", 3, 0, 20);
+        for (std::size_t i = 0; i < ts.size(); ++i) ready_.push_back({i, 0});
+    }
+    ~Multi() {
+        for (auto& [h, run] : running_) curl_multi_remove_handle(m_, h);
+        running_.clear();
+        if (m_) curl_multi_cleanup(m_);
+    }
+    std::vector<Result<Response>> run() {
+        if (!m_) return all_failed("cannot start HTTP transfers (curl_multi_init failed)");
+        while (done_ < ts_.size()) {
+            start_due();
+            int still = 0;
+            curl_multi_perform(m_, &still);
+            reap();
+            report(false);
+            if (done_ < ts_.size()) curl_multi_poll(m_, nullptr, 0, poll_ms(), nullptr);
+        }
+        report(true);
+        std::vector<Result<Response>> out;
+        out.reserve(out_.size());
+        for (auto& o : out_) out.push_back(std::move(*o));
+        return out;
+    }
+
+private:
+    struct Try {
+        std::size_t index;
+        long attempt;
+        Clock::time_point not_before{};
+    };
+    struct Running {
+        Try t;
+        std::unique_ptr<Job> job;
+    };
+
+    std::vector<Result<Response>> all_failed(const std::string& why) {
+        std::vector<Result<Response>> out;
+        for (std::size_t i = 0; i < ts_.size(); ++i) out.push_back(fail_runtime({}, why));
+        return out;
+    }
+    void settle(std::size_t i, Result<Response> r) {
+        out_[i] = std::move(r);
+        ++done_;
+        if (*out_[i]) bytes_done_ += (*out_[i])->bytes;
+    }
+    void start_due() {
+        const auto now = Clock::now();
+        for (auto it = ready_.begin(); it != ready_.end() && static_cast<int>(running_.size()) < parallel_;) {
+            if (it->not_before > now) {
+                ++it;
+                continue;
+            }
+            start(*it);
+            it = ready_.erase(it);
+        }
+    }
+    void start(const Try& t) {
+        const Transfer& tr = ts_[t.index];
+        // A file body starts over on each try.
+        if (tr.fd >= 0 && t.attempt > 0 && (::ftruncate(tr.fd, 0) != 0 || ::lseek(tr.fd, 0, SEEK_SET) != 0))
+            return settle(t.index, fail_runtime(SourceLoc{mask(tr.request.url)},
+                                                std::string("cannot restart the download: ") + std::strerror(errno)));
+        auto job = std::make_unique<Job>();
+        if (!job->e.h) return settle(t.index, fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)"));
+        setup(*job, tr.request, tr.fd);
+        CURL* h = job->e.h;
+        curl_multi_add_handle(m_, h);
+        running_.emplace(h, Running{t, std::move(job)});
+    }
+    void reap() {
+        int left = 0;
+        while (CURLMsg* msg = curl_multi_info_read(m_, &left)) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            auto it = running_.find(msg->easy_handle);
+            if (it == running_.end()) continue;
+            curl_multi_remove_handle(m_, msg->easy_handle);
+            Running run = std::move(it->second);
+            running_.erase(it);
+            bool retry = false;
+            auto got = finish(*run.job, ts_[run.t.index].request, msg->data.result, &retry);
+            if (retry && run.t.attempt < retries_) {
+                auto wait = std::chrono::milliseconds(250L << std::min<long>(run.t.attempt, 4));
+                ready_.push_back({run.t.index, run.t.attempt + 1, Clock::now() + wait});
+                continue;
+            }
+            if (run.t.attempt > 0 && !got) got.error().message += " (after " + std::to_string(run.t.attempt + 1) + " tries)";
+            settle(run.t.index, std::move(got));
+        }
+    }
+    long poll_ms() const {
+        long ms = 100;
+        const auto now = Clock::now();
+        for (const auto& t : ready_) {
+            auto d = std::chrono::duration_cast<std::chrono::milliseconds>(t.not_before - now).count();
+            ms = std::min<long>(ms, std::max<long>(0, static_cast<long>(d)));
+        }
+        return ms;
+    }
+    // At most ten times a second, and once at the end.
+    void report(bool last) {
+        if (!on_progress_) return;
+        const auto now = Clock::now();
+        if (!last && now - last_report_ < std::chrono::milliseconds(100)) return;
+        last_report_ = now;
+        std::uint64_t bytes = bytes_done_;
+        for (const auto& [h, run] : running_) bytes += run.job->resp.bytes;
+        on_progress_(Progress{done_, ts_.size(), bytes});
+    }
+
+    const std::vector<Transfer>& ts_;
+    int parallel_;
+    const OnProgress& on_progress_;
+    long retries_ = 3;
+    CURLM* m_ = (global_init(), curl_multi_init());
+    std::vector<std::optional<Result<Response>>> out_;
+    std::list<Try> ready_;
+    std::map<CURL*, Running> running_;
+    std::size_t done_ = 0;
+    std::uint64_t bytes_done_ = 0;
+    Clock::time_point last_report_{};
+};
+
+}  // namespace
+
+std::vector<Result<Response>> get_all(const std::vector<Transfer>& transfers, int parallel, const OnProgress& on_progress) {
+    if (transfers.empty()) return {};
+    return Multi(transfers, parallel, on_progress).run();
+}
 
 }  // namespace sf::net

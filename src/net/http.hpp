@@ -13,7 +13,9 @@
 // https are spoken, also after a redirect; credentials in the URL are sent to
 // its own host only (never to a redirect target on another host, curl's
 // default); TLS peers are verified.
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,5 +47,25 @@ Result<Response> get(const Request& r);
 // The body of a 2xx answer written to `fd` (other answers' bodies are kept
 // in Response::body, for their message).
 Result<Response> get_to_fd(const Request& r, int fd);
+
+// One of many transfers: the body into memory (fd -1, Response::body) or,
+// for a 2xx answer, into `fd`.
+struct Transfer {
+    Request request;
+    int fd = -1;
+};
+
+struct Progress {
+    std::size_t done = 0, total = 0;  // transfers finished (either way), all of them
+    std::uint64_t bytes = 0;          // body bytes received so far, all transfers
+};
+using OnProgress = std::function<void(const Progress&)>;
+
+// All of `transfers` on one libcurl multi handle, at most `parallel` at a
+// time (HTTP/2 multiplexed where the server offers it), each one tried
+// again as get() tries; one result per transfer, in order. `on_progress`
+// is called at most ten times a second, and once at the end.
+std::vector<Result<Response>> get_all(const std::vector<Transfer>& transfers, int parallel = 8,
+                                      const OnProgress& on_progress = {});
 
 }  // namespace sf::net

@@ -1,5 +1,6 @@
 #include "source/source.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <cstring>
 
 #include "core/rewrap.hpp"
+#include "net/http.hpp"
+#include "net/url.hpp"
 #include "process/git.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
@@ -19,6 +22,10 @@ namespace sf::source {
 namespace stdfs = std::filesystem;
 
 namespace {
+
+// A source archive is bounded too, well above the largest a feedstock
+// fetches (CUDA redistributables reach a few GB).
+constexpr std::uint64_t kMaxSource = std::uint64_t{16} << 30;
 
 std::string env_get(const process::Env& env, const std::string& key) {
     auto it = env.find(key);
@@ -107,23 +114,26 @@ bool cached(const fs::Dir& slot, const std::string& name, const types::Source& s
     return false;
 }
 
+// `url` into `dst` through net/ (libcurl: redirects, retries on timeouts
+// and 5xx, a size limit). The reason names no credential (net::mask).
+Result<void> fetch_remote(const std::string& url, const stdfs::path& dst) {
+    const int fd = ::open(dst.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return fail_runtime({}, "cannot write " + dst.string() + ": " + std::strerror(errno));
+    auto resp = net::get_to_fd({url, {}, kMaxSource}, fd);
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!resp) return fail(resp.error().message);  // the url is named by fetch_to
+    if (resp->status != 200) return fail(net::status_text(resp->status));
+    if (!synced) return fail_runtime({}, "cannot write " + dst.string() + " to disk");
+    return {};
+}
+
 // Copies or downloads `url` to `dst` (a temp name in the cache). An error
 // says why this url gave nothing (fetch_to names the url).
 Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const stdfs::path& dst) {
     if (is_remote(url)) {
-        if (ctx.on_line) ctx.on_line("downloading " + url);
-        process::Command cmd;
-        // --url: the recipe's text is never read as an option (is_remote checked the scheme too).
-        cmd.argv = {"curl", "--fail", "--silent", "--show-error", "--location", "--retry", "2", "--output",
-                    dst.string(), "--url", url};
-        cmd.env = ctx.env;
-        auto r = process::capture(cmd);
-        if (!r) return unexpected(r.error());
-        if (r->exit_code != 0) {
-            auto lines = str::split_lines(r->err);
-            return fail(lines.empty() ? "curl exit " + std::to_string(r->exit_code) : std::string(str::trim(lines.front())));
-        }
-        return {};
+        if (ctx.on_line) ctx.on_line("downloading " + net::mask(url));
+        return fetch_remote(url, dst);
     }
     auto src = local_file(url, ctx.recipe_dir);
     if (!src) return unexpected(src.error());
@@ -145,7 +155,7 @@ Result<void> fetch_to(const types::Source& spec, const SourceContext& ctx, const
     for (const auto& url : urls) {
         auto ok = fetch_one(url, ctx, dst);  // the next one truncates what this one left
         if (ok) return {};
-        tried.push_back(url + " (" + ok.error().message + ")");
+        tried.push_back(net::mask(url) + " (" + ok.error().message + ")");
     }
     return fail(spec.where, "cannot fetch " + cached.filename().string() + ": tried " + str::join(tried, ", "),
                 "put the file (sha256 " + str::lower(spec.sha256) + ") at " + cached.string() +
