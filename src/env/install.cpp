@@ -387,13 +387,15 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
 
     // 2. Fetch into the cache and check everything that can be checked:
     // the remote archives first, all at once (N at a time).
-    if (opts.network == Network::online) {
+    {
         std::vector<const Candidate*> wanted;
         for (const auto& c : *solution) {
             auto it = installed->find(c.record.name);
             if (it == installed->end() || it->second.dist != c.record.dist_name()) wanted.push_back(&c);
         }
-        if (auto ok = detail::download_packages(wanted, pkgs_dir, opts.on_download); !ok) return Unexpected<Error>{ok.error()};
+        const auto conda_dirs = detail::conda_pkgs_dirs(opts.conda_pkgs_dirs);
+        if (auto ok = detail::download_packages(wanted, pkgs_dir, conda_dirs, opts.network, opts.on_download); !ok)
+            return Unexpected<Error>{ok.error()};
     }
     std::vector<CachedPackage> to_link;
     std::vector<const Installed*> to_remove;

@@ -50,6 +50,10 @@ struct InstallOptions {
     // channel names (env/channel.hpp resolves them).
     std::vector<std::string> channels;
     stdfs::path pkgs_dir;                        // package cache; empty: default_pkgs_dir()
+    // conda's pkgs_dirs (.condarc's, for whoever reads it), shared with
+    // conda: archives are taken from them and given to the first writable
+    // one, under conda's locks. Empty: $CONDA_PKGS_DIRS, else none.
+    std::vector<stdfs::path> conda_pkgs_dirs;
     Network network = Network::online;           // offline: repodata and packages from the caches only
     types::Platform platform = types::Platform::current();
     LinkMode link_mode = LinkMode::hardlink_or_copy;

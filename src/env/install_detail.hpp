@@ -14,6 +14,10 @@
 #include "process/process.hpp"
 #include "types/package_record.hpp"
 
+namespace sf::fs {
+class Dir;
+}
+
 namespace sf::env::detail {
 
 // A package extracted (and checked against its paths.json) in the cache.
@@ -50,8 +54,21 @@ Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs
 // only; what this skips, download_package still does or refuses). Every
 // transfer runs to its end; the first failure is the error, and no failed
 // one leaves anything in the cache. `report` (optional) sees files and bytes.
+// An archive found intact in one of `conda_dirs` (conda's pkgs_dirs) is
+// taken from there instead (offline too); each one downloaded is given to
+// the first writable of them (install_conda_cache.cpp).
 Result<void> download_packages(const std::vector<const Candidate*>& cs, const stdfs::path& pkgs_dir,
-                               const DownloadReport& report);
+                               const std::vector<stdfs::path>& conda_dirs, Network net, const DownloadReport& report);
+
+// conda's package caches: `given` (InstallOptions::conda_pkgs_dirs), else
+// $CONDA_PKGS_DIRS split on ',' as conda splits it (absolute paths and ~/ only).
+std::vector<stdfs::path> conda_pkgs_dirs(const std::vector<stdfs::path>& given);
+// <dir>/<fn> of the first of `dirs` that holds the record's archive intact,
+// linked (else copied) into `entry` as <fn>; false when none does.
+bool take_from_conda(const std::vector<stdfs::path>& dirs, const Candidate& c, const fs::Dir& entry);
+// `file` (checked) as <dir>/<fn> in the first writable of `dirs`, under
+// conda's lock on <fn>.partial; nothing when it is there already.
+void give_to_conda(const std::vector<stdfs::path>& dirs, const Candidate& c, const stdfs::path& file);
 
 // Where `rel` lands inside `prefix`, resolved component by component with
 // lstat(): a symlink already in the prefix is followed only while it stays

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "core/rewrap.hpp"
 #include "env/install_detail.hpp"
@@ -87,16 +88,19 @@ struct Pending {
 // The archives to fetch: each not already intact in the cache, its entry
 // locked and its temp file open. Locks are taken in sha256 order, so two
 // processes taking several never wait on each other in a cycle.
-Result<std::vector<Pending>> prepare(std::vector<const Candidate*> cs, const fs::Dir& archives) {
+Result<std::vector<Pending>> prepare(std::vector<const Candidate*> cs, const fs::Dir& archives,
+                                     const std::vector<stdfs::path>& conda_dirs, Network net) {
     std::sort(cs.begin(), cs.end(), [](auto* a, auto* b) { return a->record.sha256 < b->record.sha256; });
     std::vector<Pending> out;
+    std::set<std::string> seen;  // one lock per entry: a second flock of it here would wait on the first
     for (const Candidate* c : cs) {
-        if (!out.empty() && out.back().c->record.sha256 == c->record.sha256) continue;
+        if (!seen.insert(c->record.sha256).second) continue;
         Pending p{c, std::make_unique<fs::FileLock>(archives.path() / (c->record.sha256 + ".lock")), {}, {}, -1};
         auto entry = archives.sub(c->record.sha256, fs::Create::yes);
         if (!entry) return Unexpected<Error>{entry.error()};
         entry->sweep_stale_temps();
-        if (intact(*entry, c->record.fn, c->record.sha256)) continue;
+        if (intact(*entry, c->record.fn, c->record.sha256) || take_from_conda(conda_dirs, *c, *entry)) continue;
+        if (net == Network::offline) continue;  // download_package says what is missing
         p.tmp = fs::temp_name(c->record.fn);
         auto fd = entry->create_file(p.tmp, 0644);
         if (!fd) return Unexpected<Error>{fd.error()};
@@ -110,7 +114,7 @@ Result<std::vector<Pending>> prepare(std::vector<const Candidate*> cs, const fs:
 }  // namespace
 
 Result<void> download_packages(const std::vector<const Candidate*>& cs, const stdfs::path& pkgs_dir,
-                               const DownloadReport& report) {
+                               const std::vector<stdfs::path>& conda_dirs, Network net, const DownloadReport& report) {
     std::vector<const Candidate*> remote;
     for (const Candidate* c : cs)
         if (!c->download_url.empty() && !c->record.sha256.empty()) remote.push_back(c);
@@ -119,7 +123,7 @@ Result<void> download_packages(const std::vector<const Candidate*>& cs, const st
     if (!pkgs) return rewrap(pkgs.error(), {}, pkgs_dir.string() + ": cannot create the package cache: ");
     auto archives = pkgs->sub("archives", fs::Create::yes);
     if (!archives) return Unexpected<Error>{archives.error()};
-    auto pending = prepare(std::move(remote), *archives);
+    auto pending = prepare(std::move(remote), *archives, conda_dirs, net);
     if (!pending) return Unexpected<Error>{pending.error()};
     std::vector<net::Transfer> transfers;
     DownloadProgress progress;
@@ -129,6 +133,7 @@ Result<void> download_packages(const std::vector<const Candidate*>& cs, const st
         progress.bytes_total += rec.size ? *rec.size : 0;
     }
     progress.files_total = transfers.size();
+    if (transfers.empty()) return {};
     auto results = net::get_all(transfers, kParallelDownloads, [&](const net::Progress& np) {
         progress.files_done = np.done;
         progress.bytes_done = np.bytes;
@@ -138,6 +143,7 @@ Result<void> download_packages(const std::vector<const Candidate*>& cs, const st
     for (std::size_t i = 0; i < pending->size(); ++i) {
         auto& p = (*pending)[i];
         auto ok = check_download(*p.entry, p.tmp, *p.c, synced(p.fd, net::mask(p.c->download_url), std::move(results[i])));
+        if (ok) give_to_conda(conda_dirs, *p.c, p.entry->path() / p.c->record.fn);
         if (!ok) discard(*p.entry, p.tmp);
         if (!ok && first) first = Unexpected<Error>{ok.error()};
     }

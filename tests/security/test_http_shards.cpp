@@ -6,6 +6,7 @@
 // tests/data/faulty_http.py) is one line and is not cached.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "cli_run.hpp"
@@ -135,7 +136,9 @@ TEST_CASE("http shards: a solve through the shards gives what the same channel's
         auto r = run_cli(tmp.path(), a);
         INFO(r.err);
         REQUIRE(r.exit == 0);
-        installed[i++] = json::parse(r.out)["installed"].dump();
+        auto names = json::parse(r.out)["installed"].get<std::vector<std::string>>();
+        std::sort(names.begin(), names.end());
+        installed[i++] = json(names).dump();
     }
     INFO(server.access_log());
     CHECK(installed[0] == installed[1]);
@@ -165,4 +168,32 @@ TEST_CASE("http shards: a shard whose content does not match its hash is one lin
     for (auto it = stdfs::recursive_directory_iterator(pkgs / "cache/shards", ec); !ec && it != stdfs::recursive_directory_iterator(); ++it)
         ++cached;
     CHECK(cached == 0);
+}
+
+TEST_CASE("http shards: conda's pkgs_dirs (CONDA_PKGS_DIRS) share package archives both ways") {
+    sf::fs::TempDir tmp("sf-shards-http");
+    only_shards(make_channel(tmp.path() / "www/ch"));
+    Nginx server(tmp.path() / "www");
+    const stdfs::path conda_pkgs = tmp.path() / "conda-pkgs";
+    stdfs::create_directories(conda_pkgs);
+    const std::vector<std::pair<std::string, std::string>> env = {{"CONDA_PKGS_DIRS", conda_pkgs.string()}};
+    auto r = sf::test::run_splitforge(tmp.path(), args(tmp.path() / "p1", server.url("/ch"), tmp.path() / "pkgs1"), env);
+    INFO(r.err);
+    REQUIRE(r.exit == 0);
+    // What we downloaded, conda now has as it keeps them: <pkgs_dir>/<fn>, no .partial left.
+    for (const char* fn : {"pytorch-cpu-1.0-0.tar.bz2", "pytorch-1.0-0.tar.bz2", "libtorch-2.0-0.tar.bz2"}) {
+        INFO(fn);
+        CHECK(sf::test::slurp(conda_pkgs / fn) == sf::test::slurp(tmp.path() / "www/ch/linux-64" / fn));
+        CHECK(!stdfs::exists(conda_pkgs / (std::string(fn) + ".partial")));
+    }
+    // A cache of our own that is empty: the archives come from conda's, none from the server.
+    const auto before = server.hits().size();
+    auto again = sf::test::run_splitforge(tmp.path(), args(tmp.path() / "p2", server.url("/ch"), tmp.path() / "pkgs2"), env);
+    INFO(again.err);
+    REQUIRE(again.exit == 0);
+    CHECK(sf::test::slurp(tmp.path() / "p2/lib/libtorch.txt") == "libtorch 2\n");
+    auto hits = server.hits();
+    std::vector<Nginx::Hit> second(hits.begin() + static_cast<long>(before), hits.end());
+    INFO(server.access_log());
+    CHECK(count(second, ".tar.bz2", 200) == 0);
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "nginx.hpp"
 #include "source/source.hpp"
 #include "testutil.hpp"
 #include "util/hash.hpp"
@@ -243,7 +244,7 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         CHECK(r.error().message ==
               "cannot fetch x.tar.gz: tried file:///nonexistent/x.tar.gz (no such file /nonexistent/x.tar.gz)");
     }
-    SECTION("https without sha256, and without curl") {
+    SECTION("https without sha256, and a host that does not resolve, with no curl on PATH") {
         types::Source s;
         s.url = "https://example.invalid/x.tar.gz";
         auto r = source::fetch_source(s, a.ctx());
@@ -252,10 +253,49 @@ TEST_CASE("source: local paths, other archive formats, no stripping of several t
         s.sha256 = std::string(64, 'c');
         auto ctx = a.ctx();
         ctx.env["PATH"] = a.fixtures.string();
-        auto no_curl = source::fetch_source(s, ctx);
-        REQUIRE_FALSE(no_curl);
-        CHECK(no_curl.error().message ==
-              "cannot fetch x.tar.gz: tried https://example.invalid/x.tar.gz (cannot run 'curl': not found on PATH)");
+        // libcurl in-process: no `curl` child, so PATH does not matter.
+        auto no_host = source::fetch_source(s, ctx);
+        REQUIRE_FALSE(no_host);
+        CHECK_THAT(no_host.error().message,
+                   Catch::StartsWith("cannot fetch x.tar.gz: tried https://example.invalid/x.tar.gz (download failed: "));
+        CHECK(no_host.error().message.find("curl'") == std::string::npos);
+    }
+}
+
+TEST_CASE("source: a url over HTTP is fetched in-process, checked by sha256, cached, and a failure names the url masked") {
+    Area a;
+    stdfs::create_directories(a.fixtures / "www");
+    write(a.fixtures / "www/LICENSE", "BSD\n");
+    test::Nginx server(a.fixtures / "www");
+    types::Source s;
+    s.url = server.url("/LICENSE");
+    s.sha256 = sha_of(a.fixtures / "www/LICENSE");
+    REQUIRE(source::fetch_source(s, a.ctx()));
+    CHECK(test::slurp(a.work / "LICENSE") == "BSD\n");
+    CHECK(test::slurp(a.cache / "src" / s.sha256 / "LICENSE") == "BSD\n");
+    // Cached: the second fetch asks nothing of the server.
+    const auto asked = server.hits().size();
+    stdfs::remove_all(a.work);
+    REQUIRE(source::fetch_source(s, a.ctx()));
+    CHECK(server.hits().size() == asked);
+
+    SECTION("a wrong sha256 leaves nothing in the cache") {
+        types::Source bad = s;
+        bad.sha256 = std::string(64, 'd');
+        auto r = source::fetch_source(bad, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("sha256 mismatch") != std::string::npos);
+        CHECK(!stdfs::exists(a.cache / "src" / bad.sha256 / "LICENSE"));
+    }
+    SECTION("a 404 behind credentials names the url masked") {
+        types::Source gone = s;
+        gone.sha256 = std::string(64, 'e');
+        gone.url = "http://alice:s3cret@127.0.0.1:" + std::to_string(server.port()) + "/missing.tar.gz";
+        auto r = source::fetch_source(gone, a.ctx());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("HTTP 404") != std::string::npos);
+        CHECK(r.error().message.find("s3cret") == std::string::npos);
+        CHECK(r.error().hint.find("s3cret") == std::string::npos);
     }
 }
 
