@@ -135,7 +135,8 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
     std::string names[2] = {"repodata.json.zst", "repodata.json"};
     // Remember which one exists: the one with a cache entry goes first, and
     // a .zst found missing is not asked for again (Forms).
-    Forms forms = read_forms(cache_dir, base);
+    const Forms before = read_forms(cache_dir, base);
+    Forms forms = before;
     if (!net::has_entry(cache_dir, base + names[0]) && net::has_entry(cache_dir, base + names[1]))
         std::swap(names[0], names[1]);
     for (const auto& name : names) {
@@ -151,11 +152,13 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         }
         auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata);
         if (!got) return Unexpected<Error>{got.error()};
-        if (zst && forms.zst != (got->how != net::Fetched::missing)) {
-            forms.zst = got->how != net::Fetched::missing;
-            write_forms(cache_dir, base, forms);
-        }
-        if (got->how != net::Fetched::missing) return std::optional<std::string>(std::move(got->body));
+        if (zst) forms.zst = got->how != net::Fetched::missing;
+        if (got->how == net::Fetched::missing) continue;
+        // Remembered once the subdir is read (a failed read leaves nothing
+        // in the cache); only called when the subdir has no shard index.
+        forms.shards = false;
+        if (forms.shards != before.shards || forms.zst != before.zst) write_forms(cache_dir, base, forms);
+        return std::optional<std::string>(std::move(got->body));
     }
     return std::optional<std::string>();
 }
@@ -171,12 +174,8 @@ Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, cons
     auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
     auto got = net::cached_get(cache_dir, url, decode, kMaxRepodata);
     if (!got) return Unexpected<Error>{got.error()};
-    const bool found = got->how != net::Fetched::missing;
-    if (forms.shards != found) {
-        forms.shards = found;
-        write_forms(cache_dir, base, forms);
-    }
-    if (!found) return std::optional<std::string>();
+    if (got->how == net::Fetched::missing) return std::optional<std::string>();  // remote_repodata remembers it
+    if (forms.shards != true) write_forms(cache_dir, base, Forms{true, forms.zst});
     return std::optional<std::string>(std::move(got->body));
 }
 

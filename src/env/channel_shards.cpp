@@ -101,7 +101,8 @@ Result<void> add_shard(ShardedSubdir& sub, const Want& w, const std::string& zst
         auto it = doc->find(key);
         if (it == doc->end() || !it->is_object()) continue;
         json& into = std::string(key) == "packages" ? sub.packages : sub.conda;
-        for (auto& [fn, rec] : it->items()) {
+        for (auto r = it->begin(); r != it->end(); ++r) {
+            json& rec = r.value();
             for (const char* list : {"depends", "constrains"}) {
                 auto deps = rec.find(list);
                 if (deps == rec.end() || !deps->is_array()) continue;
@@ -110,7 +111,7 @@ Result<void> add_shard(ShardedSubdir& sub, const Want& w, const std::string& zst
                         if (auto n = types::MatchSpec::name_of(d.get<std::string>()); !n.empty() && !str::starts_with(n, "__"))
                             reached.insert(str::lower(n));
             }
-            into[fn] = std::move(rec);
+            into[r.key()] = std::move(rec);
         }
     }
     return {};

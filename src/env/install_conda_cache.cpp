@@ -8,6 +8,7 @@
 // renames it into place once checked. We take the same lock before adding
 // <fn>, and read only complete files (renamed in whole) hashing to the record.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
