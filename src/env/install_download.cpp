@@ -150,8 +150,6 @@ Result<void> download_packages(const std::vector<const Candidate*>& cs, const st
     return first;
 }
 
-}  // namespace
-
 Result<stdfs::path> download_package(const Candidate& c, const stdfs::path& pkgs_dir, Network net) {
     const auto& rec = c.record;
     if (rec.sha256.empty())

@@ -272,7 +272,7 @@ TEST_CASE("source: a url over HTTP is fetched in-process, checked by sha256, cac
     s.sha256 = sha_of(a.fixtures / "www/LICENSE");
     REQUIRE(source::fetch_source(s, a.ctx()));
     CHECK(test::slurp(a.work / "LICENSE") == "BSD\n");
-    CHECK(test::slurp(a.cache / "src" / s.sha256 / "LICENSE") == "BSD\n");
+    CHECK(test::slurp(a.cache / s.sha256 / "LICENSE") == "BSD\n");
     // Cached: the second fetch asks nothing of the server.
     const auto asked = server.hits().size();
     stdfs::remove_all(a.work);
@@ -285,7 +285,7 @@ TEST_CASE("source: a url over HTTP is fetched in-process, checked by sha256, cac
         auto r = source::fetch_source(bad, a.ctx());
         REQUIRE_FALSE(r);
         CHECK(r.error().message.find("sha256 mismatch") != std::string::npos);
-        CHECK(!stdfs::exists(a.cache / "src" / bad.sha256 / "LICENSE"));
+        CHECK(!stdfs::exists(a.cache / bad.sha256 / "LICENSE"));
     }
     SECTION("a 404 behind credentials names the url masked") {
         types::Source gone = s;
