@@ -27,7 +27,7 @@ Run run_cli(const stdfs::path& tmp, std::vector<std::string> args) { return sf::
 
 const auto check_one_line = sf::test::check_refused_in_one_line;
 
-Member file(std::string name, std::string data) { return {std::move(name), 'f', std::move(data)}; }
+Member file(std::string name, std::string data) { return {std::move(name), 'f', std::move(data), {}}; }
 
 // A PyTorch-shaped channel: pytorch-cpu -> pytorch -> libtorch (two
 // versions; pytorch constrains the older away) and an unrelated package no
