@@ -117,6 +117,8 @@ bool cached(const fs::Dir& slot, const std::string& name, const types::Source& s
 // `url` into `dst` through net/ (libcurl: redirects, retries on timeouts
 // and 5xx, a size limit). The reason names no credential (net::mask).
 Result<void> fetch_remote(const std::string& url, const stdfs::path& dst) {
+    if (str::starts_with(url, "ftp://"))
+        return fail("ftp is not spoken [source-no-ftp]; give an https mirror in the url list");
     const int fd = ::open(dst.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return fail_runtime({}, "cannot write " + dst.string() + ": " + std::strerror(errno));
     auto resp = net::get_to_fd({url, {}, kMaxSource}, fd);
