@@ -88,6 +88,92 @@ struct Spec {
     char type = 0;
 };
 
+// The digits of an integer conversion (d i x X o b), without the sign.
+Result<std::string> integer_digits(const Value& v, char type, bool& neg) {
+    std::int64_t i;
+    if (v.is_float()) {
+        double d = v.as_float();
+        if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return fail("cannot convert float to integer");
+        i = static_cast<std::int64_t>(d);
+    } else {
+        i = v.is_bool() ? v.as_bool() : v.as_int();
+    }
+    neg = i < 0;
+    std::uint64_t u = neg ? (~static_cast<std::uint64_t>(i) + 1) : static_cast<std::uint64_t>(i);
+    std::string body;
+    if (type == 'b') {
+        if (u == 0) body = "0";
+        while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
+        return body;
+    }
+    return type == 'x'   ? fmt::format("{:x}", u)
+           : type == 'X' ? fmt::format("{:X}", u)
+           : type == 'o' ? fmt::format("{:o}", u)
+                         : fmt::format("{}", u);
+}
+
+// The digits of a float conversion (f F e E g G %), without the sign.
+Result<std::string> float_digits(const Value& v, const Spec& sp, char type, bool& neg) {
+    double d = to_double(v);
+    int prec = sp.prec < 0 ? 6 : sp.prec;
+    if (prec > 100) return fail("format precision is too large");
+    if (type == '%') d *= 100;
+    neg = std::signbit(d) && !std::isnan(d);
+    double a = std::fabs(d);
+    std::string body;
+    switch (type) {
+    case 'F': body = fmt::format("{:.{}F}", a, prec); break;
+    case 'e': body = fmt::format("{:.{}e}", a, prec); break;
+    case 'E': body = fmt::format("{:.{}E}", a, prec); break;
+    case 'g': body = fmt::format("{:.{}g}", a, prec); break;
+    case 'G': body = fmt::format("{:.{}G}", a, prec); break;
+    default: body = fmt::format("{:.{}f}", a, prec); break;  // f and %
+    }
+    if (type == '%') body += '%';
+    return body;
+}
+
+// A number's text with its sign (the numeric conversions).
+Result<std::string> number_body(const Value& v, const Spec& sp) {
+    char type = sp.type;
+    if (!is_number(v))
+        return fail(std::string("format code '") + (type ? std::string(1, type) : std::string("")) +
+                    "' requires a number, not " + v.type_name());
+    if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
+    bool neg = false;
+    std::string body;
+    if (type == 0) {  // float without type: Python repr
+        body = v.str();
+        if (!body.empty() && body[0] == '-') { neg = true; body.erase(0, 1); }
+    } else if (type == 'd' || type == 'i' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
+        SF_TRY(digits, integer_digits(v, type, neg));
+        body = std::move(digits);
+    } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
+        SF_TRY(digits, float_digits(v, sp, type, neg));
+        body = std::move(digits);
+    } else {
+        return fail(std::string("unknown format code '") + type + "'");
+    }
+    std::string sign = neg ? "-" : (sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "");
+    return sign + body;
+}
+
+// `body` padded to the spec's width (numbers right, text left by default).
+Result<std::string> pad_field(std::string body, const Spec& sp, bool numeric) {
+    if (sp.width > static_cast<std::int64_t>(kMaxString)) return fail("format width is too large");
+    auto width = static_cast<std::size_t>(sp.width);
+    if (body.size() >= width) return body;
+    std::size_t pad = width - body.size();
+    char align = sp.align ? sp.align : (numeric ? '>' : '<');
+    char fill = sp.fill;
+    if (sp.zero && !sp.align) { align = '='; fill = '0'; }
+    if (align == '<') return body + std::string(pad, fill);
+    if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
+    if (align == '=' && numeric && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
+        return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
+    return std::string(pad, fill) + body;
+}
+
 Result<std::string> format_field(const Value& v, const Spec& sp) {
     std::string body;
     bool numeric = false;
@@ -107,69 +193,11 @@ Result<std::string> format_field(const Value& v, const Spec& sp) {
         else if (v.is_int() && v.as_int() >= 0 && v.as_int() < 128) body = std::string(1, char(v.as_int()));
         else return fail("%c requires an int or a single character");
     } else {
-        if (!is_number(v))
-            return fail(std::string("format code '") + (type ? std::string(1, type) : std::string("")) +
-                        "' requires a number, not " + v.type_name());
+        SF_TRY(number, number_body(v, sp));
+        body = std::move(number);
         numeric = true;
-        if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
-        bool neg = false;
-        if (type == 0) {  // float without type: Python repr
-            body = v.str();
-            if (!body.empty() && body[0] == '-') { neg = true; body.erase(0, 1); }
-        } else if (type == 'd' || type == 'i' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
-            std::int64_t i;
-            if (v.is_float()) {
-                double d = v.as_float();
-                if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return fail("cannot convert float to integer");
-                i = static_cast<std::int64_t>(d);
-            } else {
-                i = v.is_bool() ? v.as_bool() : v.as_int();
-            }
-            neg = i < 0;
-            std::uint64_t u = neg ? (~static_cast<std::uint64_t>(i) + 1) : static_cast<std::uint64_t>(i);
-            if (type == 'b') {
-                if (u == 0) body = "0";
-                while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
-            } else {
-                body = type == 'x'   ? fmt::format("{:x}", u)
-                       : type == 'X' ? fmt::format("{:X}", u)
-                       : type == 'o' ? fmt::format("{:o}", u)
-                                     : fmt::format("{}", u);
-            }
-        } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
-            double d = to_double(v);
-            int prec = sp.prec < 0 ? 6 : sp.prec;
-            if (prec > 100) return fail("format precision is too large");
-            if (type == '%') d *= 100;
-            neg = std::signbit(d) && !std::isnan(d);
-            double a = std::fabs(d);
-            switch (type) {
-            case 'F': body = fmt::format("{:.{}F}", a, prec); break;
-            case 'e': body = fmt::format("{:.{}e}", a, prec); break;
-            case 'E': body = fmt::format("{:.{}E}", a, prec); break;
-            case 'g': body = fmt::format("{:.{}g}", a, prec); break;
-            case 'G': body = fmt::format("{:.{}G}", a, prec); break;
-            default: body = fmt::format("{:.{}f}", a, prec); break;  // f and %
-            }
-            if (type == '%') body += '%';
-        } else {
-            return fail(std::string("unknown format code '") + type + "'");
-        }
-        std::string sign = neg ? "-" : (sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "");
-        body = sign + body;
     }
-    if (sp.width > static_cast<std::int64_t>(kMaxString)) return fail("format width is too large");
-    auto width = static_cast<std::size_t>(sp.width);
-    if (body.size() >= width) return body;
-    std::size_t pad = width - body.size();
-    char align = sp.align ? sp.align : (numeric ? '>' : '<');
-    char fill = sp.fill;
-    if (sp.zero && !sp.align) { align = '='; fill = '0'; }
-    if (align == '<') return body + std::string(pad, fill);
-    if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
-    if (align == '=' && numeric && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
-        return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
-    return std::string(pad, fill) + body;
+    return pad_field(std::move(body), sp, numeric);
 }
 
 bool read_int(std::string_view s, std::size_t& i, std::int64_t& out) {
@@ -254,6 +282,37 @@ Result<std::string> str_format(const std::string& fmt, const List& args, const K
     return out;
 }
 
+namespace {
+
+// A `%` conversion's flags, width (`*` takes an argument) and precision,
+// read from fmt[i], which is left at its type character.
+Result<Spec> percent_spec(const std::string& fmt, std::size_t& i, const std::function<const Value*()>& take) {
+    Spec sp;
+    for (; i < fmt.size() && std::string_view("-+ 0#").find(fmt[i]) != std::string_view::npos; ++i) {
+        if (fmt[i] == '-') sp.align = '<';
+        else if (fmt[i] == '0') sp.zero = true;
+        else if (fmt[i] == '+' || fmt[i] == ' ') sp.sign = fmt[i];
+    }
+    std::int64_t n = 0;
+    if (i < fmt.size() && fmt[i] == '*') {
+        const Value* w = take();
+        if (!w || !w->is_int()) return fail("* wants int");
+        sp.width = std::max<std::int64_t>(0, w->as_int());
+        ++i;
+    } else if (read_int(fmt, i, n)) {
+        sp.width = n;
+    }
+    if (i < fmt.size() && fmt[i] == '.') {
+        ++i;
+        n = 0;
+        read_int(fmt, i, n);
+        sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
+    }
+    return sp;
+}
+
+}  // namespace
+
 Result<std::string> percent_format(const std::string& fmt, const Value& args) {
     std::string out;
     const List* list = args.is_list() ? &args.as_list() : nullptr;
@@ -277,27 +336,7 @@ Result<std::string> percent_format(const std::string& fmt, const Value& args) {
             used_mapping = true;
             i = close + 1;
         }
-        Spec sp;
-        for (; i < fmt.size() && std::string_view("-+ 0#").find(fmt[i]) != std::string_view::npos; ++i) {
-            if (fmt[i] == '-') sp.align = '<';
-            else if (fmt[i] == '0') sp.zero = true;
-            else if (fmt[i] == '+' || fmt[i] == ' ') sp.sign = fmt[i];
-        }
-        std::int64_t n = 0;
-        if (i < fmt.size() && fmt[i] == '*') {
-            const Value* w = take();
-            if (!w || !w->is_int()) return fail("* wants int");
-            sp.width = std::max<std::int64_t>(0, w->as_int());
-            ++i;
-        } else if (read_int(fmt, i, n)) {
-            sp.width = n;
-        }
-        if (i < fmt.size() && fmt[i] == '.') {
-            ++i;
-            n = 0;
-            read_int(fmt, i, n);
-            sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
-        }
+        SF_TRY(sp, percent_spec(fmt, i, take));
         if (i >= fmt.size()) return fail("incomplete format");
         char type = fmt[i];
         if (std::string_view("srdifFeEgGxXoc").find(type) == std::string_view::npos)
