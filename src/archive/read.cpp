@@ -12,10 +12,10 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 
 #include "core/rewrap.hpp"
 #include "types/json_fields.hpp"
+#include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -206,14 +206,6 @@ Result<std::string> read_data(struct archive* a, const stdfs::path& pkg, const E
     }
 }
 
-std::string random_suffix() {
-    std::random_device rd;
-    static const char* hex = "0123456789abcdef";
-    std::string s;
-    for (int i = 0; i < 8; ++i) s += hex[rd() % 16];
-    return s;
-}
-
 }  // namespace
 
 Result<PackageFormat> package_format(const stdfs::path& file) {
@@ -286,7 +278,7 @@ Result<void> extract_package(const stdfs::path& pkg, const stdfs::path& dest) {
         return fail(dest.string() + ": already exists; not extracting " + pkg.filename().string() + " over it");
     stdfs::path parent = dest.parent_path().empty() ? stdfs::path(".") : dest.parent_path();
     stdfs::create_directories(parent, ec);
-    stdfs::path tmp = parent / ("." + dest.filename().string() + ".extract-" + random_suffix());
+    stdfs::path tmp = parent / ("." + dest.filename().string() + ".extract-" + fs::random_hex(8));
     if (!stdfs::create_directory(tmp, ec)) return fail_runtime({}, tmp.string() + ": cannot create: " + ec.message());
 
     struct Cleanup {

@@ -645,6 +645,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
         if (auto ok = run_staging_build(ctx, p, b, tally); !ok) return unexpected(ok.error());
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
     ctx.report.seconds = detail::seconds_since(t_all);
+    ctx.report.warnings = ctx.warnings();
     if (opts.keep == KeepBuild::yes) ctx.report.work_dir = ctx.work;
     return std::move(ctx.report);
 }

@@ -97,6 +97,7 @@ struct BuildReport {
     std::vector<StagingTiming> stagings;
     std::vector<std::string> exported;  // interpreter packages added to the channel
     std::filesystem::path work_dir;      // when kept
+    std::vector<Error> warnings;         // every warning the build reported, in order
     double seconds = 0;
 };
 

@@ -29,14 +29,25 @@ namespace stdfs = std::filesystem;
 class SerialReporter : public Reporter {
 public:
     explicit SerialReporter(Reporter& to) : to_(to) {}
-    void warning(const Error& w) override { std::lock_guard l(mu_); to_.warning(w); }
+    void warning(const Error& w) override {
+        std::lock_guard l(mu_);
+        seen_.push_back(w);
+        to_.warning(w);
+    }
     void note(std::string_view line) override { std::lock_guard l(mu_); to_.note(line); }
     void progress(std::string_view line) override { std::lock_guard l(mu_); to_.progress(line); }
     void output_line(std::string_view line) override { std::lock_guard l(mu_); to_.output_line(line); }
 
+    // Every warning passed on so far (the build report's, for --json).
+    std::vector<Error> warnings() {
+        std::lock_guard l(mu_);
+        return seen_;
+    }
+
 private:
     Reporter& to_;
     std::mutex mu_;
+    std::vector<Error> seen_;
 };
 
 struct Ctx {
@@ -48,6 +59,7 @@ private:
 
 public:
     Reporter& reporter;        // opts.reporter (or plain stderr), one call at a time
+    std::vector<Error> warnings() { return serial_.warnings(); }  // all `reporter` was told
     stdfs::path output;        // absolute output channel
     stdfs::path work;          // work root
     stdfs::path host_prefix;   // padded, the same for every step

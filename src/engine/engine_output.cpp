@@ -349,6 +349,21 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     return c;
 }
 
+// Packaging's warnings (an rpath entry outside the prefix, removed) go where
+// every warning goes, so the summary, --json and --strict see them. Under
+// --strict the first fails the output [strict-package-warning], and the
+// package just made is removed.
+static Result<void> report_package_warnings(Ctx& ctx, const std::string& dist, const package::MadePackage& made) {
+    if (ctx.opts.selection.strict && !made.warnings.empty()) {
+        std::error_code ec;
+        for (const auto& f : made.files) stdfs::remove(f, ec);
+        return fail(SourceLoc{dist}, made.warnings.front() + " [strict-package-warning]",
+                    "fix what the build installs, or drop --strict");
+    }
+    for (const auto& w : made.warnings) ctx.reporter.warning(Error{SourceLoc{dist}, w, {}});
+    return {};
+}
+
 Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) {
     auto t0 = std::chrono::steady_clock::now();
     render::RenderedOutput o = step.output;  // its pin_compatible entries resolve below
@@ -506,7 +521,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     meta.index_extra = o.post_build.index_extra;
     auto made = package::make_package(payload, std::move(meta), ctx.pkgs_out, mo);
     if (!made) return err("package", made.error());
-    for (const auto& w : made->warnings) ctx.on_line("warning: " + w);
+    if (auto ok = report_package_warnings(ctx, dist, *made); !ok) return err("package", ok.error());
     for (const auto& m : made->linkage.messages)
         if (m.severity == package::LinkSeverity::warning) ctx.reporter.warning(Error{SourceLoc{dist}, m.text, m.hint});
     stdfs::path pkg = made->files.front();

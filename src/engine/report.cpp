@@ -64,6 +64,8 @@ nlohmann::json report_json(const BuildReport& r) {
         j["stagings"].push_back(
             {{"label", s.label}, {"source_s", s.source_s}, {"staging_s", s.staging_s}, {"outputs_s", s.outputs_s}, {"rebuilt", s.rebuilt}});
     j["exported"] = r.exported;
+    j["warnings"] = nlohmann::json::array();
+    for (const auto& w : r.warnings) j["warnings"].push_back(w.str());
     j["seconds"] = r.seconds;
     if (!r.work_dir.empty()) j["work_dir"] = r.work_dir.string();
     return j;

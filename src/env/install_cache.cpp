@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include <map>
-#include <random>
 #include <unordered_set>
 
 #include "archive/read.hpp"
@@ -22,13 +21,6 @@
 
 namespace sf::env::detail {
 namespace {
-
-std::string random_suffix() {
-    std::random_device rd;
-    std::string s;
-    for (int i = 0; i < 8; ++i) s += "0123456789abcdef"[rd() % 16];
-    return s;
-}
 
 // Removes a staging directory on every way out but a successful rename
 // (which clears `path`).
@@ -243,12 +235,12 @@ Result<CachedPackage> fetch_file(const Candidate& c, const stdfs::path& pkgs_dir
     // A hardlinked file edited in some prefix changes the entry too; a
     // planted one lies: either way it is replaced by a fresh extraction.
     if (pkgs->kind(out.sha256) != fs::Kind::missing && !reusable(*pkgs, out.sha256, *md, what)) {
-        std::string stale = ".stale-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix();
+        std::string stale = ".stale-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + fs::random_hex(8);
         if (pkgs->rename(out.sha256, stale)) stdfs::remove_all(pkgs_dir / stale, ec);
     }
 
     if (pkgs->kind(out.sha256) == fs::Kind::missing) {
-        std::string staging_name = ".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + random_suffix();
+        std::string staging_name = ".staging-" + out.sha256 + "-" + std::to_string(::getpid()) + "-" + fs::random_hex(8);
         stdfs::path staging = pkgs_dir / staging_name;
         StagingDir guard{staging};  // whatever fails below, even by an exception, leaves no staging dir
         auto ex = archive::extract_package(c.file, staging);

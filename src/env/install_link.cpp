@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 #include "core/rewrap.hpp"
 #include "env/install_detail.hpp"
@@ -19,13 +18,6 @@ namespace {
 std::string sys_err() { return std::strerror(errno); }
 
 bool lexists(const stdfs::path& p, struct stat* st) { return ::lstat(p.c_str(), st) == 0; }
-
-std::string random_suffix() {
-    std::random_device rd;
-    std::string s;
-    for (int i = 0; i < 8; ++i) s += "0123456789abcdef"[rd() % 16];
-    return s;
-}
 
 }  // namespace
 
@@ -110,7 +102,7 @@ Result<void> Transaction::remove(const std::string& rel) {
     struct stat st{};
     if (!lexists(p, &st) || S_ISDIR(st.st_mode)) return {};
     if (trash_.empty()) {
-        trash_ = prefix_ / (".splitforge-trash-" + random_suffix());
+        trash_ = prefix_ / (".splitforge-trash-" + fs::random_hex(8));
         if (::mkdir(trash_.c_str(), 0700) != 0) {
             std::string e = sys_err();
             trash_.clear();

@@ -1,407 +1,114 @@
-// Filters, tests, list/dict methods and the default globals (range, dict).
+// Tests (one table per dialect), list/dict methods and the default globals
+// (range, dict). The filters are in filters.cpp, str methods in str_methods.cpp.
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <cerrno>
-#include <limits>
-#include <optional>
-#include <unordered_set>
+#include <cstdint>
 
-#include "jinja/internal.hpp"
+#include "jinja/registry.hpp"
 
 namespace sf::jinja::detail {
 namespace {
 
-constexpr std::string_view kFilters[] = {
-    "abs", "capitalize", "count", "d", "default", "first", "float", "format", "int", "items",
-    "join", "last", "length", "list", "lower", "max", "min", "replace", "reverse", "round",
-    "safe", "sort", "string", "sum", "title", "trim", "unique", "upper"};
-
-constexpr std::string_view kTests[] = {
-    "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "even", "false", "float",
-    "ge", "gt", "in", "integer", "iterable", "le", "lower", "lt", "mapping", "ne", "none",
-    "number", "odd", "sameas", "sequence", "string", "true", "undefined", "upper"};
-
-template <std::size_t N>
-bool contains_name(const std::string_view (&names)[N], std::string_view n) {
-    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+Result<Value> one_arg(std::string_view name, const List& args) {
+    if (args.size() != 1) return fail("test '" + std::string(name) + "' takes exactly one argument");
+    return args[0];
 }
 
-// Sort/unique/min/max compare strings case-insensitively unless asked not to.
-Value sort_key(const Value& v, bool case_sensitive, const Value* attribute) {
-    const Value* x = &v;
-    if (attribute && attribute->is_string() && v.is_dict()) {
-        const Value* got = v.get(attribute->as_string());
-        static const Value missing{Undefined{}};
-        x = got ? got : &missing;
-    }
-    if (!case_sensitive && x->is_string()) {
-        std::string s = x->as_string();
-        for (char& c : s)
-            if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-        return Value(std::move(s));
-    }
-    return *x;
+Result<bool> t_defined(std::string_view, const Value& v, const List&) { return !v.is_undefined(); }
+Result<bool> t_undefined(std::string_view, const Value& v, const List&) { return v.is_undefined(); }
+Result<bool> t_none(std::string_view, const Value& v, const List&) { return v.is_none(); }
+Result<bool> t_string(std::string_view, const Value& v, const List&) { return v.is_string(); }
+Result<bool> t_number(std::string_view, const Value& v, const List&) { return is_number(v) && !v.is_bool(); }
+Result<bool> t_integer(std::string_view, const Value& v, const List&) { return v.is_int(); }
+Result<bool> t_float(std::string_view, const Value& v, const List&) { return v.is_float(); }
+Result<bool> t_boolean(std::string_view, const Value& v, const List&) { return v.is_bool(); }
+Result<bool> t_true(std::string_view, const Value& v, const List&) { return v.is_bool() && v.as_bool(); }
+Result<bool> t_false(std::string_view, const Value& v, const List&) { return v.is_bool() && !v.as_bool(); }
+Result<bool> t_mapping(std::string_view, const Value& v, const List&) { return v.is_dict(); }
+// sequence and iterable: Jinja2 counts a dict as both.
+Result<bool> t_sequence(std::string_view, const Value& v, const List&) {
+    return v.is_list() || v.is_string() || v.is_dict();
+}
+Result<bool> t_callable(std::string_view, const Value& v, const List&) { return v.is_callable(); }
+
+Result<bool> t_case(std::string_view name, const Value& v, const List&) {
+    if (!v.is_string()) return false;
+    for (char c : v.as_string())
+        if (name == "lower" ? (c >= 'A' && c <= 'Z') : (c >= 'a' && c <= 'z')) return false;
+    return true;
 }
 
-Result<std::int64_t> to_int(const Value& v, const Value& dflt_on_fail, bool& used_default) {
-    used_default = false;
-    if (v.is_int()) return v.as_int();
-    if (v.is_bool()) return std::int64_t(v.as_bool());
-    double d = 0;
-    bool ok = false;
-    if (v.is_float()) {
-        d = v.as_float();
-        ok = true;
-    } else if (v.is_string()) {
-        std::string s;
-        for (char c : v.as_string())
-            if (c != '_') s += c;
-        const char* b = s.c_str();
-        char* end = nullptr;
-        errno = 0;
-        long long ll = std::strtoll(b, &end, 10);
-        while (end && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')) ++end;
-        if (end != b && end && *end == 0 && errno == 0) return static_cast<std::int64_t>(ll);
-        d = std::strtod(b, &end);
-        while (end && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')) ++end;
-        ok = end != b && end && *end == 0;
-    }
-    if (ok && std::isfinite(d) && std::fabs(d) < 9.2e18) return static_cast<std::int64_t>(d);
-    used_default = true;
-    (void)dflt_on_fail;
-    return 0;
+// even, odd and divisibleby.
+Result<bool> t_parity(std::string_view name, const Value& v, const List& args) {
+    if (!v.is_int() && !v.is_bool()) return fail(std::string("test '") + std::string(name) + "' expects an int");
+    std::int64_t x = v.is_bool() ? v.as_bool() : v.as_int();
+    if (name == "even") return x % 2 == 0;
+    if (name == "odd") return x % 2 != 0;
+    SF_TRY(n, one_arg("divisibleby", args));
+    if (!n.is_int() || n.as_int() == 0) return fail("divisibleby needs a non-zero int");
+    if (n.as_int() == -1) return true;
+    return x % n.as_int() == 0;
 }
 
-Result<Value> add_numbers(const Value& a, const Value& b) {
-    if (a.is_float() || b.is_float()) return Value(to_double(a) + to_double(b));
-    std::int64_t x = a.is_bool() ? a.as_bool() : a.as_int();
-    std::int64_t y = b.is_bool() ? b.as_bool() : b.as_int();
-    std::int64_t r;
-    if (__builtin_add_overflow(x, y, &r)) return fail("integer overflow");
-    return Value(r);
+// minijinja's startingwith and endingwith.
+Result<bool> t_affix(std::string_view name, const Value& v, const List& args) {
+    SF_TRY(other, one_arg(name, args));
+    if (!v.is_string() || !other.is_string())
+        return fail(std::string("test '") + std::string(name) + "' compares strings");
+    return name == "startingwith" ? v.as_string().starts_with(other.as_string())
+                                  : v.as_string().ends_with(other.as_string());
 }
 
-// One budget per builtin call for all the comparisons it makes.
-struct Budget {
-    std::size_t left = kMaxWork;
-};
-
-// A hashable identity for scalars that respects 1 == 1.0 == True; empty for
-// lists and dicts, which are compared one by one.
-std::string scalar_key(const Value& v) {
-    if (v.is_string()) return "s" + v.as_string();
-    if (v.is_none()) return "N";
-    if (v.is_undefined()) return "U";
-    if (is_number(v)) {
-        double d = to_double(v);
-        if (v.is_float() && (d != std::floor(d) || std::fabs(d) >= 9e18)) return "f" + format_float(d);
-        return "n" + std::to_string(v.is_float() ? static_cast<std::int64_t>(d) : (v.is_bool() ? v.as_bool() : v.as_int()));
-    }
-    return {};
-}
-
-Result<Value> pick_extreme(const Value& input, Args& a, bool want_max) {
+// eq, equalto, sameas and ne.
+Result<bool> t_equal(std::string_view name, const Value& v, const List& args) {
+    SF_TRY(other, one_arg(name, args));
     Budget budget;
-    SF_TRY(items, iterate(input));
-    const Value* cs = a.get(0, "case_sensitive");
-    const Value* attr = a.get(1, "attribute");
-    bool case_sensitive = cs && cs->truthy();
-    if (items.empty()) return Value(Undefined{"min/max of an empty sequence"});
-    std::size_t best = 0;
-    Value best_key = sort_key(items[0], case_sensitive, attr);
-    for (std::size_t i = 1; i < items.size(); ++i) {
-        Value k = sort_key(items[i], case_sensitive, attr);
-        SF_TRY(c, compare(k, best_key, want_max ? ">" : "<", budget.left));
-        if (want_max ? c > 0 : c < 0) {
-            best = i;
-            best_key = std::move(k);
-        }
-    }
-    return items[best];
+    bool eq = equals_within(v, other, budget.left);
+    if (budget.left == 0) return too_expensive();
+    return eq == (name != "ne");
 }
 
-}  // namespace
-
-bool is_known_filter(std::string_view name) { return contains_name(kFilters, name); }
-bool is_known_test(std::string_view name) { return contains_name(kTests, name); }
-
-Result<Value> apply_filter(std::string_view name, const Value& input, const List& args,
-                           const KwArgs& kwargs) {
-    std::string fname(name);
-    Args a{args, kwargs, fname.c_str()};
-    if (name == "default" || name == "d") {
-        SF_TRY_VOID(a.at_most(2));
-        const Value* dflt = a.get(0, "default_value");
-        const Value* boolean = a.get(1, "boolean");
-        bool use = input.is_undefined() || (boolean && boolean->truthy() && !input.truthy());
-        if (!use) return input;
-        return dflt ? *dflt : Value(std::string());
-    }
-    if (input.is_undefined()) {
-        // Lenient mode: most filters of an undefined value stay undefined,
-        // the rest treat it as an empty string/sequence.
-        if (name == "length" || name == "count") return Value(std::int64_t(0));
-        if (name == "list" || name == "sort" || name == "unique" || name == "reverse") return Value(List{});
-        if (name == "string" || name == "join" || name == "trim" || name == "lower" || name == "upper")
-            return Value(std::string());
-        return input;
-    }
-    if (name == "string" || name == "safe") {
-        SF_TRY_VOID(a.at_most(0));
-        if (name == "safe") return input;
-        std::string out;
-        if (!str_into(input, out, kMaxString)) return fail("string result is too long");
-        return Value(std::move(out));
-    }
-    if (name == "lower" || name == "upper" || name == "capitalize" || name == "title" || name == "trim" ||
-        name == "replace") {
-        std::string s = input.str();
-        bool found = false;
-        std::string_view method = name == "trim" ? "strip" : name;
-        return call_str_method(s, method, args, kwargs, found);
-    }
-    if (name == "join") {
-        SF_TRY_VOID(a.at_most(2));
-        const Value* sep = a.get(0, "d");
-        const Value* attr = a.get(1, "attribute");
-        std::string sep_s = sep ? sep->str() : std::string();
-        SF_TRY(items, iterate(input));
-        std::string out;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (i) out += sep_s;
-            const Value* item = &items[i];
-            if (attr && attr->is_string() && item->is_dict()) {
-                item = item->get(attr->as_string());
-                if (!item) continue;
-            }
-            if (!str_into(*item, out, kMaxString)) return fail("string result is too long");
-            if (out.size() > kMaxString) return fail("string result is too long");
-        }
-        return Value(std::move(out));
-    }
-    if (name == "length" || name == "count") {
-        SF_TRY_VOID(a.at_most(0));
-        if (input.is_string()) return Value(static_cast<std::int64_t>(input.as_string().size()));
-        if (input.is_list()) return Value(static_cast<std::int64_t>(input.as_list().size()));
-        if (input.is_dict()) return Value(static_cast<std::int64_t>(input.as_dict().size()));
-        return fail(std::string("object of type '") + input.type_name() + "' has no len()");
-    }
-    if (name == "int") {
-        SF_TRY_VOID(a.at_most(2));
-        const Value* dflt = a.get(0, "default");
-        bool used_default = false;
-        SF_TRY(i, to_int(input, dflt ? *dflt : Value(0), used_default));
-        if (used_default) return dflt ? *dflt : Value(0);
-        return Value(i);
-    }
-    if (name == "float") {
-        SF_TRY_VOID(a.at_most(1));
-        const Value* dflt = a.get(0, "default");
-        if (is_number(input)) return Value(to_double(input));
-        if (input.is_string()) {
-            const char* b = input.as_string().c_str();
-            char* end = nullptr;
-            double d = std::strtod(b, &end);
-            while (end && (*end == ' ' || *end == '\t' || *end == '\n')) ++end;
-            if (end != b && end && *end == 0 && input.as_string().find('\0') == std::string::npos)
-                return Value(d);
-        }
-        return dflt ? *dflt : Value(0.0);
-    }
-    if (name == "first" || name == "last") {
-        SF_TRY_VOID(a.at_most(0));
-        if (input.is_string()) {
-            const std::string& s = input.as_string();
-            if (s.empty()) return Value(Undefined{"first/last of an empty string"});
-            return Value(std::string(1, name == "first" ? s.front() : s.back()));
-        }
-        SF_TRY(items, iterate(input));
-        if (items.empty()) return Value(Undefined{"first/last of an empty sequence"});
-        return name == "first" ? items.front() : items.back();
-    }
-    if (name == "list") {
-        SF_TRY_VOID(a.at_most(0));
-        SF_TRY(items, iterate(input));
-        return Value(std::move(items));
-    }
-    if (name == "items") {
-        SF_TRY_VOID(a.at_most(0));
-        if (!input.is_dict()) return fail(std::string("items filter expects a dict, got ") + input.type_name());
-        List out;
-        for (const auto& [k, v] : input.as_dict()) out.emplace_back(List{Value(k), v});
-        return Value(std::move(out));
-    }
-    if (name == "reverse") {
-        SF_TRY_VOID(a.at_most(0));
-        if (input.is_string()) return Value(std::string(input.as_string().rbegin(), input.as_string().rend()));
-        SF_TRY(items, iterate(input));
-        std::reverse(items.begin(), items.end());
-        return Value(std::move(items));
-    }
-    if (name == "sort") {
-        SF_TRY_VOID(a.at_most(3));
-        const Value* rev = a.get(0, "reverse");
-        const Value* cs = a.get(1, "case_sensitive");
-        const Value* attr = a.get(2, "attribute");
-        SF_TRY(items, iterate(input));
-        std::vector<std::pair<Value, Value>> keyed;
-        keyed.reserve(items.size());
-        for (auto& it : items) keyed.emplace_back(sort_key(it, cs && cs->truthy(), attr), std::move(it));
-        bool reverse = rev && rev->truthy();
-        std::optional<Error> err;
-        Budget budget;
-        std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-            if (err) return false;
-            auto c = compare(x.first, y.first, "<", budget.left);
-            if (!c) { err = c.error(); return false; }
-            return reverse ? *c > 0 : *c < 0;
-        });
-        if (err) return Unexpected<Error>{*err};
-        List out;
-        out.reserve(keyed.size());
-        for (auto& kv : keyed) out.push_back(std::move(kv.second));
-        return Value(std::move(out));
-    }
-    if (name == "unique") {
-        SF_TRY_VOID(a.at_most(2));
-        const Value* cs = a.get(0, "case_sensitive");
-        const Value* attr = a.get(1, "attribute");
-        SF_TRY(items, iterate(input));
-        List out, keys;  // keys: the non-scalar ones, compared one by one
-        std::unordered_set<std::string> scalars;
-        Budget budget;
-        for (auto& it : items) {
-            Value k = sort_key(it, cs && cs->truthy(), attr);
-            std::string sk = scalar_key(k);
-            if (!sk.empty()) {
-                if (!scalars.insert(std::move(sk)).second) continue;
-            } else {
-                bool seen = false;
-                for (const auto& other : keys) {
-                    seen = equals_within(other, k, budget.left);
-                    if (budget.left == 0) return too_expensive();
-                    if (seen) break;
-                }
-                if (seen) continue;
-                keys.push_back(std::move(k));
-            }
-            out.push_back(it);
-        }
-        return Value(std::move(out));
-    }
-    if (name == "min" || name == "max") {
-        SF_TRY_VOID(a.at_most(2));
-        return pick_extreme(input, a, name == "max");
-    }
-    if (name == "abs") {
-        SF_TRY_VOID(a.at_most(0));
-        if (input.is_float()) return Value(std::fabs(input.as_float()));
-        if (input.is_bool()) return Value(std::int64_t(input.as_bool()));
-        if (input.is_int()) {
-            if (input.as_int() == std::numeric_limits<std::int64_t>::min()) return fail("integer overflow");
-            return Value(input.as_int() < 0 ? -input.as_int() : input.as_int());
-        }
-        return fail(std::string("bad operand type for abs(): '") + input.type_name() + "'");
-    }
-    if (name == "round") {
-        SF_TRY_VOID(a.at_most(2));
-        SF_TRY(prec, a.integer(0, "precision", 0));
-        const Value* method = a.get(1, "method");
-        if (!is_number(input)) return fail(std::string("round filter expects a number, got ") + input.type_name());
-        if (prec < -300 || prec > 300) return fail("round() precision out of range");
-        double scale = std::pow(10.0, static_cast<double>(prec));
-        double x = to_double(input) * scale;
-        std::string m = method && method->is_string() ? method->as_string() : "common";
-        if (m == "common") x = std::round(x);
-        else if (m == "ceil") x = std::ceil(x);
-        else if (m == "floor") x = std::floor(x);
-        else return fail("round() method must be 'common', 'ceil' or 'floor'");
-        return Value(x / scale);
-    }
-    if (name == "sum") {
-        SF_TRY_VOID(a.at_most(2));
-        const Value* attr = a.get(0, "attribute");
-        const Value* start = a.get(1, "start");
-        SF_TRY(items, iterate(input));
-        Value total = start ? *start : Value(0);
-        for (const auto& it : items) {
-            const Value* x = &it;
-            if (attr && attr->is_string() && it.is_dict()) {
-                x = it.get(attr->as_string());
-                if (!x) continue;
-            }
-            if (!is_number(*x) || !is_number(total))
-                return fail(std::string("unsupported operand type(s) for +: '") + total.type_name() +
-                            "' and '" + x->type_name() + "'");
-            SF_TRY(t, add_numbers(total, *x));
-            total = std::move(t);
-        }
-        return total;
-    }
-    if (name == "format") {
-        Value fmt_args = kwargs.empty() ? Value(args) : Value(Dict(kwargs));
-        SF_TRY(out, percent_format(input.str(), fmt_args));
-        return Value(std::move(out));
-    }
-    return fail("unknown filter '" + fname + "'");
-}
-
-Result<bool> apply_test(std::string_view name, const Value& v, const List& args) {
-    auto arg = [&](const char* what) -> Result<Value> {
-        if (args.size() != 1) return fail(std::string("test '") + what + "' takes exactly one argument");
-        return args[0];
-    };
-    if (name == "defined") return !v.is_undefined();
-    if (name == "undefined") return v.is_undefined();
-    if (name == "none") return v.is_none();
-    if (name == "string") return v.is_string();
-    if (name == "number") return is_number(v) && !v.is_bool();
-    if (name == "integer") return v.is_int();
-    if (name == "float") return v.is_float();
-    if (name == "boolean") return v.is_bool();
-    if (name == "true") return v.is_bool() && v.as_bool();
-    if (name == "false") return v.is_bool() && !v.as_bool();
-    if (name == "mapping") return v.is_dict();
-    if (name == "sequence") return v.is_list() || v.is_string() || v.is_dict();
-    if (name == "iterable") return v.is_list() || v.is_string() || v.is_dict();
-    if (name == "callable") return v.is_callable();
-    if (name == "lower" || name == "upper") {
-        if (!v.is_string()) return false;
-        for (char c : v.as_string())
-            if (name == "lower" ? (c >= 'A' && c <= 'Z') : (c >= 'a' && c <= 'z')) return false;
-        return true;
-    }
-    if (name == "even" || name == "odd" || name == "divisibleby") {
-        if (!v.is_int() && !v.is_bool()) return fail(std::string("test '") + std::string(name) + "' expects an int");
-        std::int64_t x = v.is_bool() ? v.as_bool() : v.as_int();
-        if (name == "even") return x % 2 == 0;
-        if (name == "odd") return x % 2 != 0;
-        SF_TRY(n, arg("divisibleby"));
-        if (!n.is_int() || n.as_int() == 0) return fail("divisibleby needs a non-zero int");
-        if (n.as_int() == -1) return true;
-        return x % n.as_int() == 0;
-    }
-    SF_TRY(other, arg(std::string(name).c_str()));
-    if (name == "startingwith" || name == "endingwith") {  // minijinja's, parsed only in its dialect
-        if (!v.is_string() || !other.is_string())
-            return fail(std::string("test '") + std::string(name) + "' compares strings");
-        return name == "startingwith" ? v.as_string().starts_with(other.as_string())
-                                      : v.as_string().ends_with(other.as_string());
-    }
+Result<bool> t_in(std::string_view name, const Value& v, const List& args) {
+    SF_TRY(other, one_arg(name, args));
     Budget budget;
-    if (name == "eq" || name == "equalto" || name == "sameas" || name == "ne") {
-        bool eq = equals_within(v, other, budget.left);
-        if (budget.left == 0) return too_expensive();
-        return eq == (name != "ne");
-    }
-    if (name == "in") return contains(other, v, budget.left);
-    SF_TRY(c, compare(v, other, name == "lt" ? "<" : name == "le" ? "<=" : name == "gt" ? ">" : ">=",
-                      budget.left));
+    return contains(other, v, budget.left);
+}
+
+// lt, le, gt and ge.
+Result<bool> t_order(std::string_view name, const Value& v, const List& args) {
+    SF_TRY(other, one_arg(name, args));
+    Budget budget;
+    SF_TRY(c, compare(v, other, name == "lt" ? "<" : name == "le" ? "<=" : name == "gt" ? ">" : ">=", budget.left));
     if (name == "lt") return c < 0;
     if (name == "le") return c <= 0;
     if (name == "gt") return c > 0;
     return c >= 0;
+}
+
+using T = Named<TestFn>;
+
+// Jinja2's tests (meta.yaml).
+constexpr std::array kJinja2{
+    T{"boolean", t_boolean},   T{"callable", t_callable}, T{"defined", t_defined}, T{"divisibleby", t_parity},
+    T{"eq", t_equal},          T{"equalto", t_equal},     T{"even", t_parity},     T{"false", t_false},
+    T{"float", t_float},       T{"ge", t_order},          T{"gt", t_order},        T{"in", t_in},
+    T{"integer", t_integer},   T{"iterable", t_sequence}, T{"le", t_order},        T{"lower", t_case},
+    T{"lt", t_order},          T{"mapping", t_mapping},   T{"ne", t_equal},        T{"none", t_none},
+    T{"number", t_number},     T{"odd", t_parity},        T{"sameas", t_equal},    T{"sequence", t_sequence},
+    T{"string", t_string},     T{"true", t_true},         T{"undefined", t_undefined}, T{"upper", t_case}};
+// minijinja's (recipe.yaml) adds two.
+constexpr std::array kMiniJinjaOwn{T{"endingwith", t_affix}, T{"startingwith", t_affix}};
+constexpr auto kMiniJinja = merged(kJinja2, kMiniJinjaOwn);
+static_assert(sorted_by_name(kJinja2) && sorted_by_name(kMiniJinja), "tests: keep the tables in name order");
+
+}  // namespace
+
+const Registry<TestFn>& tests(Dialect d) {
+    static constexpr Registry<TestFn> jinja2{kJinja2}, minijinja{kMiniJinja};
+    return d == Dialect::minijinja ? minijinja : jinja2;
+}
+
+Result<bool> apply_test(std::string_view name, TestFn fn, const Value& v, const List& args) {
+    return fn(name, v, args);
 }
 
 bool has_method(const Value& self, std::string_view name) {

@@ -1,4 +1,4 @@
-// String methods, str.format() and printf-style `%` formatting.
+// The builtins' arguments, str.format() and printf-style `%` formatting.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -76,8 +76,6 @@ Result<Value> check_string(std::string s) {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
 // ---- one formatted field, shared by str.format() and % -------------------------
 
 struct Spec {
@@ -89,6 +87,92 @@ struct Spec {
     int prec = -1;
     char type = 0;
 };
+
+// The digits of an integer conversion (d i x X o b), without the sign.
+Result<std::string> integer_digits(const Value& v, char type, bool& neg) {
+    std::int64_t i;
+    if (v.is_float()) {
+        double d = v.as_float();
+        if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return fail("cannot convert float to integer");
+        i = static_cast<std::int64_t>(d);
+    } else {
+        i = v.is_bool() ? v.as_bool() : v.as_int();
+    }
+    neg = i < 0;
+    std::uint64_t u = neg ? (~static_cast<std::uint64_t>(i) + 1) : static_cast<std::uint64_t>(i);
+    std::string body;
+    if (type == 'b') {
+        if (u == 0) body = "0";
+        while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
+        return body;
+    }
+    return type == 'x'   ? fmt::format("{:x}", u)
+           : type == 'X' ? fmt::format("{:X}", u)
+           : type == 'o' ? fmt::format("{:o}", u)
+                         : fmt::format("{}", u);
+}
+
+// The digits of a float conversion (f F e E g G %), without the sign.
+Result<std::string> float_digits(const Value& v, const Spec& sp, char type, bool& neg) {
+    double d = to_double(v);
+    int prec = sp.prec < 0 ? 6 : sp.prec;
+    if (prec > 100) return fail("format precision is too large");
+    if (type == '%') d *= 100;
+    neg = std::signbit(d) && !std::isnan(d);
+    double a = std::fabs(d);
+    std::string body;
+    switch (type) {
+    case 'F': body = fmt::format("{:.{}F}", a, prec); break;
+    case 'e': body = fmt::format("{:.{}e}", a, prec); break;
+    case 'E': body = fmt::format("{:.{}E}", a, prec); break;
+    case 'g': body = fmt::format("{:.{}g}", a, prec); break;
+    case 'G': body = fmt::format("{:.{}G}", a, prec); break;
+    default: body = fmt::format("{:.{}f}", a, prec); break;  // f and %
+    }
+    if (type == '%') body += '%';
+    return body;
+}
+
+// A number's text with its sign (the numeric conversions).
+Result<std::string> number_body(const Value& v, const Spec& sp) {
+    char type = sp.type;
+    if (!is_number(v))
+        return fail(std::string("format code '") + (type ? std::string(1, type) : std::string("")) +
+                    "' requires a number, not " + v.type_name());
+    if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
+    bool neg = false;
+    std::string body;
+    if (type == 0) {  // float without type: Python repr
+        body = v.str();
+        if (!body.empty() && body[0] == '-') { neg = true; body.erase(0, 1); }
+    } else if (type == 'd' || type == 'i' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
+        SF_TRY(digits, integer_digits(v, type, neg));
+        body = std::move(digits);
+    } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
+        SF_TRY(digits, float_digits(v, sp, type, neg));
+        body = std::move(digits);
+    } else {
+        return fail(std::string("unknown format code '") + type + "'");
+    }
+    std::string sign = neg ? "-" : (sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "");
+    return sign + body;
+}
+
+// `body` padded to the spec's width (numbers right, text left by default).
+Result<std::string> pad_field(std::string body, const Spec& sp, bool numeric) {
+    if (sp.width > static_cast<std::int64_t>(kMaxString)) return fail("format width is too large");
+    auto width = static_cast<std::size_t>(sp.width);
+    if (body.size() >= width) return body;
+    std::size_t pad = width - body.size();
+    char align = sp.align ? sp.align : (numeric ? '>' : '<');
+    char fill = sp.fill;
+    if (sp.zero && !sp.align) { align = '='; fill = '0'; }
+    if (align == '<') return body + std::string(pad, fill);
+    if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
+    if (align == '=' && numeric && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
+        return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
+    return std::string(pad, fill) + body;
+}
 
 Result<std::string> format_field(const Value& v, const Spec& sp) {
     std::string body;
@@ -109,69 +193,11 @@ Result<std::string> format_field(const Value& v, const Spec& sp) {
         else if (v.is_int() && v.as_int() >= 0 && v.as_int() < 128) body = std::string(1, char(v.as_int()));
         else return fail("%c requires an int or a single character");
     } else {
-        if (!is_number(v))
-            return fail(std::string("format code '") + (type ? std::string(1, type) : std::string("")) +
-                        "' requires a number, not " + v.type_name());
+        SF_TRY(number, number_body(v, sp));
+        body = std::move(number);
         numeric = true;
-        if (type == 0) type = (v.is_float() ? (sp.prec >= 0 ? 'g' : 0) : 'd');
-        bool neg = false;
-        if (type == 0) {  // float without type: Python repr
-            body = v.str();
-            if (!body.empty() && body[0] == '-') { neg = true; body.erase(0, 1); }
-        } else if (type == 'd' || type == 'i' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
-            std::int64_t i;
-            if (v.is_float()) {
-                double d = v.as_float();
-                if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return fail("cannot convert float to integer");
-                i = static_cast<std::int64_t>(d);
-            } else {
-                i = v.is_bool() ? v.as_bool() : v.as_int();
-            }
-            neg = i < 0;
-            std::uint64_t u = neg ? (~static_cast<std::uint64_t>(i) + 1) : static_cast<std::uint64_t>(i);
-            if (type == 'b') {
-                if (u == 0) body = "0";
-                while (u) { body.insert(body.begin(), char('0' + (u & 1))); u >>= 1; }
-            } else {
-                body = type == 'x'   ? fmt::format("{:x}", u)
-                       : type == 'X' ? fmt::format("{:X}", u)
-                       : type == 'o' ? fmt::format("{:o}", u)
-                                     : fmt::format("{}", u);
-            }
-        } else if (std::string_view("fFeEgG%").find(type) != std::string_view::npos) {
-            double d = to_double(v);
-            int prec = sp.prec < 0 ? 6 : sp.prec;
-            if (prec > 100) return fail("format precision is too large");
-            if (type == '%') d *= 100;
-            neg = std::signbit(d) && !std::isnan(d);
-            double a = std::fabs(d);
-            switch (type) {
-            case 'F': body = fmt::format("{:.{}F}", a, prec); break;
-            case 'e': body = fmt::format("{:.{}e}", a, prec); break;
-            case 'E': body = fmt::format("{:.{}E}", a, prec); break;
-            case 'g': body = fmt::format("{:.{}g}", a, prec); break;
-            case 'G': body = fmt::format("{:.{}G}", a, prec); break;
-            default: body = fmt::format("{:.{}f}", a, prec); break;  // f and %
-            }
-            if (type == '%') body += '%';
-        } else {
-            return fail(std::string("unknown format code '") + type + "'");
-        }
-        std::string sign = neg ? "-" : (sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "");
-        body = sign + body;
     }
-    if (sp.width > static_cast<std::int64_t>(kMaxString)) return fail("format width is too large");
-    auto width = static_cast<std::size_t>(sp.width);
-    if (body.size() >= width) return body;
-    std::size_t pad = width - body.size();
-    char align = sp.align ? sp.align : (numeric ? '>' : '<');
-    char fill = sp.fill;
-    if (sp.zero && !sp.align) { align = '='; fill = '0'; }
-    if (align == '<') return body + std::string(pad, fill);
-    if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
-    if (align == '=' && numeric && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
-        return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
-    return std::string(pad, fill) + body;
+    return pad_field(std::move(body), sp, numeric);
 }
 
 bool read_int(std::string_view s, std::size_t& i, std::int64_t& out) {
@@ -256,6 +282,37 @@ Result<std::string> str_format(const std::string& fmt, const List& args, const K
     return out;
 }
 
+namespace {
+
+// A `%` conversion's flags, width (`*` takes an argument) and precision,
+// read from fmt[i], which is left at its type character.
+Result<Spec> percent_spec(const std::string& fmt, std::size_t& i, const std::function<const Value*()>& take) {
+    Spec sp;
+    for (; i < fmt.size() && std::string_view("-+ 0#").find(fmt[i]) != std::string_view::npos; ++i) {
+        if (fmt[i] == '-') sp.align = '<';
+        else if (fmt[i] == '0') sp.zero = true;
+        else if (fmt[i] == '+' || fmt[i] == ' ') sp.sign = fmt[i];
+    }
+    std::int64_t n = 0;
+    if (i < fmt.size() && fmt[i] == '*') {
+        const Value* w = take();
+        if (!w || !w->is_int()) return fail("* wants int");
+        sp.width = std::max<std::int64_t>(0, w->as_int());
+        ++i;
+    } else if (read_int(fmt, i, n)) {
+        sp.width = n;
+    }
+    if (i < fmt.size() && fmt[i] == '.') {
+        ++i;
+        n = 0;
+        read_int(fmt, i, n);
+        sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
+    }
+    return sp;
+}
+
+}  // namespace
+
 Result<std::string> percent_format(const std::string& fmt, const Value& args) {
     std::string out;
     const List* list = args.is_list() ? &args.as_list() : nullptr;
@@ -279,27 +336,7 @@ Result<std::string> percent_format(const std::string& fmt, const Value& args) {
             used_mapping = true;
             i = close + 1;
         }
-        Spec sp;
-        for (; i < fmt.size() && std::string_view("-+ 0#").find(fmt[i]) != std::string_view::npos; ++i) {
-            if (fmt[i] == '-') sp.align = '<';
-            else if (fmt[i] == '0') sp.zero = true;
-            else if (fmt[i] == '+' || fmt[i] == ' ') sp.sign = fmt[i];
-        }
-        std::int64_t n = 0;
-        if (i < fmt.size() && fmt[i] == '*') {
-            const Value* w = take();
-            if (!w || !w->is_int()) return fail("* wants int");
-            sp.width = std::max<std::int64_t>(0, w->as_int());
-            ++i;
-        } else if (read_int(fmt, i, n)) {
-            sp.width = n;
-        }
-        if (i < fmt.size() && fmt[i] == '.') {
-            ++i;
-            n = 0;
-            read_int(fmt, i, n);
-            sp.prec = static_cast<int>(std::min<std::int64_t>(n, 1000));
-        }
+        SF_TRY(sp, percent_spec(fmt, i, take));
         if (i >= fmt.size()) return fail("incomplete format");
         char type = fmt[i];
         if (std::string_view("srdifFeEgGxXoc").find(type) == std::string_view::npos)
@@ -318,286 +355,6 @@ Result<std::string> percent_format(const std::string& fmt, const Value& args) {
     if (!used_mapping && ((list && next_arg < list->size()) || (!list && next_arg == 0 && !args.is_dict())))
         return fail("not all arguments converted during string formatting");
     return out;
-}
-
-// ---- str methods --------------------------------------------------------------------
-
-namespace {
-
-std::vector<std::string> split_ws(const std::string& s, std::int64_t maxsplit, bool from_right) {
-    std::vector<std::string> parts;
-    if (!from_right) {
-        std::size_t i = 0;
-        while (true) {
-            while (i < s.size() && is_ws(s[i])) ++i;
-            if (i >= s.size()) break;
-            if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
-                parts.push_back(s.substr(i));
-                break;
-            }
-            std::size_t j = i;
-            while (j < s.size() && !is_ws(s[j])) ++j;
-            parts.push_back(s.substr(i, j - i));
-            i = j;
-        }
-        return parts;
-    }
-    std::size_t i = s.size();
-    while (true) {
-        while (i > 0 && is_ws(s[i - 1])) --i;
-        if (i == 0) break;
-        if (maxsplit >= 0 && static_cast<std::int64_t>(parts.size()) == maxsplit) {
-            parts.push_back(s.substr(0, i));
-            break;
-        }
-        std::size_t j = i;
-        while (j > 0 && !is_ws(s[j - 1])) --j;
-        parts.push_back(s.substr(j, i - j));
-        i = j;
-    }
-    std::reverse(parts.begin(), parts.end());
-    return parts;
-}
-
-std::vector<std::string> split_sep(const std::string& s, const std::string& sep, std::int64_t maxsplit,
-                                   bool from_right) {
-    std::vector<std::string> parts;
-    if (!from_right) {
-        std::size_t start = 0;
-        while (maxsplit < 0 || static_cast<std::int64_t>(parts.size()) < maxsplit) {
-            std::size_t at = find_sub(s, sep, start);
-            if (at == std::string::npos) break;
-            parts.push_back(s.substr(start, at - start));
-            start = at + sep.size();
-        }
-        parts.push_back(s.substr(start));
-        return parts;
-    }
-    std::size_t end = s.size();
-    while (maxsplit < 0 || static_cast<std::int64_t>(parts.size()) < maxsplit) {
-        if (end < sep.size()) break;
-        std::size_t at = rfind_sub(std::string_view(s).substr(0, end), sep);
-        if (at == std::string::npos) break;
-        parts.push_back(s.substr(at + sep.size(), end - at - sep.size()));
-        end = at;
-    }
-    parts.push_back(s.substr(0, end));
-    std::reverse(parts.begin(), parts.end());
-    return parts;
-}
-
-Value to_list(std::vector<std::string> parts) {
-    List l;
-    l.reserve(parts.size());
-    for (auto& p : parts) l.emplace_back(std::move(p));
-    return Value(std::move(l));
-}
-
-std::string strip_chars(const std::string& s, const Value* chars, bool left, bool right) {
-    auto in_set = [&](char c) {
-        if (!chars || chars->is_none()) return is_ws(c);
-        return chars->as_string().find(c) != std::string::npos;
-    };
-    std::size_t b = 0, e = s.size();
-    if (left) while (b < e && in_set(s[b])) ++b;
-    if (right) while (e > b && in_set(s[e - 1])) --e;
-    return s.substr(b, e - b);
-}
-
-char lower_c(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
-char upper_c(char c) { return (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c; }
-
-Result<bool> affix_match(const std::string& s, const Value& arg, bool prefix, const char* fname) {
-    auto one = [&](const Value& v) -> Result<bool> {
-        if (!v.is_string())
-            return fail(std::string(fname) + " first arg must be str or a tuple of str, not " + v.type_name());
-        const std::string& p = v.as_string();
-        if (p.size() > s.size()) return false;
-        return prefix ? s.compare(0, p.size(), p) == 0 : s.compare(s.size() - p.size(), p.size(), p) == 0;
-    };
-    if (arg.is_list()) {
-        for (const auto& v : arg.as_list()) {
-            SF_TRY(m, one(v));
-            if (m) return true;
-        }
-        return false;
-    }
-    return one(arg);
-}
-
-constexpr std::string_view kStrMethods[] = {
-    "replace", "split", "rsplit", "join", "startswith", "endswith", "lower", "upper", "strip",
-    "lstrip", "rstrip", "format", "count", "find", "rfind", "index", "zfill", "title", "capitalize",
-    "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "splitlines", "removeprefix",
-    "removesuffix"};
-
-}  // namespace
-
-bool is_str_method(std::string_view name) {
-    return std::find(std::begin(kStrMethods), std::end(kStrMethods), name) != std::end(kStrMethods);
-}
-
-Result<Value> call_str_method(const std::string& s, std::string_view name, const List& args,
-                              const KwArgs& kwargs, bool& found) {
-    found = true;
-    std::string fname = "str." + std::string(name);
-    Args a{args, kwargs, fname.c_str()};
-    if (name == "replace") {
-        SF_TRY_VOID(a.at_most(3));
-        SF_TRY(from, a.str(0, "old"));
-        SF_TRY(to, a.str(1, "new"));
-        SF_TRY(count, a.integer(2, "count", -1));
-        std::string out;
-        std::size_t start = 0;
-        std::int64_t done = 0;
-        if (from.empty()) {
-            for (std::size_t i = 0; i <= s.size(); ++i) {
-                if (count < 0 || done < count) { out += to; ++done; }
-                if (i < s.size()) out += s[i];
-                if (out.size() > kMaxString) break;
-            }
-            return check_string(std::move(out));
-        }
-        while (count < 0 || done < count) {
-            std::size_t at = find_sub(s, from, start);
-            if (at == std::string::npos) break;
-            out.append(s, start, at - start);
-            out += to;
-            start = at + from.size();
-            ++done;
-            if (out.size() > kMaxString) break;
-        }
-        out.append(s, start, std::string::npos);
-        return check_string(std::move(out));
-    }
-    if (name == "split" || name == "rsplit") {
-        SF_TRY_VOID(a.at_most(2));
-        SF_TRY(maxsplit, a.integer(1, "maxsplit", -1));
-        const Value* sep = a.get(0, "sep");
-        if (!sep || sep->is_none()) return to_list(split_ws(s, maxsplit, name == "rsplit"));
-        if (!sep->is_string()) return fail(fname + "() argument 'sep' must be str or None, not " + sep->type_name());
-        if (sep->as_string().empty()) return fail("empty separator");
-        return to_list(split_sep(s, sep->as_string(), maxsplit, name == "rsplit"));
-    }
-    if (name == "splitlines") {
-        SF_TRY_VOID(a.at_most(0));
-        std::vector<std::string> lines;
-        std::size_t start = 0;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (s[i] == '\n' || s[i] == '\r') {
-                lines.push_back(s.substr(start, i - start));
-                if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
-                start = i + 1;
-            }
-        }
-        if (start < s.size()) lines.push_back(s.substr(start));
-        return to_list(std::move(lines));
-    }
-    if (name == "join") {
-        SF_TRY_VOID(a.at_most(1));
-        const Value* items = a.get(0, "iterable");
-        if (!items) return fail("str.join() takes exactly one argument (0 given)");
-        SF_TRY(list, iterate(*items));
-        std::string out;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            if (!list[i].is_string())
-                return fail("sequence item " + std::to_string(i) + ": expected str instance, " +
-                            list[i].type_name() + " found");
-            if (i) out += s;
-            out += list[i].as_string();
-            if (out.size() > kMaxString) break;
-        }
-        return check_string(std::move(out));
-    }
-    if (name == "startswith" || name == "endswith") {
-        SF_TRY_VOID(a.at_most(1));
-        const Value* arg = a.get(0, "prefix");
-        if (!arg) return fail(fname + "() takes at least 1 argument (0 given)");
-        SF_TRY(m, affix_match(s, *arg, name == "startswith", fname.c_str()));
-        return Value(m);
-    }
-    if (name == "lower" || name == "upper" || name == "title" || name == "capitalize") {
-        SF_TRY_VOID(a.at_most(0));
-        std::string out = s;
-        bool word_start = true;
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            char& c = out[i];
-            if (name == "lower") c = lower_c(c);
-            else if (name == "upper") c = upper_c(c);
-            else if (name == "capitalize") c = i == 0 ? upper_c(c) : lower_c(c);
-            else {
-                bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                c = word_start ? upper_c(c) : lower_c(c);
-                word_start = !alpha;
-            }
-        }
-        return Value(std::move(out));
-    }
-    if (name == "strip" || name == "lstrip" || name == "rstrip") {
-        SF_TRY_VOID(a.at_most(1));
-        const Value* chars = a.get(0, "chars");
-        if (chars && !chars->is_none() && !chars->is_string())
-            return fail(fname + " arg must be None or str");
-        return Value(strip_chars(s, chars, name != "rstrip", name != "lstrip"));
-    }
-    if (name == "format") {
-        SF_TRY(out, str_format(s, args, kwargs));
-        return Value(std::move(out));
-    }
-    if (name == "count" || name == "find" || name == "rfind" || name == "index") {
-        SF_TRY_VOID(a.at_most(1));
-        SF_TRY(sub, a.str(0, "sub"));
-        if (name == "count") {
-            if (sub.empty()) return Value(static_cast<std::int64_t>(s.size() + 1));
-            std::int64_t n = 0;
-            for (std::size_t at = find_sub(s, sub); at != std::string::npos; at = find_sub(s, sub, at + sub.size())) ++n;
-            return Value(n);
-        }
-        std::size_t at = name == "rfind" ? rfind_sub(s, sub) : find_sub(s, sub);
-        if (at == std::string::npos) {
-            if (name == "index") return fail("substring not found");
-            return Value(std::int64_t(-1));
-        }
-        return Value(static_cast<std::int64_t>(at));
-    }
-    if (name == "zfill") {
-        SF_TRY_VOID(a.at_most(1));
-        SF_TRY(width, a.integer(0, "width", 0));
-        if (width > static_cast<std::int64_t>(kMaxString)) return fail("zfill() width is too large");
-        if (width <= static_cast<std::int64_t>(s.size())) return Value(s);
-        std::size_t pad = static_cast<std::size_t>(width) - s.size();
-        if (!s.empty() && (s[0] == '-' || s[0] == '+')) return Value(s.substr(0, 1) + std::string(pad, '0') + s.substr(1));
-        return Value(std::string(pad, '0') + s);
-    }
-    if (name.substr(0, 2) == "is") {
-        SF_TRY_VOID(a.at_most(0));
-        if (s.empty()) return Value(false);
-        bool ok = true, any_cased = false;
-        for (char c : s) {
-            bool dig = c >= '0' && c <= '9';
-            bool lo = c >= 'a' && c <= 'z', up = c >= 'A' && c <= 'Z';
-            any_cased = any_cased || lo || up;
-            if (name == "isdigit") ok = ok && dig;
-            else if (name == "isalpha") ok = ok && (lo || up);
-            else if (name == "isalnum") ok = ok && (lo || up || dig);
-            else if (name == "isspace") ok = ok && is_ws(c);
-            else if (name == "islower") ok = ok && !up;
-            else if (name == "isupper") ok = ok && !lo;
-        }
-        if (name == "islower" || name == "isupper") ok = ok && any_cased;
-        return Value(ok);
-    }
-    if (name == "removeprefix" || name == "removesuffix") {
-        SF_TRY_VOID(a.at_most(1));
-        SF_TRY(affix, a.str(0, name == "removeprefix" ? "prefix" : "suffix"));
-        if (affix.size() > s.size()) return Value(s);
-        if (name == "removeprefix")
-            return Value(s.compare(0, affix.size(), affix) == 0 ? s.substr(affix.size()) : s);
-        return Value(s.compare(s.size() - affix.size(), affix.size(), affix) == 0
-                         ? s.substr(0, s.size() - affix.size()) : s);
-    }
-    found = false;
-    return Value();
 }
 
 }  // namespace sf::jinja::detail

@@ -544,7 +544,7 @@ Result<Value> Evaluator::filter(const Expr& e) {
             SF_TRY(v, locate(it->second(args, kwargs), e));
             return v;
         }
-    SF_TRY(v, locate(apply_filter(e.name, input, args, kwargs), e));
+    SF_TRY(v, locate(apply_filter(e.name, e.filter_fn, input, args, kwargs), e));
     SF_TRY_VOID(charge(shallow_size(input) + shallow_size(v), e));
     return v;
 }
@@ -557,7 +557,7 @@ Result<Value> Evaluator::test(const Expr& e) {
     KwArgs kwargs;
     SF_TRY_VOID(eval_args(e, args, kwargs));
     if (!kwargs.empty()) return fail(at(e), "tests take no keyword arguments");
-    auto r = apply_test(e.name, *input_r, args);
+    auto r = apply_test(e.name, e.test_fn, *input_r, args);
     if (!r) return locate(Unexpected<Error>{r.error()}, e);
     return Value(*r != e.negated);
 }

@@ -30,13 +30,8 @@ bool repr_into(const Value& v, std::string& out, std::size_t limit);
 // A rough size of a value, used to charge work for what an operation built.
 std::size_t shallow_size(const Value& v);
 
-// Builtins (builtins.cpp). Errors carry no location; the evaluator adds it.
-bool is_known_filter(std::string_view name);
-bool is_known_test(std::string_view name);
-// `input` may be Undefined only in lenient mode or for default/d.
-Result<Value> apply_filter(std::string_view name, const Value& input, const List& args,
-                           const KwArgs& kwargs);
-Result<bool> apply_test(std::string_view name, const Value& input, const List& args);
+// Builtins (registry.hpp holds the filters and tests, by name). Errors carry
+// no location; the evaluator adds it.
 // Calls a method on a str, list or dict. `found` is false when the type has
 // no such method (the caller then reports a missing attribute).
 Result<Value> call_method(const Value& self, std::string_view name, const List& args,
@@ -52,7 +47,7 @@ Result<std::string> percent_format(const std::string& fmt, const Value& args);
 Result<std::string> str_format(const std::string& fmt, const List& args, const KwArgs& kwargs);
 Result<Value> call_str_method(const std::string& self, std::string_view name, const List& args,
                               const KwArgs& kwargs, bool& found);
-bool is_str_method(std::string_view name);
+bool is_str_method(std::string_view name);  // in str_methods()
 Result<Value> check_string(std::string s);  // fails when longer than kMaxString
 
 // Argument access for builtins: positional index or keyword name.
@@ -81,6 +76,10 @@ bool equals_within(const Value& a, const Value& b, std::size_t& budget);
 Result<int> compare(const Value& a, const Value& b, const char* op, std::size_t& budget);  // -1/0/1
 Result<bool> contains(const Value& container, const Value& item, std::size_t& budget);
 Unexpected<Error> too_expensive();
+// One budget per builtin call for all the comparisons it makes.
+struct Budget {
+    std::size_t left = kMaxWork;
+};
 Result<List> iterate(const Value& v);  // list items, dict keys, string chars
 bool is_number(const Value& v);        // bool, int, float
 double to_double(const Value& v);      // for is_number() values

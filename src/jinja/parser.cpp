@@ -514,12 +514,11 @@ private:
                 next();
                 const Token& name = peek();
                 if (name.kind != Tok::name) return unexpected(name, "a filter name");
-                bool mini = dialect_ == Dialect::minijinja &&
-                            (name.text == "split" || name.text == "version_to_buildstring");
-                if (!is_known_filter(name.text) && !mini)
-                    return fail(loc(name), "unknown filter '" + name.text + "'");
+                const auto* known = filters(dialect_).find(name.text);
+                if (!known) return fail(loc(name), "unknown filter '" + name.text + "'");
                 auto e = make(ExprKind::filter, name);
                 e->name = name.text;
+                e->filter_fn = known->fn;
                 next();
                 e->kids.push_back(std::move(node));
                 if (is_op("(")) SF_TRY_VOID(parse_call_args(*e));
@@ -538,10 +537,11 @@ private:
                 if (test == "none" || test == "None") test = "none";
                 if (test == "true" || test == "True") test = "true";
                 if (test == "false" || test == "False") test = "false";
-                bool mini_test = dialect_ == Dialect::minijinja && (test == "startingwith" || test == "endingwith");
-                if (!is_known_test(test) && !mini_test) return fail(loc(name), "unknown test '" + name.text + "'");
+                const auto* known = tests(dialect_).find(test);
+                if (!known) return fail(loc(name), "unknown test '" + name.text + "'");
                 auto e = make(ExprKind::test, name);
                 e->name = test;
+                e->test_fn = known->fn;
                 e->negated = negated;
                 next();
                 e->kids.push_back(std::move(node));

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "jinja/jinja.hpp"
 #include "jinja/lexer.hpp"
+#include "jinja/registry.hpp"
 #include "jinja/value.hpp"
 
 namespace sf::jinja::detail {
@@ -50,6 +51,8 @@ struct Expr {
     std::size_t npos = 0;
     std::vector<std::string> kwnames;
     bool negated = false;            // test: `is not`
+    FilterFn filter_fn = nullptr;    // filter: its dialect's builtin (null: the caller's, Hooks::filters)
+    TestFn test_fn = nullptr;        // test: its dialect's builtin
 };
 
 struct Node;

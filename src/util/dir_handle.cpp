@@ -19,13 +19,6 @@ namespace {
 
 constexpr std::string_view kTempTag = ".sftmp-";
 
-std::string random_hex(int n) {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    std::string s;
-    for (int i = 0; i < n; ++i) s += "0123456789abcdef"[rng() % 16];
-    return s;
-}
-
 std::string z(std::string_view s) { return std::string(s); }
 
 // Splits `rel` into components, refusing what could leave the directory.
@@ -47,6 +40,13 @@ Result<std::vector<std::string>> components(const stdfs::path& root, std::string
 }
 
 }  // namespace
+
+std::string random_hex(int n) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    std::string s;
+    for (int i = 0; i < n; ++i) s += "0123456789abcdef"[rng() % 16];
+    return s;
+}
 
 std::string temp_name(std::string_view stem) {
     // Long stems are cut: the name must stay under NAME_MAX (255).

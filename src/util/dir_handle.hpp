@@ -22,6 +22,8 @@ enum class Create { no, yes };
 // What lstat says is at a name, without following it.
 enum class Kind { missing, file, dir, symlink, other };
 
+// `n` random lowercase hex digits (temp and trash names; not for secrets).
+std::string random_hex(int n);
 // "<stem>.sftmp-<pid>-<random>": a temp name only splitforge creates (the
 // ".sftmp-" tag and the pid let the sweep find the ones whose writer died).
 std::string temp_name(std::string_view stem);

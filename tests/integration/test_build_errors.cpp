@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -210,4 +212,29 @@ TEST_CASE("build: --strict makes the stand-in and ignored-test warnings errors n
         stdfs::path strict_out = tmp.path() / ("strict-" + recipe);
         expect_clean_failure(build(recipe, strict_out, {"--strict"}), strict_out, rule, kInput);
     }
+}
+
+TEST_CASE("build: a packaging warning shows in the output and in --json, and --strict fails on it", "[engine]") {
+    if (!process::find_executable("cc", process::current_env()["PATH"])) test::skip("needs a C compiler (cc) on PATH");
+    fs::TempDir tmp("sf-engine-it");
+    const std::string warned = "lib/libsf_outside.so: rpath entry /opt/sf-outside/lib is outside the prefix (removed)";
+    auto plain = build("rpath_outside", tmp.path() / "out");
+    INFO(plain.err);
+    REQUIRE(plain.rc == 0);
+    CHECK(plain.err.find("warning: sf-rpath-outside-1.0.0-0: " + warned) != std::string::npos);
+
+    auto json = build("rpath_outside", tmp.path() / "json", {"--json"});
+    INFO(json.err);
+    REQUIRE(json.rc == 0);
+    auto doc = nlohmann::json::parse(json.out);
+    REQUIRE(doc.contains("warnings"));
+    bool listed = false;
+    for (const auto& w : doc["warnings"]) listed = listed || w.get<std::string>().find(warned) != std::string::npos;
+    CHECK(listed);
+
+    stdfs::path strict_out = tmp.path() / "strict";
+    auto strict = build("rpath_outside", strict_out, {"--strict"});
+    expect_clean_failure(strict, strict_out, "[strict-package-warning]", kInput);
+    CHECK(last_line(strict.err).find(warned) != std::string::npos);
+    CHECK_FALSE(stdfs::exists(strict_out / "linux-64/sf-rpath-outside-1.0.0-0.conda"));
 }
