@@ -19,7 +19,10 @@ const std::map<std::string_view, Keys, std::less<>>& table() {
         t["package"] = {"name", "version"};
         t["source"] = {"fn", "url", "md5", "sha1", "sha256", "path", "path_via_symlink", "git_url", "git_tag",
                        "git_branch", "git_rev", "git_depth", "hg_url", "hg_tag", "svn_url", "svn_rev",
-                       "svn_ignore_externals", "svn_username", "svn_password", "folder", "no_hoist", "patches"};
+                       "svn_ignore_externals", "svn_username", "svn_password", "folder", "no_hoist", "patches",
+                       // newer conda-build's FIELDS
+                       "sha224", "sha384", "sha512", "content_sha256", "content_sha384", "content_sha512",
+                       "content_hash_skip"};
         t["build"] = {"number", "string", "entry_points", "osx_is_app", "disable_pip", "features", "track_features",
                       "preserve_egg_dir", "no_link", "binary_relocation", "script", "noarch", "noarch_python",
                       "has_prefix_files", "binary_has_prefix_files", "ignore_prefix_files",
@@ -29,7 +32,12 @@ const std::map<std::string_view, Keys, std::less<>>& table() {
                       "ignore_run_exports", "ignore_run_exports_from", "requires_features", "provides_features",
                       "force_use_keys", "force_ignore_keys", "merge_build_host", "pre-link", "post-link",
                       "pre-unlink", "missing_dso_whitelist", "error_overdepending", "error_overlinking",
-                      "overlinking_ignore_patterns", "python_site_packages_path"};
+                      "overlinking_ignore_patterns", "python_site_packages_path",
+                      // Read by conda-build 24.11 (get_value) though FIELDS lacks them.
+                      "activate_in_script", "ignore_verify_codes", "no_move_top_level_workdir_loops",
+                      "runpath_whitelist",
+                      // In newer conda-build's FIELDS; real feedstocks (opencv) write them already.
+                      "python_version_independent", "missing_dso_allowlist", "runpath_allowlist"};
         t["outputs"] = {"name", "version", "number", "entry_points", "script", "script_interpreter", "build",
                         "requirements", "test", "about", "extra", "files", "type", "run_exports", "target"};
         t["requirements"] = {"build", "host", "run", "conflicts", "run_constrained"};
@@ -49,21 +57,24 @@ struct Walk {
     std::vector<UnknownKey>& out;
 
     // The keys of `m` against table section `id`; `shown` names it in messages.
-    void mapping(const Meta& m, std::string_view id, const std::string& shown, const std::string& anchor) {
+    void mapping(const Meta& m, std::string_view id, const std::string& shown, const std::vector<Step>& path) {
         if (!m.is_object()) return;
         const Keys& keys = table().at(id);
         for (const auto& [k, v] : m.items()) {
             if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
             std::vector<std::string> valid(keys.begin(), keys.end());
-            out.push_back({k, shown, anchor.empty() ? k : anchor, str::closest(k, valid), std::move(valid)});
+            std::vector<Step> at = path;
+            at.push_back({k, ""});
+            out.push_back({k, shown, std::move(at), str::closest(k, valid), std::move(valid)});
         }
     }
 
     void top(const Meta& t) {
-        mapping(t, "", "", "");
+        mapping(t, "", "", {});
         for (std::string_view s : {"package", "build", "requirements", "app", "test", "about"})
-            if (t.contains(s)) mapping(t[std::string(s)], s, std::string(s), std::string(s));
-        if (t.contains("source")) each(t["source"], [&](const Meta& s) { mapping(s, "source", "source", "source"); });
+            if (t.contains(s)) mapping(t[std::string(s)], s, std::string(s), {{std::string(s), ""}});
+        if (t.contains("source"))
+            each(t["source"], [&](const Meta& s) { mapping(s, "source", "source", {{"source", ""}}); });
         if (t.contains("outputs"))
             each(t["outputs"], [&](const Meta& o) { output(o); });
     }
@@ -72,11 +83,18 @@ struct Walk {
         if (!o.is_object()) return;
         std::string name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : "";
         std::string shown = name.empty() ? "an output" : "output '" + name + "'";
-        mapping(o, "outputs", shown, "outputs");
-        if (o.contains("build")) mapping(o["build"], "build", shown + " build", "outputs");
-        if (o.contains("requirements")) mapping(o["requirements"], "requirements", shown + " requirements", "outputs");
-        if (o.contains("test")) mapping(o["test"], "output test", shown + " test", "outputs");
-        if (o.contains("about")) mapping(o["about"], "about", shown + " about", "outputs");
+        std::vector<Step> at = {{"outputs", ""}, {"name", name}};
+        mapping(o, "outputs", shown, at);
+        auto in = [&](const char* k) {
+            std::vector<Step> p = at;
+            p.push_back({k, ""});
+            return p;
+        };
+        if (o.contains("build")) mapping(o["build"], "build", shown + " build", in("build"));
+        if (o.contains("requirements"))
+            mapping(o["requirements"], "requirements", shown + " requirements", in("requirements"));
+        if (o.contains("test")) mapping(o["test"], "output test", shown + " test", in("test"));
+        if (o.contains("about")) mapping(o["about"], "about", shown + " about", in("about"));
     }
 
     // A section that may be one dict or a list of them (OPTIONALLY_ITERABLE_FIELDS).
@@ -89,30 +107,32 @@ struct Walk {
     }
 };
 
-// 1-based line of `key:` (maybe a list item's first key) at or after the
-// top-level line `anchor:`; 0 when the text does not hold it as written.
+// 1-based line of the key: each step of its path is looked for below the
+// line the last one was found on (a step not found as written, say a Jinja
+// name, is passed over); 0 when the key itself is not found.
 int line_of(const std::vector<std::string>& lines, const UnknownKey& u) {
-    auto starts_key = [](std::string_view line, std::string_view key) {
-        if (line.substr(0, key.size()) != key) return false;
-        std::string_view rest = str::trim(line.substr(key.size()));
-        return !rest.empty() && rest.front() == ':';
+    auto matches = [](std::string_view l, const Step& s, bool top) {
+        size_t indent = l.find_first_not_of(' ');
+        if (indent == std::string_view::npos || (top && indent > 0)) return false;
+        l.remove_prefix(indent);
+        if (l.substr(0, 2) == "- ") l = str::trim(l.substr(2));
+        if (l.substr(0, s.key.size()) != s.key) return false;
+        std::string_view rest = str::trim(l.substr(s.key.size()));
+        if (rest.empty() || rest.front() != ':') return false;
+        if (s.value.empty()) return true;
+        rest = str::trim(rest.substr(1));
+        if (rest.size() >= 2 && (rest.front() == '"' || rest.front() == '\'')) rest = rest.substr(1, rest.size() - 2);
+        return rest == s.value;
     };
     size_t from = 0;
-    for (size_t i = 0; i < lines.size(); ++i)
-        if (starts_key(lines[i], u.anchor)) {
-            from = i;
-            break;
-        }
-    for (size_t i = from; i < lines.size(); ++i) {
-        std::string_view l = lines[i];
-        size_t indent = l.find_first_not_of(' ');
-        if (indent == std::string_view::npos) continue;
-        l.remove_prefix(indent);
-        if (u.section.empty() && indent > 0) continue;  // a top-level key sits in column 1
-        if (l.substr(0, 2) == "- ") l.remove_prefix(l.find_first_not_of(' ', 2) == std::string_view::npos ? 2 : l.find_first_not_of(' ', 2));
-        if (starts_key(l, u.key)) return static_cast<int>(i) + 1;
+    for (size_t step = 0; step < u.path.size(); ++step) {
+        bool last = step + 1 == u.path.size();
+        size_t i = from;
+        while (i < lines.size() && !matches(lines[i], u.path[step], step == 0)) ++i;
+        if (i < lines.size()) from = i;
+        else if (last) return 0;
     }
-    return 0;
+    return static_cast<int>(from) + 1;
 }
 
 Error as_error(const UnknownKey& u, SourceLoc at) {

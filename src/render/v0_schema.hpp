@@ -15,10 +15,17 @@
 
 namespace sf::render {
 
+// One key on the way to an unknown key, to find its line: `outputs:`, then
+// `- name: libfoo`, then `test:`, then the key.
+struct Step {
+    std::string key;
+    std::string value;  // "" for any value
+};
+
 struct UnknownKey {
     std::string key;      // "numbr"
     std::string section;  // "build", "output 'libfoo' test", "" for the top level
-    std::string anchor;   // the top-level section it sits under ("build", "outputs"), to find its line
+    std::vector<Step> path;  // from the top level to the key itself
     std::string near;     // the likely key meant, or ""
     std::vector<std::string> valid;  // the section's keys, in FIELDS' order
 };
