@@ -206,14 +206,14 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
             bool py_dependent = !py.empty() && (o->used.count("python") || mentions_python(o->requirements.host) ||
                                                 mentions_python(o->requirements.run));
             // It builds with a Python, but is it made per Python?
-            const bool per_python = py_dependent && varies_with_python(*o, outs);
+            const bool made_per_python = py_dependent && varies_with_python(*o, outs);
             if (is_metapackage(*o)) {
                 // Per-Python only when the output uses python (pytorch-cpu's
                 // py312 build string): the variant always holds conda-build's
                 // default python, which a C++ metapackage (gmock) never names.
                 s.role = Role::metapackage;
                 if (py_dependent) s.python = py;
-            } else if (per_python) {
+            } else if (made_per_python) {
                 s.role = Role::per_python;
                 s.python = py;
             } else {
