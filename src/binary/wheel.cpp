@@ -440,8 +440,12 @@ Result<std::vector<WheelReport>> make_wheels(const WheelOptions& o) {
     for (const auto& p : *all)
         if (p.record.name == o.package) roots.push_back(&p);
     if (roots.empty())
-        return fail(SourceLoc{o.input.string()}, "no '" + o.package + "' package in the folder",
-                    "build the recipe first (./build-locally.sh --demo), or name the folder it wrote");
+        return fail(SourceLoc{o.input.string()},
+                    "no '" + o.package + "' package in the folder: wheel makes PyTorch-shaped pip wheels (" +
+                        o.distribution + "-VERSION-cpXY-...whl), each from one built '" + o.package +
+                        "' conda package and the libtorch package it depends on",
+                    "point it at the folder a PyTorch build wrote (./build-locally.sh --demo writes one), "
+                    "or pass --package for another name");
     // Two packages that would make the same wheel (two build numbers of one
     // variant): refused before anything is written, not overwritten.
     std::map<std::string, std::string> seen;

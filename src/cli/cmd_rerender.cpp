@@ -80,7 +80,8 @@ void register_rerender(CLI::App& app, Cli& cli) {
                                         {"stale_keys", res.stale_keys},
                                         {"missing", res.missing},
                                         {"extra", res.extra},
-                                        {"skipped_platforms", res.skipped}});
+                                        {"skipped_platforms", res.skipped},
+                                        {"migrations", res.migrations}});
                 return o->check && !res.up_to_date() ? stale_error() : 0;
             }
             if (o->check) {
@@ -104,6 +105,7 @@ void register_rerender(CLI::App& app, Cli& cli) {
                 }
                 for (const auto& f : res.removed) std::cout << "removed   " << dir << "/" << f << "\n";
                 for (const auto& p : res.skipped) std::cout << "no config for " << p << " (no output is built there)\n";
+                std::cout << res.migrations << "\n";
                 std::cout << res.files.size() << " configs, " << res.written.size() << " written, "
                           << res.removed.size() << " removed\n";
                 return 0;

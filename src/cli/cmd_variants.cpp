@@ -13,11 +13,13 @@ void register_variants(CLI::App& app, Cli& cli) {
     struct Opts {
         std::string recipe;
         VariantArgs variants;
+        bool verbose = false;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand("variants", "Print the variant matrix and why each key is used");
     sub->add_option("RECIPE", o->recipe, "Recipe directory, or its meta.yaml or recipe.yaml")->required();
     o->variants.add_to(sub);
+    sub->add_flag("--verbose", o->verbose, "List every unused key (a global pinning brings hundreds)");
     add_json_flag(sub, cli);
     sub->callback([o, &cli] {
         cli.action = [o, &cli] {
@@ -36,7 +38,8 @@ void register_variants(CLI::App& app, Cli& cli) {
             if (cli.console.json)
                 std::cout << render::variants_json(rr).dump(2) << "\n";
             else
-                std::cout << render::variants_report(rr);
+                std::cout << render::variants_report(rr, o->verbose ? render::ReportDetail::full
+                                                                    : render::ReportDetail::summary);
             return 0;
         };
     });

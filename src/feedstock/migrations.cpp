@@ -421,6 +421,24 @@ Result<Migration> read_migration(const stdfs::path& file, const variant::Selecti
     return m;
 }
 
+std::string migration_sources(const std::vector<stdfs::path>& files, const stdfs::path& feedstock_dir) {
+    // Folders in the order they first appear, each with its count.
+    std::vector<std::pair<std::string, int>> dirs;
+    for (const auto& f : files) {
+        std::string d = f.parent_path().lexically_normal().string();
+        auto it = std::find_if(dirs.begin(), dirs.end(), [&](const auto& x) { return x.first == d; });
+        if (it == dirs.end()) dirs.emplace_back(d, 1);
+        else ++it->second;
+    }
+    if (dirs.empty())
+        return "migrations: none (" + (feedstock_dir / ".ci_support" / "migrations").lexically_normal().string() +
+               " holds none)";
+    std::string out = "migrations: ";
+    for (size_t i = 0; i < dirs.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(dirs[i].second) + " from " + dirs[i].first;
+    return out;
+}
+
 Result<std::vector<stdfs::path>> migration_files(const stdfs::path& feedstock_dir, const stdfs::path& pinning_file) {
     struct Info {
         stdfs::path path;

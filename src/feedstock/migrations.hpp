@@ -44,6 +44,11 @@ struct Migration {
 Result<std::vector<std::filesystem::path>> migration_files(const std::filesystem::path& feedstock_dir,
                                                            const std::filesystem::path& pinning_file);
 
+// One line saying where `files` (migration_files' answer) came from:
+// "migrations: 2 from F/.ci_support/migrations, 1 from P/share/conda-forge/migrations",
+// or "migrations: none (F/.ci_support/migrations holds none)".
+std::string migration_sources(const std::vector<std::filesystem::path>& files, const std::filesystem::path& feedstock_dir);
+
 // One migration file read for the selection's platforms and environment
 // (selectors applied).
 Result<Migration> read_migration(const std::filesystem::path& file, const variant::Selection& sel, Diagnostics* diag);

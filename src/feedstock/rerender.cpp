@@ -327,6 +327,7 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
     RerenderResult res;
     res.feedstock = true;
     res.warnings = sm->warnings;
+    res.migrations = sm->migrations;
     res.skipped = sm->empty_targets;
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& f : sm->files) {

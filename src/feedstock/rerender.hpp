@@ -43,6 +43,7 @@ struct RerenderResult {
     bool feedstock = false;              // conda-smithy mode
     std::vector<std::string> files;      // conda-smithy mode: every file name, sorted
     std::vector<Error> warnings;  // the renders' (unknown selector names, ...), once each
+    std::string migrations;       // conda-smithy mode: where the migration files came from (one line)
     bool up_to_date() const { return stale.empty() && missing.empty() && extra.empty(); }
 };
 

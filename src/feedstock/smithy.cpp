@@ -279,6 +279,8 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     auto migration_paths =
         migration_files(opts.feedstock_dir, opts.exclusive_files.empty() ? stdfs::path() : opts.exclusive_files.front());
     if (!migration_paths) return unexpected(migration_paths.error());
+    SmithyResult res;
+    res.migrations = migration_sources(*migration_paths, opts.feedstock_dir);
 
     auto compat = Compat::of(opts.smithy_version);
     if (!compat) return unexpected(compat.error());
@@ -293,7 +295,6 @@ Result<SmithyResult> smithy_configs(const SmithyOptions& opts) {
     const detail::TargetInputs in{raw ? &*raw : nullptr, v1 ? &*v1 : nullptr, *recipe_text, configs, *forge,
                                   opts, *migration_paths, corpus, used_corpus, *compat};
     const bool cuda = uses_cuda(*recipe_text);
-    SmithyResult res;
     // What conda-smithy sets in os.environ for the pinning's selectors: ours
     // travel in each target's Selection, over the process environment.
     recipe::EnvOverlay os_environ = {{"CF_COMPILER_STACK", "comp7"}, {"CF_MIN_PY_VER", "27"},

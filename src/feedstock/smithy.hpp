@@ -45,6 +45,7 @@ struct SmithyResult {
     std::vector<std::string> targets;       // every target rendered (conda-smithy names)
     std::vector<std::string> empty_targets; // rendered, but no output is left for them
     std::vector<Error> warnings;
+    std::string migrations;  // "migrations: 2 from ...": where the migration files came from
 };
 
 // True when `dir` is a feedstock (holds recipe/meta.yaml or recipe/recipe.yaml),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "types/match_spec.hpp"
@@ -58,9 +59,30 @@ bool is_metapackage(const render::RenderedOutput& o) {
     return !o.is_staging && o.script.empty() && o.script_lines.empty() && o.files.empty() && o.inherits.empty();
 }
 
+// Whether the output really varies with python: it is made once per Python
+// here (another output of its name has another python), or its build string
+// holds the py tag (pytorch's py312, conda-build's default string). An
+// output that only builds with a Python in host (libtorch, whose string has
+// no tag) is made once, whatever the python variants.
+bool varies_with_python(const render::RenderedOutput& o, const std::vector<const render::RenderedOutput*>& outs) {
+    std::string py = python_of(o);
+    if (py.empty()) return false;
+    for (const auto* other : outs)
+        if (other->name == o.name && !python_of(*other).empty() && python_of(*other) != py) return true;
+    std::string tag = "py";
+    for (char c : py)
+        if (c != '.') tag += c;
+    for (const auto& part : str::split(o.build_string, '_'))
+        if (part == tag) return true;
+    return false;
+}
+
 constexpr std::size_t kMaxLabel = 64;
 
-std::string label_of(const variant::Variant& v, bool cuda) {
+// `varying`: the keys whose values differ between this recipe's staging
+// builds; without cuda or blas_impl, only they name a build (as `variants`
+// shows them), so a label is not every key of the variant.
+std::string label_of(const variant::Variant& v, bool cuda, const std::set<std::string>& varying) {
     std::string l;
     if (cuda) {
         l = "cuda" + v.value_or("cuda_compiler_version", "");
@@ -70,7 +92,8 @@ std::string label_of(const variant::Variant& v, bool cuda) {
     if (const std::string* b = v.get("blas_impl")) l += (l.empty() ? "" : "_") + *b;
     if (l.empty()) {
         for (const auto& [k, val] : v.values) {
-            if (k == "target_platform" || str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version"))
+            if (k == "target_platform" || str::ends_with(k, "_compiler") || str::ends_with(k, "_compiler_version") ||
+                !varying.count(k))
                 continue;
             if (!l.empty()) l += "_";
             l += k + "-" + val;
@@ -117,6 +140,13 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
     plan.build_script = rr.build_script;
     plan.warnings = rr.warnings;
     std::vector<std::string> problems;
+    std::set<std::string> varying;
+    for (const auto& t : rr.tops)
+        for (const auto& [k, val] : t.variant.values)
+            if (rr.tops.front().variant.value_or(k, "") != val) varying.insert(k);
+    for (const auto& t : rr.tops)
+        for (const auto& [k, val] : rr.tops.front().variant.values)
+            if (t.variant.value_or(k, "") != val) varying.insert(k);
 
     for (size_t t = 0; t < rr.tops.size(); ++t) {
         StagingBuild b;
@@ -147,7 +177,7 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
         for (const auto* o : outs)
             for (const auto& k : {"cuda_compiler_version", "blas_impl"})
                 if (!lv.has(k) && o->variant.has(k)) lv.set(k, *o->variant.get(k));
-        b.label = label_of(lv, b.needs_cuda);
+        b.label = label_of(lv, b.needs_cuda, varying);
         b.python = staging_python(b.requirements, b.variant);
 
         // Whole-build availability.
@@ -175,16 +205,20 @@ Result<BuildPlan> make_plan(const render::RenderedRecipe& rr, const HostFacts& h
             std::string py = python_of(*o);
             bool py_dependent = !py.empty() && (o->used.count("python") || mentions_python(o->requirements.host) ||
                                                 mentions_python(o->requirements.run));
+            // It builds with a Python, but is it made per Python?
+            const bool made_per_python = py_dependent && varies_with_python(*o, outs);
             if (is_metapackage(*o)) {
                 // Per-Python only when the output uses python (pytorch-cpu's
                 // py312 build string): the variant always holds conda-build's
                 // default python, which a C++ metapackage (gmock) never names.
                 s.role = Role::metapackage;
                 if (py_dependent) s.python = py;
-            } else if (py_dependent) {
+            } else if (made_per_python) {
                 s.role = Role::per_python;
                 s.python = py;
             } else {
+                // Built once: still with the Python its host env names.
+                if (py_dependent) s.python = py;
                 s.role = Role::independent;
             }
             if (!s.python.empty() && !host.has_python(s.python)) {

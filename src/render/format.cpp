@@ -166,7 +166,15 @@ std::string why_used(const RenderedRecipe& r, const std::string& key) {
 
 }  // namespace
 
-std::string variants_report(const RenderedRecipe& r) {
+std::vector<std::string> unused_keys(const RenderedRecipe& r) {
+    std::vector<std::string> unused;
+    if (!r.variants.empty())
+        for (const auto& [k, v] : r.variants.front().values)
+            if (std::find(r.used_keys.begin(), r.used_keys.end(), k) == r.used_keys.end()) unused.push_back(k);
+    return unused;
+}
+
+std::string variants_report(const RenderedRecipe& r, ReportDetail detail) {
     std::string out;
     out += r.name + " " + r.version + " (" + r.platform.name() + "): " + std::to_string(r.variants.size()) +
            " variants in the matrix, " + std::to_string(r.tops.size()) + " staging build(s), " +
@@ -197,12 +205,15 @@ std::string variants_report(const RenderedRecipe& r) {
         out += "  " + k + std::string(width - k.size() + 2, ' ') + why_used(r, k) +
                (staging ? "  [staging]" : "") + "\n";
     }
-    std::vector<std::string> unused;
-    if (!r.variants.empty())
-        for (const auto& [k, v] : r.variants.front().values)
-            if (std::find(r.used_keys.begin(), r.used_keys.end(), k) == r.used_keys.end()) unused.push_back(k);
-    out += "\nunused keys: " + (unused.empty() ? std::string("(none)") : str::join(unused, ", ")) + "\n";
-    return out;
+    // A global pinning (-e) brings hundreds of keys no recipe uses: a count
+    // and the first few, unless asked for all.
+    constexpr size_t kShown = 5, kAll = 10;
+    std::vector<std::string> unused = unused_keys(r);
+    if (unused.empty()) return out + "\nunused keys: (none)\n";
+    if (detail == ReportDetail::full || unused.size() <= kAll) return out + "\nunused keys: " + str::join(unused, ", ") + "\n";
+    std::vector<std::string> first(unused.begin(), unused.begin() + kShown);
+    return out + "\nunused keys: " + std::to_string(unused.size()) + " (" + str::join(first, ", ") +
+           ", ...; --verbose or --json lists them all)\n";
 }
 
 nlohmann::ordered_json variants_json(const RenderedRecipe& r) {
@@ -223,6 +234,7 @@ nlohmann::ordered_json variants_json(const RenderedRecipe& r) {
     J used = J::object();
     for (const auto& k : r.used_keys) used[k] = why_used(r, k);
     j["used_keys"] = used;
+    j["unused_keys"] = unused_keys(r);
     j["matrix_size"] = r.variants.size();
     return j;
 }

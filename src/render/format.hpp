@@ -22,6 +22,10 @@ std::string builds_tsv(const RenderedRecipe& r);
 namespace sf::render {
 // `splitforge variants`: the staging matrix, the keys each output uses and,
 // for every used key, where it is first used (file:line).
-std::string variants_report(const RenderedRecipe& r);
+// How much of a long list the report prints.
+enum class ReportDetail { summary, full };
+// The keys of the matrix the recipe does not use.
+std::vector<std::string> unused_keys(const RenderedRecipe& r);
+std::string variants_report(const RenderedRecipe& r, ReportDetail detail = ReportDetail::summary);
 nlohmann::ordered_json variants_json(const RenderedRecipe& r);
 }  // namespace sf::render

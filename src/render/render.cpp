@@ -14,6 +14,7 @@
 #include "render/hash.hpp"
 #include "render/meta.hpp"
 #include "render/pins.hpp"
+#include "render/v0_schema.hpp"
 #include "render/validate.hpp"
 #include "render/yaml_memo.hpp"
 #include "render/pin_text.hpp"
@@ -298,6 +299,9 @@ Result<const Pass*> Renderer::pass_for(const variant::Variant& v) {
     auto meta = render_meta(*sel, key, v, pass->ns);
     if (!meta) return unexpected(meta.error());
     if (auto ok = check_shape(*meta, raw_.meta_file, diag_); !ok) return unexpected(ok.error());
+    // conda-smithy's render does not judge the recipe's keys; lint and render do.
+    if (!opts_.smithy)
+        if (auto ok = check_known_keys(*meta, raw_.text, raw_.meta_file, diag_); !ok) return unexpected(ok.error());
     pass->vt.raw = &raw_;
     pass->vt.subdir = sel_.platform.name();
     pass->vt.meta = std::move(*meta);
