@@ -241,13 +241,13 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     auto t = std::chrono::steady_clock::now();
     const std::string who = p.name + " [" + b.label + "]: " + s.what;
     ctx.progress("==> " + who + (s.python.empty() ? "" : " (python " + s.python + ")"));
-    env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(s.requirements->build, b), {}, ""};
+    env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(s.requirements->build, b), {}, "", {}};
     auto benv = ctx.provider->create(be);
     // An env that cannot be made is the job's failure, as `install` that
     // cannot solve (exit 1); --strict's stand-in errors keep their kind.
     if (!benv) return fail_runtime({}, who + ": build env: " + benv.error().str());
     if (auto ok = detail::tell_host_tools(ctx, *benv); !ok) return fail_from(ok.error(), {}, who + ": build env: " + ok.error().str());
-    env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(s.requirements->host, b), {}, s.python};
+    env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, without_own(s.requirements->host, b), {}, s.python, {}};
     auto henv = ctx.provider->create(he);
     if (!henv) return fail_runtime({}, who + ": host env: " + henv.error().str());
     if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail_from(ok.error(), {}, who + ": host env: " + ok.error().str());
@@ -518,8 +518,30 @@ void report_skipped(Ctx& ctx, const plan::BuildPlan& p) {
     }
 }
 
-// The system provider's Pythons become packages of the channel, so that
-// tests (and anyone using the channel) can install the per-Python outputs.
+// The interpreter's pip as a package of the channel (conda adds pip to
+// python's depends); a note when the interpreter has none.
+Result<void> export_host_pip(Ctx& ctx, const env::Interpreter& py) {
+    auto pip = host_pip(py);
+    if (!pip) {
+        ctx.notice("note: python " + py.version + " (" + py.prefix.string() +
+                   ") has no pip of its own to export: stock conda, which adds pip to python's depends, "
+                   "will not solve this channel's python");
+        return {};
+    }
+    std::error_code ec;
+    if (stdfs::exists(pip_package_in(ctx.output, *pip), ec)) return {};
+    auto t = std::chrono::steady_clock::now();
+    auto r = export_pip(py, *pip, ctx.output, ctx.work);
+    if (!r) return fail_from(r.error(), {}, "pip " + pip->version + ": export as a package: " + r.error().str());
+    ctx.report.exported.push_back(r->filename().string());
+    ctx.progress("==> pip-" + pip->version + "-" + python_package_build() + ": exported " + pip->site.string() +
+                 "/pip into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
+    return {};
+}
+
+// The system provider's Pythons (and their pips) become packages of the
+// channel, so that tests (and anyone using the channel) can install the
+// per-Python outputs.
 Result<void> export_pythons(Ctx& ctx, const plan::BuildPlan& p) {
     if (ctx.opts.provider != env::ProviderKind::system) return {};
     std::set<std::string> needed;
@@ -528,13 +550,15 @@ Result<void> export_pythons(Ctx& ctx, const plan::BuildPlan& p) {
             if (!st.python.empty() && !in_channel(ctx, p.platform, st.output.dist())) needed.insert(st.python);
     for (const auto& minor : needed) {
         const auto& py = ctx.pythons.at(minor);
-        if (!python_package_in(ctx.output, p.platform, py).empty()) continue;
-        auto t = std::chrono::steady_clock::now();
-        auto r = export_python(py, ctx.output, p.platform, ctx.work);
-        if (!r) return fail_from(r.error(), {}, "python " + py.version + ": export as a package: " + r.error().str());
-        ctx.report.exported.push_back(r->filename().string());
-        ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " + py.prefix.string() +
-                     " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
+        if (python_package_in(ctx.output, p.platform, py).empty()) {
+            auto t = std::chrono::steady_clock::now();
+            auto r = export_python(py, ctx.output, p.platform, ctx.work);
+            if (!r) return fail_from(r.error(), {}, "python " + py.version + ": export as a package: " + r.error().str());
+            ctx.report.exported.push_back(r->filename().string());
+            ctx.progress("==> python-" + py.version + "-" + python_package_build() + ": exported " +
+                         py.prefix.string() + " into the channel, " + detail::fmt_seconds(detail::seconds_since(t)));
+        }
+        if (auto ok = export_host_pip(ctx, py); !ok) return ok;
     }
     return {};
 }
@@ -633,6 +657,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     const plan::BuildPlan& p = prepared.plan;
     Ctx ctx(opts);
     report_warnings(ctx.reporter, p.warnings);
+    if (auto ok = detail::check_build_tools(opts, p, prepared.env); !ok) return unexpected(ok.error());
     if (auto ok = open_output(ctx, p); !ok) return unexpected(ok.error());
     auto work = open_work_dir(ctx, p);  // held until the build ends
     if (!work) return unexpected(work.error());

@@ -133,6 +133,11 @@ std::vector<InheritedExport> staging_run_exports(const render::StagingOutput& s,
 // locate toolchains and caches (CUDA_HOME, MKLROOT, SOURCE_DATE_EPOCH, ...).
 process::Env tool_env();
 
+// The tools the build runs, before anything is fetched (build_tools.cpp):
+// the external provider's executable, git for a git source, patch (or git)
+// for patches. One line names each one missing (exit 1).
+Result<void> check_build_tools(const BuildOptions& opts, const plan::BuildPlan& p, const process::Env& env);
+
 // <work>/build_env_setup.sh: the script's environment as `export` lines
 // and a `cd $SRC_DIR`, written before each script runs, so that after a
 // failure (with --keep-build/--dirty) `source build_env_setup.sh` enters it.

@@ -392,7 +392,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
     };
     bool has_script = !o.script.empty() || !o.script_lines.empty();
     if (step.role != plan::Role::metapackage) {
-        env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, types::dependency_strings(o.requirements.build), {}, ""};
+        env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, types::dependency_strings(o.requirements.build), {}, "", {}};
         // An env that cannot be made is the job's failure, as `install` that
         // cannot solve (exit 1); --strict's stand-in errors keep their kind.
         auto br = ctx.provider->create(be);
@@ -400,7 +400,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
         benv = std::move(*br);
         if (auto ok = tell_host_tools(ctx, benv); !ok) return err("build env", ok.error());
         std::string py = step.python.empty() ? b.python : step.python;
-        env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py};
+        env::EnvSpec he{ctx.host_prefix, env::EnvRole::host, types::dependency_strings(o.requirements.host), {}, py, {}};
         auto hr = ctx.provider->create(he);
         if (!hr) return err("host env", as_runtime(hr.error()));
         henv = std::move(*hr);

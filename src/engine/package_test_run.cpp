@@ -103,7 +103,7 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     auto provider = env::make_provider(env::ProviderKind::system, pc);
     stdfs::path prefix = work / "test_env";
     if (o.progress == Progress::show) reporter.progress("==> " + rep.dist + ": creating the test prefix");
-    auto prepared = provider->create(env::EnvSpec{prefix, env::EnvRole::test, requires_, {o.package}, ""});
+    auto prepared = provider->create(env::EnvSpec{prefix, env::EnvRole::test, requires_, {o.package}, "", {}});
     if (!prepared) {
         rep.result = "failed";
         rep.detail = "creating the test prefix: " + prepared.error().str();

@@ -174,7 +174,10 @@ Result<void> Publisher::submit(const plan::StagingBuild& b, const plan::Step& st
         stdfs::remove(built.package, ec);  // never published: the build stops here
         return ok;
     }
-    if (ctx_.opts.test == TestMode::skip) return report(b, step, publish_output(ctx_, step, std::move(built), recipe_dir));
+    // An external tool's runs stay one at a time (two conda processes on one
+    // package cache are not safe): its tests run here, in turn.
+    if (ctx_.opts.test == TestMode::skip || !ctx_.test_provider)
+        return report(b, step, publish_output(ctx_, step, std::move(built), recipe_dir));
     pending_.emplace(Pending{&b, &step, std::async(std::launch::async, [this, &step, recipe_dir, bo = std::move(built)]() mutable {
                                  return publish_output(ctx_, step, std::move(bo), recipe_dir);
                              })});

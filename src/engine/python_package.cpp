@@ -5,8 +5,13 @@
 #include <system_error>
 
 #include "channel/index.hpp"
+#include "package/python_files.hpp"
 #include "package/writer.hpp"
 #include "script/capture.hpp"
+#include "types/entry_point.hpp"
+#include "types/identifiers.hpp"
+#include "types/version_spec.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "util/timestamp.hpp"
 
@@ -87,6 +92,113 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     auto made = package::make_package(stage, m, work / "python-pkgs", mo);
     if (!made) return unexpected(made.error());
     stdfs::remove_all(stage, ec);
+    auto added = channel::add_package(channel, made->files.front());
+    stdfs::remove(made->files.front(), ec);
+    if (!added) return unexpected(added.error());
+    return *added;
+}
+
+namespace {
+
+// pip's wheel files below site-packages: pip/ and its dist-info, no bytecode.
+std::vector<std::string> pip_files(const HostPip& pip) {
+    std::vector<std::string> files;
+    for (const auto& f : script::snapshot(pip.site)) {
+        if (!str::starts_with(f, "pip/") && !str::starts_with(f, pip.dist_info + "/")) continue;
+        if (f.find("__pycache__/") != std::string::npos || str::ends_with(f, ".pyc")) continue;
+        files.push_back(f);
+    }
+    return files;
+}
+
+// "python >=3.7" from METADATA's Requires-Python (a PEP 440 specifier set
+// conda reads the same way), else "python".
+std::string python_dependency(const HostPip& pip) {
+    auto text = fs::read_file(pip.site / pip.dist_info / "METADATA");
+    if (text)
+        for (const auto& line : str::split_lines(*text)) {
+            if (line.empty()) break;  // the headers end at the first blank line
+            if (!str::starts_with(line, "Requires-Python:")) continue;
+            std::string spec;
+            for (char c : line.substr(16))
+                if (c != ' ' && c != '\t') spec += c;
+            if (!spec.empty() && types::VersionSpec::parse(spec)) return "python " + spec;
+        }
+    return "python";
+}
+
+// The console scripts of entry_points.txt without a Python version in their
+// name (pip, pip3; not the pip3.12 of the interpreter pip was installed for).
+std::vector<types::EntryPoint> pip_entry_points(const HostPip& pip) {
+    std::vector<types::EntryPoint> out;
+    auto text = fs::read_file(pip.site / pip.dist_info / "entry_points.txt");
+    if (!text) return out;
+    bool console = false;
+    for (const auto& raw : str::split_lines(*text)) {
+        std::string line(str::trim(raw));
+        if (str::starts_with(line, "[")) console = line == "[console_scripts]";
+        if (!console || line.empty() || line[0] == '[') continue;
+        if (auto ep = types::parse_entry_point(line); ep && ep->command.find('.') == std::string::npos)
+            out.push_back(*ep);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<HostPip> host_pip(const env::Interpreter& py) {
+    HostPip pip;
+    pip.site = py.prefix / "lib" / ("python" + py.minor) / "site-packages";
+    std::error_code ec;
+    if (!stdfs::is_regular_file(pip.site / "pip/__init__.py", ec)) return std::nullopt;
+    int found = 0;
+    for (const auto& e : stdfs::directory_iterator(pip.site, ec)) {
+        std::string n = e.path().filename().string();
+        if (!str::starts_with(n, "pip-") || !str::ends_with(n, ".dist-info")) continue;
+        pip.dist_info = n;
+        pip.version = n.substr(4, n.size() - 4 - 10);
+        ++found;
+    }
+    // Two dist-infos leave it open which one pip/ is: none is exported.
+    if (found != 1 || !types::check_version(pip.version)) return std::nullopt;
+    return pip;
+}
+
+stdfs::path pip_package_in(const stdfs::path& channel, const HostPip& pip) {
+    return channel / "noarch" / ("pip-" + pip.version + "-" + python_package_build() + ".conda");
+}
+
+Result<stdfs::path> export_pip(const env::Interpreter& py, const HostPip& pip, const stdfs::path& channel,
+                               const stdfs::path& work) {
+    std::error_code ec;
+    if (stdfs::path there = pip_package_in(channel, pip); stdfs::exists(there, ec)) return there;
+    stdfs::path stage = work / ("pip-" + pip.version);
+    stdfs::remove_all(stage, ec);
+    const std::vector<std::string> files = pip_files(pip);
+    if (auto ok = script::copy_files(pip.site, files, stage / "site-packages"); !ok) return unexpected(ok.error());
+    if (auto ok = fs::write_file_atomic(stage / "site-packages" / pip.dist_info / "INSTALLER", "conda\n"); !ok)
+        return unexpected(ok.error());
+    package::PackageMeta m;
+    m.name = "pip";
+    m.version = pip.version;
+    m.build = python_package_build();
+    m.subdir = types::Platform::noarch();
+    m.noarch = types::NoArch::python;
+    m.depends = {python_dependency(pip)};
+    m.license = "MIT";
+    m.summary = "The pip " + pip.version + " of the host's Python " + py.version + " (" + pip.site.string() +
+                "), exported by splitforge's system provider";
+    m.home = "https://pip.pypa.io";
+    m.link_json = package::link_json(types::NoArch::python, pip_entry_points(pip), package::PythonRules::conda_build);
+    std::vector<stdfs::path> inputs;
+    for (const auto& f : files) inputs.push_back(pip.site / f);
+    m.timestamp = timestamp::reproducible(inputs) * 1000;
+    package::MakeOptions mo;
+    mo.write.zstd_level = 3;
+    mo.write.threads = 2;
+    auto made = package::make_package(stage, m, work / "python-pkgs", mo);
+    stdfs::remove_all(stage, ec);
+    if (!made) return unexpected(made.error());
     auto added = channel::add_package(channel, made->files.front());
     stdfs::remove(made->files.front(), ec);
     if (!added) return unexpected(added.error());

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "channel/index.hpp"
 #include "core/rewrap.hpp"
 #include "core/try.hpp"
 #include "engine/engine_detail.hpp"
@@ -106,6 +107,22 @@ Result<void> copy_test_file(const stdfs::path& src, const stdfs::path& rel, cons
     return stdfs::is_directory(src, ec) ? fs::copy_tree(src, dst) : fs::copy_file(src, dst);
 }
 
+// The package under test alone in an indexed channel, <work>/test-channel
+// (made afresh, its platform's subdir and noarch/ indexed): conda-build
+// indexes the package into its local channel and searches that first for
+// the test env, and an external solver takes a package only from a channel.
+Result<stdfs::path> test_channel(const Ctx& ctx, const stdfs::path& pkg) {
+    stdfs::path dir = ctx.work / "test-channel";
+    std::error_code ec;
+    stdfs::remove_all(dir, ec);
+    auto root = fs::Dir::open(dir, fs::Create::yes);
+    if (!root) return unexpected(root.error());
+    if (auto sub = root->sub(ctx.opts.selection.platform.name(), fs::Create::yes); !sub) return unexpected(sub.error());
+    if (auto added = channel::add_package(dir, pkg); !added) return rewrap(added.error(), "the test channel: ");
+    if (auto ok = channel::index_channel(dir); !ok) return rewrap(ok.error(), "the test channel: ");
+    return dir;
+}
+
 }  // namespace
 
 namespace {
@@ -123,13 +140,19 @@ Result<std::string> run_test(Ctx& ctx, const plan::Step& step, const stdfs::path
         return check_contents(pkg, t, ctx.opts.selection.platform, step.output.noarch == types::NoArch::python);
     if (t.commands.empty() && t.imports.empty() && t.files.empty()) return std::string("none");
     std::error_code ec;
-    env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python};
+    env::EnvSpec spec{ctx.test_prefix, env::EnvRole::test, types::dependency_strings(t.requires_), {pkg}, step.python, {}};
     if (!t.imports.empty() && std::none_of(t.requires_.begin(), t.requires_.end(),
                                            [](const types::Dependency& d) { return d.name() == "python"; }))
         spec.specs.push_back(step.python.empty() ? "python" : "python " + step.python + ".*");
-    // rattler-build installs pip for pip_check; the system provider has no pip
-    // package to install (its Python package carries no site-packages).
+    // rattler-build installs pip for pip_check; the system provider's test
+    // envs hold only what the test names (its Python package carries no
+    // site-packages; the pip exported beside it is for stock conda's solves).
     if (t.pip_check && ctx.opts.provider != env::ProviderKind::system) spec.specs.push_back("pip");
+    if (ctx.opts.provider != env::ProviderKind::system) {
+        auto ch = test_channel(ctx, pkg);
+        if (!ch) return fail_runtime({}, "creating the test prefix: " + ch.error().str());
+        spec.package_channel = *ch;
+    }
     auto prepared = (ctx.test_provider ? *ctx.test_provider : *ctx.provider).create(spec);
     // A test env that cannot be made fails the test, as a build env the build (exit 1).
     if (!prepared) return fail_runtime({}, "creating the test prefix: " + prepared.error().str());

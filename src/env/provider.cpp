@@ -100,6 +100,12 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
+// A local channel as conda names one: file:// and the absolute path.
+std::string file_url(const stdfs::path& dir) {
+    std::error_code ec;
+    return "file://" + stdfs::absolute(dir, ec).lexically_normal().string();
+}
+
 // "12" of "gcc_linux-64 12.*" / "12.3.0"; "" without a version.
 std::string requested_major(const std::string& spec) {
     auto parts = str::split(std::string(str::trim(spec)), ' ');
@@ -326,13 +332,18 @@ public:
     Result<PreparedEnv> create(const EnvSpec& spec) override {
         std::error_code ec;
         stdfs::remove_all(spec.prefix, ec);
+        if (!spec.package_files.empty() && spec.package_channel.empty())
+            return fail(std::string(to_string(kind_)) + " installs packages only from a channel, and no channel holds " +
+                        spec.package_files.front().filename().string());
+        // Local channels as file:// URLs, the package under test's first.
         std::vector<std::string> channels;
-        for (const auto& c : ctx_.channels) channels.push_back(stdfs::absolute(c).string());
+        if (!spec.package_channel.empty()) channels.push_back(file_url(spec.package_channel));
+        for (const auto& c : ctx_.channels) add_unique(channels, file_url(c));
         for (const auto& c : ctx_.channel_urls) add_unique(channels, c);
         std::vector<std::string> specs = spec.specs;
         for (const auto& f : spec.package_files) {
             // An external solver takes the package by name/version/build from
-            // the channel it was just added to.
+            // package_channel.
             std::string stem = archive::package_stem(f);
             auto last = stem.rfind('-');
             auto mid = stem.rfind('-', last - 1);

@@ -11,8 +11,9 @@
 //   anything else       -> an error naming it, suggesting --env-provider
 // micromamba | mamba | conda (external; for machines with channel access):
 //   `<tool> create -y -p PREFIX -c CH... --override-channels SPEC...` run
-//   through the process wrapper; run_exports are read back from the
-//   installed packages (conda-meta -> extracted_package_dir/info).
+//   through the process wrapper, local channels as file:// URLs (a test's
+//   package channel first); run_exports are read back from the installed
+//   packages (conda-meta -> extracted_package_dir/info).
 // pixi has no "create a prefix here" command; it is refused with a hint.
 #include <filesystem>
 #include <functional>
@@ -44,6 +45,11 @@ struct EnvSpec {
     std::vector<std::string> specs;                  // match specs (requirements)
     std::vector<std::filesystem::path> package_files;  // test: the package under test
     std::string python;                              // "3.12": the Python this env is for, if any
+    // An indexed channel holding package_files (the engine's test channel):
+    // an external solver takes a package only from a channel, and searches
+    // this one first, as conda-build its local channel. The system provider
+    // installs the files themselves.
+    std::filesystem::path package_channel;
 };
 
 struct PreparedEnv {

@@ -212,11 +212,44 @@ TEST_CASE("external provider: runs the tool and reads run_exports back", "[env][
     REQUIRE(r);
     auto argv = str::split_lines(test::slurp(tmp.path() / "argv.txt"));
     CHECK(argv == std::vector<std::string>{"create", "-y", "-p", prefix.string(), "-c",
-                                           (tmp.path() / "channel").string(), "-c", "conda-forge",
+                                           "file://" + (tmp.path() / "channel").string(), "-c", "conda-forge",
                                            "--override-channels", "libfoo 1.2.*", "zlib"});
     REQUIRE(r->run_exports.count("libfoo"));
     CHECK(r->run_exports["libfoo"].weak == std::vector<std::string>{"libfoo >=1.2.3,<1.3.0a0"});
     CHECK(r->run_exports["libfoo"].strong == std::vector<std::string>{"libfoo-rt >=1.2"});
+}
+
+// conda-build indexes the package under test into its local channel and
+// searches that first; an external solver finds a package only in a channel.
+TEST_CASE("external provider: a test env takes the package from its channel, searched first", "[env][provider]") {
+    fs::TempDir tmp("sf-provider");
+    env::ProviderContext ctx;
+    ctx.env = process::minimal_env();
+    ctx.env["FAKE_LOG"] = (tmp.path() / "argv.txt").string();
+    ctx.channels = {tmp.path() / "out", tmp.path() / "deps"};
+    ctx.channel_urls = {"conda-forge"};
+    ctx.tool = (test::data_dir() / "engine/fake/fake-micromamba.sh").string();
+    ctx.on_line = [](const std::string&) {};
+    auto p = env::make_provider(env::ProviderKind::conda, ctx);
+    stdfs::path prefix = tmp.path() / "test_env";
+    env::EnvSpec spec{prefix, env::EnvRole::test, {"bash"}, {tmp.path() / "pkgs/sf-app-2.0-h1a2b3c4_0.conda"}, "", {}};
+    SECTION("with its channel: that one first, as a file:// URL") {
+        spec.package_channel = tmp.path() / "test-channel";
+        REQUIRE(p->create(spec));
+        auto argv = str::split_lines(test::slurp(tmp.path() / "argv.txt"));
+        CHECK(argv == std::vector<std::string>{"create", "-y", "-p", prefix.string(),
+                                               "-c", "file://" + (tmp.path() / "test-channel").string(),
+                                               "-c", "file://" + (tmp.path() / "out").string(),
+                                               "-c", "file://" + (tmp.path() / "deps").string(),
+                                               "-c", "conda-forge", "--override-channels", "bash",
+                                               "sf-app 2.0 h1a2b3c4_0"});
+    }
+    SECTION("without one: an error before the tool runs") {
+        auto r = p->create(spec);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("sf-app-2.0-h1a2b3c4_0.conda") != std::string::npos);
+        CHECK_FALSE(stdfs::exists(tmp.path() / "argv.txt"));
+    }
 }
 
 TEST_CASE("parse_run_exports: dict and legacy list", "[env][provider]") {
