@@ -191,3 +191,88 @@ TEST_CASE("http auth: credentials from netrc and the auth file are not sent to a
     INFO(direct.err);
     CHECK(direct.exit == 0);
 }
+
+TEST_CASE("http auth: .condarc channels, --override-channels, config --show, a malformed .condarc") {
+    Home h;
+    const std::string token = "rc-tok-31337";
+    write_channel(h.tmp.path() / "www/ch", {hello()});
+    Nginx server(h.tmp.path() / "www", "    rewrite ^/t/" + token + "/(.*)$ /$1 break;\n");
+    const std::string url = server.url("/t/" + token + "/ch");
+    std::ofstream(h.home() / ".condarc") << "channels:\n  - " << url << "\nsome_key_conda_has: 1\n";
+    auto ok = h.install("p1", {"--json"});
+    INFO(ok.err);
+    REQUIRE(ok.exit == 0);
+    CHECK(h.installed("p1"));
+    CHECK((ok.out + ok.err).find(token) == std::string::npos);
+    CHECK(ok.out.find((h.home() / ".condarc").string()) != std::string::npos);  // the channel's source
+
+    auto none = h.install("p2", {"--override-channels"});
+    sf::test::check_refused_in_one_line(none);
+    CHECK(none.err.find("no channels") != std::string::npos);
+    CHECK(!h.installed("p2"));
+
+    auto show = sf::test::run_splitforge(h.tmp.path(), {"config", "--show", "--json"}, h.env({{"CONDA_OFFLINE", "true"}}));
+    INFO(show.err);
+    REQUIRE(show.exit == 0);
+    CHECK(show.out.find(token) == std::string::npos);
+    CHECK(show.out.find("/t/<TOKEN>/ch") != std::string::npos);
+    CHECK(show.out.find("$CONDA_OFFLINE") != std::string::npos);
+    auto text = sf::test::run_splitforge(h.tmp.path(), {"config", "--show"}, h.env());
+    REQUIRE(text.exit == 0);
+    CHECK(text.out.find("channel_alias: https://conda.anaconda.org  (default)") != std::string::npos);
+
+    std::ofstream(h.home() / ".condarc") << "channels:\n  - a\n  - [b\n";
+    auto bad = h.install("p3", {"-c", url});
+    sf::test::check_refused_in_one_line(bad);
+    CHECK(bad.exit == 2);
+    CHECK(bad.err.find((h.home() / ".condarc").string() + ":") != std::string::npos);
+    CHECK(!h.installed("p3"));
+}
+
+TEST_CASE("http auth: proxy_servers from .condarc carry the transfer") {
+    Home h;
+    write_channel(h.tmp.path() / "www/ch", {hello()});
+    // nginx answers a proxy's absolute-URI request from its own root: the
+    // channel's host does not exist, so only the proxy can serve it.
+    Nginx proxy(h.tmp.path() / "www");
+    std::ofstream(h.home() / ".condarc") << "proxy_servers:\n  http: " << proxy.url() << "\n";
+    auto r = h.install("p1", {"-c", "http://channel.invalid/ch"});
+    INFO(r.err);
+    INFO(proxy.access_log());
+    REQUIRE(r.exit == 0);
+    CHECK(h.installed("p1"));
+    CHECK(proxy.access_log().find("http://channel.invalid/ch/linux-64/") != std::string::npos);
+}
+
+TEST_CASE("http auth: TLS verified by default, CA from ssl_verify PATH or SSL_CERT_FILE, ssl_verify false warns") {
+    need_openssl();
+    Home h;
+    write_channel(h.tmp.path() / "www/ch", {hello()});
+    const stdfs::path key = h.tmp.path() / "key.pem", cert = h.tmp.path() / "cert.pem";
+    auto made = sf::test::run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.string(),
+                               "-out", cert.string(), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                               "subjectAltName=IP:127.0.0.1"});
+    REQUIRE(made.rc == 0);
+    const int tls_port = unused_port();
+    Nginx server(h.tmp.path() / "www", "    listen 127.0.0.1:" + std::to_string(tls_port) + " ssl;\n    ssl_certificate " +
+                                           cert.string() + ";\n    ssl_certificate_key " + key.string() + ";\n");
+    const std::string ch = "https://127.0.0.1:" + std::to_string(tls_port) + "/ch";
+    auto refused = h.install("p0", {"-c", ch});
+    sf::test::check_refused_in_one_line(refused);
+    CHECK(!h.installed("p0"));
+
+    std::ofstream(h.home() / ".condarc") << "ssl_verify: " << cert.string() << "\n";
+    auto by_rc = h.install("p1", {"-c", ch});
+    INFO(by_rc.err);
+    CHECK(by_rc.exit == 0);
+    stdfs::remove(h.home() / ".condarc");
+    auto by_env = h.install("p2", {"-c", ch}, {{"SSL_CERT_FILE", cert.string()}});
+    INFO(by_env.err);
+    CHECK(by_env.exit == 0);
+
+    std::ofstream(h.home() / ".condarc") << "ssl_verify: false\n";
+    auto off = h.install("p3", {"-c", ch});
+    INFO(off.err);
+    CHECK(off.exit == 0);
+    CHECK(off.err.find("ssl-verify-off") != std::string::npos);
+}
