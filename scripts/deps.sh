@@ -6,7 +6,7 @@ pkgs=(g++ cmake ninja-build pkg-config ccache
       libyaml-cpp-dev libyaml-dev libboost-dev libboost-filesystem-dev libboost-regex-dev
       libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
       libmimalloc-dev libarchive-dev nettle-dev liblzma-dev zlib1g-dev libzstd-dev zstd libbz2-dev bzip2 libssl-dev
-      libcurl4-openssl-dev nginx
+      libcurl4-openssl-dev nginx openssl  # openssl: the auth/TLS tests make an htpasswd and a test CA
       libmsgpack-cxx-dev python3 python3-msgpack  # CEP-16 shards; python3-msgpack: the tests' independent reader
       patchelf patch git libopenblas-dev
       make autoconf automake libtool)  # the last four: the build-real feedstocks (yaml uses autotools)

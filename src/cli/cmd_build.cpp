@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/channel_args.hpp"
 #include "cli/commands.hpp"
 #include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
@@ -24,7 +25,7 @@ struct BuildArgs {
     std::string provider_tool;
     std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
-    bool quiet = false, dry_run = false;
+    bool quiet = false, dry_run = false, override_channels = false;
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -102,7 +103,8 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_option("RECIPE", a->recipe, "Recipe directory, or its meta.yaml or recipe.yaml")->required();
     a->variants.add_to(sub);
     add_output_folder(sub, a->output, "The local channel packages go into (default: output)");
-    sub->add_option("-c,--channel", a->channels, "Extra channels: dirs, file://, http(s) URLs or names");
+    sub->add_option("-c,--channel", a->channels, "Extra channels: dirs, file://, http(s) URLs or names (then .condarc's)");
+    add_override_channels_flag(sub, a->override_channels);
     sub->add_flag("--skip-existing,!--no-skip-existing", a->skip_existing,
                   "Skip outputs already in the output channel (default: rebuild them, as conda-build does)");
     sub->add_flag("--keep-going,-k", a->keep_going,
@@ -141,6 +143,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
+            a->channels = solve_channels(cli, a->channels, a->override_channels);
             auto o = build_options(*a, cli.console);
             ConsoleReporter reporter(cli.console);
             o.reporter = &reporter;

@@ -7,6 +7,7 @@
 
 #include "binary/check.hpp"
 #include "cli/commands.hpp"
+#include "cli/channel_args.hpp"
 #include "env/channel.hpp"
 #include "env/provider_map.hpp"
 #include "util/strings.hpp"
@@ -47,6 +48,8 @@ void register_check(CLI::App& app, Cli& cli) {
             ConsoleReporter reporter(cli.console);
             binary::CheckOptions o;
             // Each resolved now: a missing directory or a bad scheme is the user's input.
+            // Only -c: the file's own channel is the default, not .condarc's [condarc-channels-check].
+            load_user_config(cli);
             for (const auto& c : a->channels) value_or_throw(env::resolve_channel(c), "--channel");
             for (const auto& c : a->channels) o.channels.emplace_back(c);
             auto map = env::default_system_map();

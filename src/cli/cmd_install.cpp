@@ -6,7 +6,9 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/channel_args.hpp"
 #include "cli/commands.hpp"
+#include "env/condarc.hpp"
 #include "env/channel.hpp"
 #include "env/install.hpp"
 #include "types/identifiers.hpp"
@@ -20,7 +22,7 @@ struct InstallArgs {
     std::vector<std::string> requests;
     std::string pkgs_dir;
     std::string platform;
-    bool copy = false, offline = false;
+    bool copy = false, offline = false, override_channels = false;
     bool quiet = false;
     bool no_scripts = false;
 };
@@ -50,6 +52,7 @@ void register_install(CLI::App& app, Cli& cli) {
     sub->add_option("-p,--prefix", a->prefix, "The environment prefix (created if missing)")->required();
     sub->add_option("-c,--channel", a->channels, "A channel: URL (https://, http://, file://), local directory or name under the channel alias (repeatable, in priority order)")
         ->allow_extra_args(false);
+    add_override_channels_flag(sub, a->override_channels);
     sub->add_option("PKG_FILE_OR_SPEC", a->requests,
                     "Match specs (\"foo >=1.2,<2\", \"foo=1.2=h0_0\") or .conda/.tar.bz2 files")
         ->required();
@@ -59,7 +62,7 @@ void register_install(CLI::App& app, Cli& cli) {
     sub->add_flag("--no-scripts", a->no_scripts,
                   "Do not run the packages' pre-link, post-link and pre-unlink scripts, nor compile .pyc files");
     sub->add_flag("--offline", a->offline,
-                  "Use only the repodata and packages already in the cache; ask no server (also CONDA_OFFLINE=true)");
+                  "Use only the repodata and packages already in the cache; ask no server (also CONDA_OFFLINE=true, .condarc offline: true)");
     sub->add_flag("--copy", a->copy, "Copy files instead of hardlinking them from the cache");
     sub->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
     add_json_flag(sub, cli);
@@ -68,14 +71,16 @@ void register_install(CLI::App& app, Cli& cli) {
             env::InstallOptions opts;
             value_or_throw(types::check_prefix(a->prefix), "--prefix");
             // Each resolved now: a missing directory or a bad scheme is the user's input.
-            for (const auto& c : a->channels) {
-                value_or_throw(env::resolve_channel(c), "--channel");
-                opts.channels.push_back(c);
-            }
+            opts.channels = solve_channels(cli, a->channels, a->override_channels);
+            const bool needs_solve = std::any_of(a->requests.begin(), a->requests.end(), [](const std::string& r) {
+                return !r.ends_with(".conda") && !r.ends_with(".tar.bz2");
+            });
+            if (opts.channels.empty() && needs_solve)
+                throw Failure(Error{{}, "no channels to solve from: no -c, and no .condarc lists channels",
+                                    "give -c CHANNEL, or add `channels:` to ~/.condarc (splitforge config --show)"});
             opts.pkgs_dir = a->pkgs_dir;
-            const char* off = std::getenv("CONDA_OFFLINE");  // conda's spelling of `offline: true`
-            const bool env_off = off && (std::string(off) == "true" || std::string(off) == "1" || std::string(off) == "yes");
-            if (a->offline || env_off) opts.network = env::Network::offline;
+            if (a->offline || env::config().is_offline()) opts.network = env::Network::offline;
+            for (const auto& d : env::config().pkgs_dirs) opts.conda_pkgs_dirs.push_back(d.value);
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
             opts.run_scripts = a->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
@@ -95,7 +100,8 @@ void register_install(CLI::App& app, Cli& cli) {
             auto r = job_or_throw(std::move(done));
             if (cli.console.json) {
                 cli.console.print_json(
-                    {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings}});
+                    {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings},
+                     {"config", config_json(a->channels, a->override_channels)}});
             } else if (!a->quiet) {
                 for (const auto& d : r.removed) std::cout << "removed   " << d << "\n";
                 for (const auto& d : r.linked) std::cout << "installed " << d << "\n";

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/channel_args.hpp"
 #include "env/channel.hpp"
 #include "engine/engine.hpp"
 
@@ -11,7 +12,7 @@ namespace sf::cli {
 void register_test(CLI::App& app, Cli& cli) {
     struct Opts {
         std::vector<std::string> packages, channels;
-        bool keep = false, quiet = false, no_scripts = false;
+        bool keep = false, quiet = false, no_scripts = false, override_channels = false;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand(
@@ -19,6 +20,7 @@ void register_test(CLI::App& app, Cli& cli) {
     sub->add_option("PKG", o->packages, "Package files to test")->required();
     sub->add_option("-c,--channel", o->channels,
                     "Channels for the dependencies: dirs, file://, http(s) URLs or names (the package's own channel is used first)");
+    add_override_channels_flag(sub, o->override_channels);
     sub->add_flag("--keep-build,--dirty", o->keep, "Keep the test's work dir (prefix, log)");
     sub->add_flag("-q,--quiet", o->quiet, "Do not stream the tests' output");
     sub->add_flag("--no-scripts", o->no_scripts,
@@ -33,8 +35,7 @@ void register_test(CLI::App& app, Cli& cli) {
                 engine::TestFileOptions to;
                 to.package = pkg;
                 // Each resolved now: a missing directory or a bad scheme is the user's input.
-                for (const auto& c : o->channels) value_or_throw(env::resolve_channel(c), "--channel");
-                for (const auto& c : o->channels) to.channels.emplace_back(c);
+                for (const auto& c : solve_channels(cli, o->channels, o->override_channels)) to.channels.emplace_back(c);
                 to.run_scripts = o->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
                 to.keep = o->keep ? engine::KeepBuild::yes : engine::KeepBuild::no;
                 to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;

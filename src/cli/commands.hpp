@@ -28,6 +28,7 @@ void register_lint(CLI::App& app, Cli& cli);
 void register_check(CLI::App& app, Cli& cli);
 void register_libtorch_archive(CLI::App& app, Cli& cli);
 void register_wheel(CLI::App& app, Cli& cli);
+void register_config(CLI::App& app, Cli& cli);
 
 // `render --output FORMAT`, the old spelling of `--format FORMAT`, rewritten
 // in place; true when it was there (the caller prints a note).

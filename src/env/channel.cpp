@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/condarc.hpp"
 #include "net/http_cache.hpp"
 #include "net/url.hpp"
 #include "util/dir_handle.hpp"
@@ -84,9 +85,24 @@ Result<std::string> decompress_zstd(const std::string& in, const std::string& wh
 }
 
 std::string channel_alias() {
-    const char* a = std::getenv("CONDA_CHANNEL_ALIAS");
-    return trim_slashes(a && *a ? a : kDefaultChannelAlias);
+    const std::string& a = config().channel_alias.value;
+    return trim_slashes(a.empty() ? kDefaultChannelAlias : a);
 }
+
+namespace {
+
+// conda's custom_channels: a name whose leading segments are a key is
+// served from that key's URL (`key: https://host` -> https://host/<name>).
+std::optional<std::string> custom_channel(const std::string& name) {
+    const auto& custom = config().custom_channels;
+    std::string best;
+    for (const auto& [key, url] : custom)
+        if ((name == key || str::starts_with(name, key + "/")) && key.size() > best.size() && !url.value.empty()) best = key;
+    if (best.empty()) return std::nullopt;
+    return trim_slashes(custom.at(best).value) + "/" + name;
+}
+
+}  // namespace
 
 Result<ChannelRef> resolve_channel(const std::string& given) {
     ChannelRef ch;
@@ -113,7 +129,8 @@ Result<ChannelRef> resolve_channel(const std::string& given) {
                     "use https://, http://, file:// or a local directory");
     if (given.empty()) return fail("an empty channel name", "give a channel name, a URL or a directory");
     if (given[0] == '/' || given[0] == '.' || given[0] == '~' || stdfs::is_directory(given, ec)) return local(given);
-    ch.url = channel_alias() + "/" + trim_slashes(given);
+    const std::string name = trim_slashes(given);
+    ch.url = custom_channel(name).value_or(channel_alias() + "/" + name);
     ch.display = net::mask(ch.url);
     return ch;
 }

@@ -4,8 +4,10 @@
 // transfer, masked wherever shown), `file:///dir` and a path (`/dir`,
 // `./dir`, or a name that is an existing directory) as a local directory,
 // and any other name as `<channel_alias>/<name>` (`conda-forge` ->
-// https://conda.anaconda.org/conda-forge). The alias is
-// $CONDA_CHANNEL_ALIAS, else conda's default; .condarc is not read yet.
+// https://conda.anaconda.org/conda-forge), or `<url>/<name>` where
+// custom_channels maps the name (or its first segments) to a URL. The alias
+// and custom_channels come from env::config() (condarc.hpp: .condarc and
+// $CONDA_CHANNEL_ALIAS), else conda's default alias.
 //
 // A remote subdir's repodata comes through net's HTTP cache under
 // <pkgs_dir>/cache/: the CEP-16 shard index (repodata_shards.msgpack.zst;
@@ -37,7 +39,7 @@ struct ChannelRef {
     bool is_local() const { return !local.empty(); }
 };
 
-// $CONDA_CHANNEL_ALIAS (no trailing '/'), else kDefaultChannelAlias.
+// config()'s channel_alias (no trailing '/'), else kDefaultChannelAlias.
 std::string channel_alias();
 
 // What `-c given` names. A path that is no directory is an input error; a

@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "net/transport.hpp"
 #include "net/url.hpp"
 
 namespace sf::net {
@@ -71,16 +72,6 @@ std::size_t on_body(char* data, std::size_t, std::size_t n, void* p) {
     return n;
 }
 
-// A whole number from the environment (conda's names), else `dflt`.
-long env_long(const char* name, long dflt, long lo, long hi) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return dflt;
-    char* end = nullptr;
-    double d = std::strtod(v, &end);
-    if (end == v || *end) return dflt;
-    return d < lo ? lo : d > hi ? hi : static_cast<long>(d + 0.5);
-}
-
 std::string lower(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -122,6 +113,43 @@ bool transient(CURLcode rc, long status) {
     }
 }
 
+// TLS, proxy and credentials for one transfer of `url` (which a conda
+// token from the auth file is put into). Credentials from ~/.netrc or the
+// auth file go to that host only: libcurl drops them on a redirect to
+// another host (CURLOPT_UNRESTRICTED_AUTH off), netrc's are looked up per
+// host, and a bearer token is curl's own credential, not a raw header.
+Result<void> apply_transport(CURL* h, std::string& url) {
+    const Transport& t = transport();
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, t.ssl_verify ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, t.ssl_verify ? 2L : 0L);
+    if (!t.ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, t.ca_bundle.c_str());
+    if (auto proxy = proxy_for(t, url)) curl_easy_setopt(h, CURLOPT_PROXY, proxy->c_str());
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, t.connect_timeout_s);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, t.read_timeout_s);
+    curl_easy_setopt(h, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_OPTIONAL));
+    if (!t.netrc_file.empty()) curl_easy_setopt(h, CURLOPT_NETRC_FILE, t.netrc_file.c_str());
+    const std::string host = host_of(url);
+    const bool has_userinfo = url.find('@') != std::string::npos && url.find('@') < url.find('/', url.find("://") + 3);
+    if (t.auth_file.empty() || has_userinfo) return {};
+    auto cred = credential_for(t.auth_file, host);
+    if (!cred) return Unexpected<Error>{cred.error()};
+    if (!*cred) return {};
+    const Credential& c = **cred;
+    if (c.kind == Credential::Kind::basic) {
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+        curl_easy_setopt(h, CURLOPT_USERNAME, c.username.c_str());
+        curl_easy_setopt(h, CURLOPT_PASSWORD, c.password.c_str());
+    } else if (c.kind == Credential::Kind::bearer) {
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+        curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, c.token.c_str());
+    } else if (url.find("/t/") == std::string::npos) {
+        // rattler puts a CondaToken in front of the URL's path.
+        std::size_t path = url.find('/', url.find("://") + 3);
+        url.insert(path == std::string::npos ? url.size() : path, "/t/" + c.token);
+    }
+    return {};
+}
+
 // One transfer's state: the handle and what its callbacks fill. Not movable:
 // the callbacks hold pointers into it.
 struct Job {
@@ -131,18 +159,18 @@ struct Job {
     char errbuf[CURL_ERROR_SIZE] = {0};
 };
 
-void setup(Job& j, const Request& r, int fd) {
+Result<void> setup(Job& j, const Request& r, int fd) {
     CURL* h = j.e.h;
     j.sink = Sink{&j.resp, r.max_bytes, fd, false, 0, h};
-    curl_easy_setopt(h, CURLOPT_URL, r.url.c_str());
+    std::string url = r.url;
+    if (auto t = apply_transport(h, url); !t) return t;
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
     curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, env_long("CONDA_REMOTE_CONNECT_TIMEOUT_SECS", 30, 1, 3600));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, env_long("CONDA_REMOTE_READ_TIMEOUT_SECS", 60, 1, 3600));
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "splitforge");
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, j.errbuf);
@@ -155,6 +183,7 @@ void setup(Job& j, const Request& r, int fd) {
     curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
     for (const auto& [k, v] : r.headers) j.e.headers = curl_slist_append(j.e.headers, (k + ": " + v).c_str());
     if (j.e.headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, j.e.headers);
+    return {};
 }
 
 // What a finished transfer comes to; *retry says whether another try may help.
@@ -180,7 +209,7 @@ Result<Response> perform(const Request& r, int fd, bool* retry) {
     global_init();
     Job j;
     if (!j.e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
-    setup(j, r, fd);
+    if (auto s = setup(j, r, fd); !s) return Unexpected<Error>{s.error()};
     return finish(j, r, curl_easy_perform(j.e.h), retry);
 }
 
@@ -198,11 +227,11 @@ std::string status_text(long status) {
 namespace {
 
 // perform() again while the failure is transient, at most
-// $CONDA_REMOTE_MAX_RETRIES (conda's remote_max_retries, default 3) more
+// transport().max_retries (conda's remote_max_retries, default 3) more
 // times, waiting 0.25 s, 0.5 s, 1 s, ... between tries. A file body starts
 // over each try.
 Result<Response> with_retries(const Request& r, int fd) {
-    const long retries = env_long("CONDA_REMOTE_MAX_RETRIES", 3, 0, 20);
+    const long retries = transport().max_retries;
     for (long attempt = 0;; ++attempt) {
         bool retry = false;
         auto got = perform(r, fd, &retry);
@@ -230,7 +259,7 @@ class Multi {
 public:
     Multi(const std::vector<Transfer>& ts, int parallel, const OnProgress& on_progress)
         : ts_(ts), parallel_(std::max(1, parallel)), on_progress_(on_progress), out_(ts.size()) {
-        retries_ = env_long("CONDA_REMOTE_MAX_RETRIES", 3, 0, 20);
+        retries_ = transport().max_retries;
         for (std::size_t i = 0; i < ts.size(); ++i) ready_.push_back({i, 0});
     }
     ~Multi() {
@@ -295,7 +324,7 @@ private:
                                                 std::string("cannot restart the download: ") + std::strerror(errno)));
         auto job = std::make_unique<Job>();
         if (!job->e.h) return settle(t.index, fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)"));
-        setup(*job, tr.request, tr.fd);
+        if (auto s = setup(*job, tr.request, tr.fd); !s) return settle(t.index, Unexpected<Error>{s.error()});
         CURL* h = job->e.h;
         curl_multi_add_handle(m_, h);
         running_.emplace(h, Running{t, std::move(job)});

@@ -3,12 +3,13 @@
 // the caching headers a client needs to revalidate. Nothing conda-specific
 // but the secrets url.hpp masks: every error names the URL masked.
 //
-// Transfers are bounded: redirects (10), the body's size (the caller's
-// max_bytes, checked on Content-Length and on the bytes received), connect
-// time ($CONDA_REMOTE_CONNECT_TIMEOUT_SECS, 30 s) and a stalled transfer
-// (under 1 byte/s for $CONDA_REMOTE_READ_TIMEOUT_SECS, 60 s). A timeout, a
-// connection cut mid-answer or a 5xx is tried again, at most
-// $CONDA_REMOTE_MAX_RETRIES (3) more times with a doubling wait from 0.25 s;
+// Transfers follow net::transport() (transport.hpp: TLS, proxies, netrc,
+// rattler's auth file, retries, timeouts) and are bounded: redirects (10),
+// the body's size (the caller's max_bytes, checked on Content-Length and on
+// the bytes received), connect time (remote_connect_timeout_secs, 30 s) and
+// a stalled transfer (under 1 byte/s for remote_read_timeout_secs, 60 s). A
+// timeout, a connection cut mid-answer or a 5xx is tried again, at most
+// remote_max_retries (3) more times with a doubling wait from 0.25 s;
 // a body over max_bytes never is. Only http and
 // https are spoken, also after a redirect; credentials in the URL are sent to
 // its own host only (never to a redirect target on another host, curl's
