@@ -113,8 +113,8 @@ Result<void> activation_result(const Activated& a, const ActivationStack& stack)
             }
     return fail_runtime({}, package + ": activation script " + rel + " failed (exit " + rc +
                                                ") while activating " + role + " prefix [activation-failed]",
-                        "conda-build goes on after a failing activation script, splitforge stops: fix the script "
-                        "or leave its package out of the requirements");
+                        "the package's activation script failed in the activated shell (conda-build stops too, "
+                        "naming no script): fix the script or leave its package out of the requirements");
 }
 
 std::string activation_text(const ActivationStack& stack) {

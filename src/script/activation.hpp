@@ -6,8 +6,8 @@
 // CONDA_PROMPT_MODIFIER, PATH with PREFIX/bin in front), then its
 // etc/conda/activate.d/*.sh sourced in order. A fixed wrapper script does it
 // in the script's own shell; every path reaches it as an argument, never as
-// shell text. A script that fails stops the run ([activation-failed]; conda-build
-// goes on).
+// shell text. A script that fails stops the run, named with its package
+// ([activation-failed]; conda-build stops too, naming no script).
 #include <filesystem>
 #include <string>
 #include <vector>

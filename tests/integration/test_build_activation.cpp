@@ -25,10 +25,11 @@ struct Ran {
     std::string err;
 };
 
-Ran build(const std::string& recipe, const stdfs::path& out) {
+Ran build(const std::string& recipe, const stdfs::path& out, std::vector<std::string> extra = {}) {
     std::vector<std::string> argv = {test::binary().string(), "build",
                                      (test::data_dir() / "engine/activation" / recipe).string(),
                                      "--output-folder", out.string(), "-q"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
     process::Command c{argv, {}, process::current_env(), {}, {}, {}};
     auto r = process::capture(c);
     REQUIRE(r);
@@ -82,4 +83,17 @@ TEST_CASE("build: an activation script that fails stops the build with one line 
     CHECK(line.find("sf-act-bad: activation script etc/conda/activate.d/sf-act-bad.sh failed (exit 1) while "
                     "activating the build prefix [activation-failed]") != std::string::npos);
     CHECK(!stdfs::exists(out / "linux-64/sf-act-bad-consumer-1.0.0-0.conda"));
+}
+
+TEST_CASE("build: --no-system makes a requirement no channel provides an error, not a host stand-in",
+          "[engine][activation]") {
+    fs::TempDir tmp("sf-activation");
+    const stdfs::path out = tmp.path() / "out";
+    auto r = build("sf-no-system", out, {"--no-system"});
+    INFO(r.err);
+    CHECK(r.rc == 1);
+    const std::string line = last_line(r.err);
+    CHECK(line.find("requirement 'cmake' is in none of the channels, and --no-system refuses the host's stand-in "
+                    "[no-system]") != std::string::npos);
+    CHECK(!stdfs::exists(out / "linux-64/sf-no-system-1.0.0-0.conda"));
 }
