@@ -1,6 +1,6 @@
 // splitforge build RECIPE [-m VARIANT.yaml]... [--variant K=V]... [--platform P] [--output-folder DIR]
 //   [-c CHANNEL]... [--skip-existing] [--keep-going] [--no-test] [--keep-build|--dirty]
-//   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--source-cache DIR] [--json] [--dry-run]
+//   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--no-system] [--source-cache DIR] [--json] [--dry-run]
 //   [--[no-]error-overlinking] [--[no-]error-overdepending]
 #include <filesystem>
 #include <iostream>
@@ -25,7 +25,7 @@ struct BuildArgs {
     std::string provider_tool;
     std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
-    bool quiet = false, dry_run = false, override_channels = false;
+    bool quiet = false, dry_run = false, override_channels = false, no_system = false;
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -69,6 +69,7 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.keep_going = a.keep_going ? engine::KeepGoing::yes : engine::KeepGoing::no;
     o.provider = value_or_throw(env::parse_provider(a.provider), "--env-provider");
     o.provider_tool = a.provider_tool;
+    o.stand_ins = a.no_system ? env::StandIns::refused : env::StandIns::allowed;
     o.skip_unavailable = a.skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
     o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
@@ -120,6 +121,8 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_flag("--skip-unavailable", a->skip_unavailable,
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
+    sub->add_flag("--no-system", a->no_system,
+                  "Take every requirement from the channels: one none provides is an error, never a host stand-in");
     sub->add_option("--source-cache", a->source_cache,
                     "Source download cache: files in DIR/src/<sha256>/<file> (default: $SPLITFORGE_CACHE, else "
                     "~/.cache/splitforge); pre-seed it where downloads are impossible");

@@ -79,6 +79,7 @@ void write_env_setup(const Ctx& ctx, const script::ScriptContext& sc) {
     auto quote = [](const std::string& v) { return "'" + str::replace_all(v, "'", "'\\''") + "'"; };
     std::string text = "# Enter the environment of the last build script: source this file.\n";
     for (const auto& [k, v] : script::script_env(sc)) text += "export " + k + "=" + quote(v) + "\n";
+    text += script::activation_text(sc.activate);
     text += "cd " + quote(sc.src_dir.string()) + "\n";
     (void)fs::write_file_atomic(ctx.work / "build_env_setup.sh", text);
 }
@@ -499,6 +500,7 @@ Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     pc.tool = opts.provider_tool;
     pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     pc.run_scripts = env::RunScripts::yes;  // as conda-build's build and test envs
+    pc.stand_ins = opts.stand_ins;
     // The system provider tests beside the next build (publish.hpp), with
     // its own package cache; an external tool's runs stay one at a time.
     if (opts.provider == env::ProviderKind::system) {

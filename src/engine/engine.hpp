@@ -46,6 +46,7 @@ struct BuildOptions {
     KeepGoing keep_going = KeepGoing::no;
     env::ProviderKind provider = env::ProviderKind::system;
     std::string provider_tool;                                  // external tool path (tests: a fake)
+    env::StandIns stand_ins = env::StandIns::allowed;           // --no-system: refused
     plan::SkipUnavailable skip_unavailable = plan::SkipUnavailable::no;
     Verbosity verbosity = Verbosity::stream;
     Progress progress = Progress::show;

@@ -200,6 +200,10 @@ script::LanguageVersions language_versions(const variant::Variant& v);
 Result<void> tell_host_tools(Ctx& ctx, const env::PreparedEnv& e);
 
 // The script environment of a staging build or output (engine_output.cpp).
+// A prefix as conda activates it: its etc/conda/activate.d scripts, each
+// with its package (env::activate_scripts).
+script::ActivatedPrefix activated(const stdfs::path& prefix, std::string role);
+
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv);
 

@@ -8,6 +8,7 @@
 #include "engine/engine_detail.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/python_package.hpp"
+#include "env/activation.hpp"
 #include "package/linkage.hpp"
 #include "package/writer.hpp"
 #include "render/pins.hpp"
@@ -316,6 +317,15 @@ script::LanguageVersions language_versions(const variant::Variant& v) {
     return l;
 }
 
+script::ActivatedPrefix activated(const stdfs::path& prefix, std::string role) {
+    script::ActivatedPrefix a{prefix, std::move(role), {}, {}};
+    for (auto& s : env::activate_scripts(prefix)) {
+        a.scripts.push_back(std::move(s.path));
+        a.packages.push_back(std::move(s.package));
+    }
+    return a;
+}
+
 script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const env::PreparedEnv& benv,
                                     const env::PreparedEnv& henv) {
     script::ScriptContext c;
@@ -346,6 +356,10 @@ script::ScriptContext script_context(const Ctx& ctx, const Staging& st, const en
     c.home = env_get(ctx.base_env, "HOME");
     c.tmpdir = env_get(ctx.base_env, "TMPDIR");
     c.variant = st.keys;
+    // conda-build's build_env_setup.sh: `conda activate HOST`, then
+    // `conda activate --stack BUILD` (its is_cross case, any recipe with a
+    // host section; splitforge always keeps the two prefixes apart).
+    c.activate = {activated(ctx.host_prefix, "host"), activated(ctx.build_prefix, "build")};
     return c;
 }
 

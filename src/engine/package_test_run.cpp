@@ -114,8 +114,13 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (auto ok = archive::extract_package(o.package, unpacked); !ok) return unexpected(ok.error());
     stdfs::path cwd = unpacked / "info/test";
 
+    // conda-build's conda_test_env_vars.sh activates the test prefix first.
+    const script::ActivationStack stack = {detail::activated(prefix, "test")};
+    auto act = script::activated_command(stack, work, script::After::exec,
+                                         {"bash", "-eo", "pipefail", (cwd / "run_test.sh").string()});
+    if (!act) return unexpected(act.error());
     process::Command cmd;
-    cmd.argv = {"bash", "-eo", "pipefail", (cwd / "run_test.sh").string()};
+    cmd.argv = act->argv;
     cmd.cwd = cwd;
     cmd.env = test_env(*meta, prefix, cwd, unpacked, prepared->path_dirs, pc.env);
     cmd.masks = {{prefix.string(), "$PREFIX"}};
@@ -123,6 +128,11 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (o.progress == Progress::show) reporter.progress("==> " + rep.dist + ": running info/test/run_test.sh");
     auto r = process::stream(cmd, pc.on_line);
     if (!r) return unexpected(r.error());
+    if (auto ok = script::activation_result(*act, stack); !ok) {
+        rep.result = "failed";
+        rep.detail = ok.error().message;
+        return rep;
+    }
     if (r->exit_code != 0) {
         rep.result = "failed";
         rep.detail = "info/test/run_test.sh failed (exit " + std::to_string(r->exit_code) + ")";

@@ -54,16 +54,22 @@ process::Env test_env(const Ctx& ctx, const plan::Step& step, const std::vector<
     return script::script_env(c);
 }
 
+// One test command in the activated test prefix (conda-build's
+// conda_test_env_vars.sh: `conda activate TEST`).
 Result<void> run_one(const Ctx& ctx, const std::vector<std::string>& argv, const stdfs::path& cwd,
                      const process::Env& env, const stdfs::path& log, const std::string& shown) {
+    const script::ActivationStack stack = {activated(ctx.test_prefix, "test")};
+    auto act = script::activated_command(stack, ctx.work, script::After::exec, argv);
+    if (!act) return unexpected(act.error());
     process::Command cmd;
-    cmd.argv = argv;
+    cmd.argv = act->argv;
     cmd.cwd = cwd;
     cmd.env = env;
     cmd.masks = {{ctx.test_prefix.string(), "$PREFIX"}};
     cmd.log = log;
     auto r = process::stream(cmd, [&ctx](const std::string& l) { ctx.on_line(l); });
     if (!r) return unexpected(r.error());
+    SF_TRY_VOID(script::activation_result(*act, stack));
     if (r->exit_code != 0) return fail_runtime({}, "failed (exit " + std::to_string(r->exit_code) + "): " + shown);
     return {};
 }

@@ -181,13 +181,15 @@ public:
         PreparedEnv out;
         std::error_code ec;
         stdfs::remove_all(spec.prefix, ec);
-        std::set<std::string> in_channels;
+        std::set<std::string> in_channels, real_python;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
         if (!all_channels().empty()) {
             auto idx = load_channels(all_channels(), ctx_.platform, ctx_.pkgs_dir);
             if (!idx) return unexpected(idx.error());
             for (const auto& c : idx->packages) {
                 in_channels.insert(c.record.name);
+                // A channel's own python, not the stand-in splitforge exports (0_system).
+                if (c.record.name == "python" && c.record.build != "0_system") real_python.insert(c.record.name);
                 // A remote package's file is where download_package puts it.
                 file_of[c.record.dist_name()] =
                     !c.file.empty() || c.record.sha256.empty()
@@ -200,7 +202,10 @@ public:
         for (const auto& s : spec.specs) {
             std::string name = types::MatchSpec::name_of(s);
             if (name.empty()) continue;
-            if (name == "python" && spec.role != EnvRole::test) {
+            // python: the channel's when it has one (conda's python, as
+            // conda-build's prefixes hold), else a venv of a host interpreter.
+            if (name == "python" && spec.role != EnvRole::test && !real_python.count(name)) {
+                if (auto ok = stand_in_allowed(s); !ok) return unexpected(ok.error());
                 venv = true;
                 continue;
             }
@@ -209,6 +214,7 @@ public:
                 continue;
             }
             if (const MapEntry* e = ctx_.map.find(name)) {
+                if (auto ok = stand_in_allowed(s); !ok) return unexpected(ok.error());
                 auto hit = find_on_host(*e, ctx_.env);
                 if (!hit) return unexpected(hit.error());
                 // The conda-forge package the host stands in for exports these.
@@ -268,6 +274,8 @@ public:
             auto r = install(spec.prefix, requests, io);
             if (!r) return unexpected(r.error());
             out.installed = r->linked;
+            if (!venv && spec.role != EnvRole::test && real_python.count("python"))
+                if (auto py = probe_python(spec.prefix / "bin/python", ctx_.env)) out.python = *py;
             for (const auto& dist : r->linked) {
                 auto it = file_of.find(dist);
                 if (it == file_of.end()) continue;
@@ -283,6 +291,13 @@ public:
 
 private:
     ProviderContext ctx_;
+
+    // --no-system: a requirement no channel provides is an error, not a stand-in.
+    Result<void> stand_in_allowed(const std::string& spec) const {
+        if (ctx_.stand_ins == StandIns::allowed) return {};
+        return fail("requirement '" + spec + "' is in none of the channels, and --no-system refuses the host's stand-in [no-system]",
+                    "add a channel that provides it (-c), or drop --no-system to let the host stand in");
+    }
     std::map<std::string, std::string> versions_;  // compiler path -> its version, probed once
     std::map<std::string, std::string> sysroots_;  // compiler path -> its -print-sysroot, probed once
 

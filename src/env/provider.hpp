@@ -2,13 +2,16 @@
 // Environment providers: make the build, host and test prefixes of one
 // output from its requirements.
 //
-// system (default, offline):
-//   python [X.Y]        -> a venv made from the discovered interpreter
+// system (default, offline), channels first:
+//   in the channels (outputs just built included) -> our installer; python
+//                          too when a channel has its own (not only the
+//                          0_system stand-in the engine exports)
+//   python [X.Y]        -> else a venv made from the discovered interpreter
 //                          (build/host); in test prefixes the interpreter's
 //                          package from the local channel (see engine)
-//   in the local channels (outputs just built included) -> our installer
 //   in the system map (compilers, cmake, ninja, nvcc, BLAS) -> the host
 //   anything else       -> an error naming it, suggesting --env-provider
+//   (StandIns::refused, --no-system: the venv and the map are errors too)
 // micromamba | mamba | conda (external; for machines with channel access):
 //   `<tool> create -y -p PREFIX -c CH... --override-channels SPEC...` run
 //   through the process wrapper, local channels as file:// URLs (a test's
@@ -38,6 +41,10 @@ Result<ProviderKind> parse_provider(const std::string& s);
 const char* to_string(ProviderKind k);
 
 enum class EnvRole { build, host, test };
+
+// Whether the system provider may stand host tools (and a venv) in for a
+// requirement no channel provides (--no-system: refused).
+enum class StandIns { allowed, refused };
 
 struct EnvSpec {
     std::filesystem::path prefix;
@@ -79,6 +86,7 @@ struct ProviderContext {
     // Build and test environments run their packages' link scripts (the
     // system provider's installs; RunScripts); nothing else does.
     RunScripts run_scripts = RunScripts::no;
+    StandIns stand_ins = StandIns::allowed;
 };
 
 // The user's settings for conda, mamba and pixi (CONDA_*, CONDARC, MAMBA_*,

@@ -1,6 +1,7 @@
 #include "script/script_env.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -176,8 +177,9 @@ void apply_activation(process::Env& e, const ScriptContext& c) {
 }
 
 std::string path_of(const ScriptContext& c) {
-    std::vector<std::string> path = {(c.prefix / "bin").string()};
+    std::vector<std::string> path;
     if (c.phase == Phase::build) path.push_back((c.build_prefix / "bin").string());
+    path.push_back((c.prefix / "bin").string());
     for (const auto& d : c.tool_dirs)
         if (std::find(path.begin(), path.end(), d) == path.end()) path.push_back(d);
     for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin"})
@@ -246,13 +248,22 @@ Result<void> run_script(const ScriptRun& run, const ScriptContext& c) {
         return fail(SourceLoc{script.string()}, "the build script does not exist");
     if (!run.log.empty()) stdfs::create_directories(run.log.parent_path(), ec);
     process::Command cmd;
-    cmd.argv = {"bash", "-e", script.string()};
+    std::optional<Activated> act;
+    if (!c.activate.empty()) {
+        auto a = activated_command(c.activate, run.work.empty() ? script.parent_path() : run.work,
+                                   After::source_script, {script.string()});
+        if (!a) return unexpected(a.error());
+        act = std::move(*a);
+    }
+    cmd.argv = act ? act->argv : std::vector<std::string>{"bash", "-e", script.string()};
     cmd.cwd = c.src_dir;
     cmd.env = script_env(c);
     cmd.masks = script_masks(c);
     if (!run.log.empty()) cmd.log = run.log;
     auto r = process::stream(cmd, run.on_line);
     if (!r) return unexpected(r.error());
+    if (act)
+        if (auto ok = activation_result(*act, c.activate); !ok) return ok;
     if (r->exit_code != 0)  // the job failed (exit 1); a script that is not there is the recipe's (2)
         return fail_runtime(SourceLoc{run.script.empty() ? shown : run.script.string()},
                     shown + " failed with exit code " + std::to_string(r->exit_code),

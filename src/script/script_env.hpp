@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "process/process.hpp"
+#include "script/activation.hpp"
 #include "types/platform.hpp"
 
 namespace sf::script {
@@ -64,6 +65,10 @@ struct ScriptContext {
     // environment already holds (activate-gcc.sh's "${CFLAGS:+ }${CFLAGS}").
     // Build scripts only.
     std::map<std::string, std::string> activation;
+    // The prefixes conda activates before the script (build: host, then
+    // build stacked; a test: the test prefix) and their activate.d scripts.
+    // Empty: the script runs without activation.
+    ActivationStack activate;
 };
 
 // conda-build's environ.get_dict() for Linux (conda_build/environ.py:
@@ -75,7 +80,8 @@ struct ScriptContext {
 // ...), the compiler activation (`activation`), SPLITFORGE, PATH, HOME, LANG,
 // TMPDIR and the used variant keys.
 // A test (Phase::test) has no BUILD_PREFIX, and SRC_DIR is its test dir.
-// PATH: $PREFIX/bin, $BUILD_PREFIX/bin, the tool dirs, then
+// PATH: $BUILD_PREFIX/bin, $PREFIX/bin (conda-build's get_dict under
+// path_prepended(host), path_prepended(build)), the tool dirs, then
 // /usr/local/bin:/usr/bin:/bin. Where it departs from conda-build is the
 // table in tests/unit/script/test_script_env.cpp.
 process::Env script_env(const ScriptContext& c);
@@ -102,8 +108,10 @@ struct ScriptRun {
     std::function<void(const std::string&)> on_line;  // default: our stderr
 };
 
-// Runs the script in SRC_DIR. A non-zero exit is an error naming the script
-// and the log.
+// Runs the script in SRC_DIR, after the context's activation (sourced in
+// the activated shell, as conda-build's conda_build.sh). A non-zero exit is
+// an error naming the script and the log; a failed activation script is
+// activation_result's [activation-failed] error.
 Result<void> run_script(const ScriptRun& run, const ScriptContext& c);
 
 }  // namespace sf::script

@@ -65,9 +65,9 @@ TEST_CASE("script_env: exactly the documented variables", "[build][script]") {
     CHECK(e.at("HOME") == "/home/me");
     CHECK(e.at("LANG") == "C.UTF-8");
     CHECK(e.at("blas_impl") == "generic");
-    // Host bin, build bin, tool dirs (deduplicated), then the system dirs.
+    // Build bin, host bin (conda-build's get_dict), tool dirs (deduplicated), then the system dirs.
     CHECK(e.at("PATH") ==
-          "/w/host_env_placehold/bin:/w/build_env/bin:/usr/local/cuda/bin:/usr/bin:/usr/local/bin:/bin");
+          "/w/build_env/bin:/w/host_env_placehold/bin:/usr/local/cuda/bin:/usr/bin:/usr/local/bin:/bin");
     // Nothing inherited from our own environment.
     CHECK(e.count("USER") == 0);
     CHECK(e.count("LD_LIBRARY_PATH") == 0);

@@ -1,0 +1,2 @@
+mkdir -p "$PREFIX/share"
+echo "$SF_ACT_BAD" > "$PREFIX/share/sf-act-bad.txt"
