@@ -23,7 +23,9 @@ struct Yaml {
     static Yaml mapping();
     static Yaml list(std::vector<std::string> items = {});
 
-    Yaml& set(const std::string& key, Yaml v);  // appends; returns the value
+    // set() and add() return the new value, valid until the next set()/add()
+    // on the same node (it lives in a vector).
+    Yaml& set(const std::string& key, Yaml v);  // appends
     Yaml& add(Yaml v);                          // appends to a sequence
     Yaml& at(const std::string& key);           // an existing key's value (set() it first)
 };

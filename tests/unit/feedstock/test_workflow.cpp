@@ -80,12 +80,10 @@ TEST_CASE("workflow YAML: every string reads back as itself, retyped ones quoted
                                              " lead", "3.10.* *_cpython", "*alias", "&anchor", "a: b", "#x", "- x",
                                              "'q'", "\"dq\"", "${{ matrix.python }}", "{x}", "[y]", "12:30", "2026-12-02",
                                              "!tag", "%pct", "@at", "`tick`", "a #b", "|", ">"};
-    Yaml doc;
-    Yaml& list = doc.set("values", Yaml::list());
-    for (const auto& t : tricky) {
-        list.add(Yaml::text(t));
-        doc.set(t.empty() ? std::string("empty") : t, Yaml::text("v"));
-    }
+    Yaml doc, list = Yaml::list();
+    for (const auto& t : tricky) list.add(Yaml::text(t));
+    doc.set("values", std::move(list));
+    for (const auto& t : tricky) doc.set(t.empty() ? std::string("empty") : t, Yaml::text("v"));
     doc.set("script", Yaml::literal("set -e\necho \"$X\"\n"));
     doc.set("flag", Yaml::raw("false"));
     auto text = emit_yaml(doc);
