@@ -368,6 +368,9 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
 // (their first line says so) are replaced or removed; a hand-written
 // workflow beside them stays.
 Result<void> sync_workflows(const RerenderOptions& opts, RerenderMode mode, RerenderResult& res) {
+    // The workflow holds every platform's jobs: a --platform rerender has
+    // only some of them, so it leaves the workflows alone.
+    if (!opts.platforms.empty()) return {};
     RerenderResult::Workflows wf;
     auto in = workflow_inputs(opts, res, wf.platforms);
     if (!in) return unexpected(in.error());
@@ -379,9 +382,10 @@ Result<void> sync_workflows(const RerenderOptions& opts, RerenderMode mode, Rere
         texts.emplace_back(f.name, f.text);
         wf.files.push_back(f.name);
     }
-    stdfs::path root = opts.workflows_dir.empty() ? stdfs::path(".") : opts.workflows_dir;
+    stdfs::path base = feedstock_root(opts);
+    stdfs::path root = opts.workflows_dir.empty() ? base : opts.workflows_dir;
     std::string sub = opts.workflows_dir.empty() ? ".github/workflows" : "";
-    wf.dir = opts.workflows_dir.empty() ? sub : opts.workflows_dir.string();
+    wf.dir = opts.workflows_dir.empty() ? (base == "." ? sub : (base / sub).string()) : opts.workflows_dir.string();
     RerenderResult got;
     auto mine = [](const std::string&, const std::string& text) { return is_generated_workflow(text); };
     auto removable = [](const std::string& text) { return is_generated_workflow(text); };
@@ -398,6 +402,9 @@ Result<void> sync_workflows(const RerenderOptions& opts, RerenderMode mode, Rere
 }  // namespace
 
 Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
+    if (!opts.ci.empty() && !opts.platforms.empty())
+        return fail(SourceLoc{opts.recipe_dir.string()}, "--ci writes every platform's jobs; --platform renders only some",
+                    "drop --platform to write the workflows");
     if (!opts.ci.empty() && is_feedstock_dir(opts.recipe_dir))
         return fail(SourceLoc{opts.recipe_dir.string()},
                     "--ci writes splitforge's workflows for a recipe's variants/; a conda-forge feedstock's CI is "

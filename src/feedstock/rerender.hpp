@@ -32,9 +32,10 @@ struct RerenderOptions {
     bool strict = false;  // conda-build's leniencies are errors, not warnings
     std::string smithy_version;  // feedstock mode: reproduce this conda-smithy's rules (smithy.hpp)
     // "github": also write the CI workflows (workflow.hpp). Without it they
-    // are written when ./conda-forge.yml names github_actions in `provider:`.
+    // are written when conda-forge.yml (beside the variants dir) names
+    // github_actions in `provider:`.
     std::string ci;
-    std::filesystem::path workflows_dir;  // empty: .github/workflows
+    std::filesystem::path workflows_dir;  // empty: .github/workflows beside the variants dir
 };
 
 enum class RerenderMode { write, check };
@@ -69,6 +70,10 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts);
 // Plans, then writes (atomically, only changed files; removes generated files
 // no longer wanted) or, in check mode, only compares.
 Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode);
+
+// Where conda-forge.yml and .github/ are: the folder holding the variants
+// dir ("." for the default variants/).
+std::filesystem::path feedstock_root(const RerenderOptions& opts);
 
 // What the workflows are made from, or nullopt when none are wanted (no
 // --ci, and no conda-forge.yml asking for github_actions). The platforms
