@@ -89,7 +89,7 @@ TEST_CASE("the repository's .github/workflows is what rerender writes, with stag
     auto text = test::slurp(test::source_dir() / ".github/workflows/splitforge.yml");
     CHECK(text.find("--staging-only") != std::string::npos);
     CHECK(text.find("--from-staging") != std::string::npos);
-    CHECK(text.find("needs:\n    - staging-linux_64_blas_implgeneric") != std::string::npos);
+    CHECK(text.find("    needs:\n      - staging-linux_64_blas_implgeneric") != std::string::npos);
     CHECK(text.find("github.event.repository.default_branch") != std::string::npos);
 }
 

@@ -7,6 +7,7 @@
 #include <boost/regex.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "feedstock/recipe_extra.hpp"
 #include "feedstock/workflow.hpp"
 #include "feedstock/workflow_yaml.hpp"
 #include "util/strings.hpp"
@@ -202,4 +203,14 @@ TEST_CASE("github workflow: without ci_setup a job fails saying how to get split
     REQUIRE(r);
     CHECK(r->front().text.find("set extra/splitforge/ci_setup") == std::string::npos);
     CHECK(r->front().text.find("extra/splitforge/ci_setup") != std::string::npos);
+}
+
+TEST_CASE("time_limit durations: hours and minutes, nothing else") {
+    CHECK(duration_minutes("5h30m") == 330);
+    CHECK(duration_minutes("90m") == 90);
+    CHECK(duration_minutes("6h") == 360);
+    CHECK(duration_minutes("") == -1);
+    CHECK(duration_minutes("5h 30m") == -1);
+    CHECK(duration_minutes("330") == -1);
+    CHECK(duration_minutes("1d") == -1);
 }
