@@ -27,6 +27,12 @@ struct CiJob {
     std::vector<std::pair<std::string, std::string>> split;  // the keys that made this job, and their values
     std::string runner;
     int timeout_minutes = kDefaultTimeoutMinutes;
+    // Known to rerender from the recipe, not written to the file (the
+    // workflow writer reads them):
+    bool gpu = false;                  // every cuda_compiler_version set and not None
+    std::string time_limit;            // staging --time-limit ("5h30m"), or ""
+    int resume_jobs = 0;               // chained resume jobs when time_limit is set
+    std::vector<std::string> outputs;  // the names of its outputs, sorted
 
     const std::vector<std::string>* values(const std::string& key) const;
 };

@@ -126,6 +126,7 @@ Result<ForgeConfig> read_forge_config(const stdfs::path& feedstock_dir) {
             *vals = {providers_of(plat).native};
         vals->erase(std::remove(vals->begin(), vals->end(), std::string()), vals->end());
         cfg.provider[plat] = *vals;
+        cfg.provider_given = true;
     }
 
     auto osv = map_of("os_version");

@@ -32,6 +32,7 @@ struct ForgeConfig {
     std::string recipe_dir = "recipe";
     std::string config_version = "2";
     bool github_actions_self_hosted = false;
+    bool provider_given = false;  // the file has a `provider:` entry
     // conda_build_tool: "rattler-build" means the recipe is recipe/recipe.yaml
     // (v1) and conda-smithy asks rattler-build which keys each output uses.
     std::string conda_build_tool = "conda-build";

@@ -1,6 +1,9 @@
 #include "feedstock/recipe_extra.hpp"
 
 #include <algorithm>
+#include <functional>
+
+#include <boost/regex.hpp>
 
 #include "feedstock/ci_job.hpp"
 #include "recipe/selectors.hpp"
@@ -40,7 +43,8 @@ namespace {
 
 const std::vector<std::string>& known_keys() {
     static const std::vector<std::string> keys = {"output_keys", "use_keys", "ignore_keys",
-                                                  "runners", "timeout_minutes", "lint_skip"};
+                                                  "runners", "timeout_minutes", "lint_skip",
+                                                  "time_limit", "resume_jobs", "ci_setup"};
     return keys;
 }
 
@@ -76,11 +80,45 @@ bool is_platform_key(const std::string& k, std::string& suggestion) {
 
 namespace {
 
+using ErrFn = std::function<Result<void>(const std::string&, const std::string&, const std::string&)>;
+
+// time_limit (a duration, or a mapping of platform to one), resume_jobs (a
+// whole number 1..20), ci_setup (a list of shell lines).
+Result<void> validate_ci_key(const std::string& key, const YAML::Node& v, const ErrFn& err) {
+    if (key == "resume_jobs") {
+        int n = 0;
+        if (!v.IsScalar() || !YAML::convert<int>::decode(v, n) || n < 1 || n > 20)
+            return err(key, "resume_jobs: must be a whole number from 1 to 20", "e.g. `resume_jobs: 3`");
+        return {};
+    }
+    if (key == "ci_setup") {
+        bool ok = v.IsSequence() && v.size() > 0;
+        for (const auto& e : v) ok = ok && e.IsScalar() && !e.Scalar().empty();
+        if (!ok) return err(key, "ci_setup: must be a list of shell lines", "e.g. `ci_setup: [pip install splitforge]`");
+        return {};
+    }
+    auto check = [&](const YAML::Node& x, const std::string& where) -> Result<void> {
+        if (!x.IsScalar() || duration_minutes(x.Scalar()) <= 0)
+            return err(key, where + ": '" + (x.IsScalar() ? x.Scalar() : std::string("?")) + "' is not a duration",
+                       "write hours and minutes, e.g. `time_limit: 5h30m`");
+        return {};
+    };
+    if (v.IsScalar()) return check(v, key);
+    if (!v.IsMap()) return err(key, "time_limit: must be a duration or a mapping of platform to one", "e.g. 5h30m");
+    for (const auto& e : v) {
+        std::string k = e.first.as<std::string>(), suggestion;
+        if (!is_platform_key(k, suggestion))
+            return err(k, key + ": unknown platform '" + k + "'", suggestion + "use a subdir (linux-64), <subdir>-cuda or default");
+        if (auto ok = check(e.second, key + "/" + k); !ok) return ok;
+    }
+    return {};
+}
+
 // `extra` as read from `file` (whose text is `text`, for line numbers).
 Result<void> validate_extra(const YAML::Node& extra, const std::string& text, const std::string& file) {
     if (!extra.IsMap() || !extra["splitforge"]) return {};
     const int base = line_of_key(text, "splitforge", 1);
-    auto err = [&](const std::string& key, const std::string& what, const std::string& hint) {
+    auto err = [&](const std::string& key, const std::string& what, const std::string& hint) -> Result<void> {
         return fail(SourceLoc{file, line_of_key(text, key, base)}, "extra/splitforge: " + what, hint);
     };
     YAML::Node sf = extra["splitforge"];
@@ -122,6 +160,10 @@ Result<void> validate_extra(const YAML::Node& extra, const std::string& text, co
                                suggestion + "use a subdir (linux-64), <subdir>-cuda or default");
                 if (auto ok = check_value(e.second, key + "/" + k); !ok) return ok;
             }
+            continue;
+        }
+        if (key == "time_limit" || key == "resume_jobs" || key == "ci_setup") {
+            if (auto ok = validate_ci_key(key, v, err); !ok) return ok;
             continue;
         }
         // output_keys, use_keys, ignore_keys, lint_skip: lists of names.
@@ -239,6 +281,15 @@ Result<CiSettings> ci_settings_of(const YAML::Node& extra, const std::string& fi
             else
                 return bad("timeout_minutes must be a number or a mapping of platform to minutes");
         }
+        if (YAML::Node t = sf["time_limit"]) {
+            if (t.IsScalar())
+                ci.time_limits["default"] = t.Scalar();
+            else if (t.IsMap())
+                for (const auto& kv : t) ci.time_limits[kv.first.as<std::string>()] = kv.second.Scalar();
+        }
+        if (YAML::Node r = sf["resume_jobs"]) ci.resume_jobs = r.as<int>();
+        if (YAML::Node c = sf["ci_setup"]; c && c.IsSequence())
+            for (const auto& e : c) ci.setup.push_back(e.Scalar());
     } catch (const YAML::Exception&) {
         return bad("runners / timeout_minutes: labels must be strings, timeouts whole minutes");
     }
@@ -263,6 +314,19 @@ std::string CiSettings::runner_for(const std::string& platform, Gpu gpu) const {
 int CiSettings::timeout_for(const std::string& platform, Gpu gpu) const {
     const int* t = lookup(timeouts, platform, gpu);
     return t ? *t : kDefaultTimeoutMinutes;
+}
+
+std::string CiSettings::time_limit_for(const std::string& platform, Gpu gpu) const {
+    const std::string* t = lookup(time_limits, platform, gpu);
+    return t ? *t : std::string();
+}
+
+int duration_minutes(const std::string& text) {
+    static const boost::regex form(R"((?:([0-9]{1,4})h)?(?:([0-9]{1,5})m)?)");
+    boost::smatch m;
+    if (text.empty() || !boost::regex_match(text, m, form)) return -1;
+    int h = m[1].matched ? std::stoi(m[1].str()) : 0, min = m[2].matched ? std::stoi(m[2].str()) : 0;
+    return h * 60 + min;
 }
 
 }  // namespace sf::feedstock

@@ -13,6 +13,11 @@
 //       ignore_keys: [...]          # never used (conda-build: force_ignore_keys)
 //       lint_skip: [check-id, ...]  # lint checks to silence (see `splitforge lint`)
 //
+//       time_limit: {linux-64-cuda: 5h30m}  # or one duration: staging runs as
+//                                           # chained --time-limit jobs
+//       resume_jobs: 3              # resume jobs after the first (default 3)
+//       ci_setup: [shell line, ...] # how a generated CI job gets splitforge
+//
 // A "<platform>-cuda" entry applies to that platform's CUDA jobs (those whose
 // cuda_compiler_version is set and not None); it falls back to "<platform>",
 // then "default".
@@ -38,10 +43,17 @@ Result<YAML::Node> recipe_extra(const recipe::RawRecipe& raw, const std::string&
 struct CiSettings {
     std::map<std::string, std::string> runners;  // platform or "default" -> label
     std::map<std::string, int> timeouts;         // platform or "default" -> minutes
+    std::map<std::string, std::string> time_limits;  // platform or "default" -> "5h30m"
+    int resume_jobs = 3;
+    std::vector<std::string> setup;  // ci_setup lines
     enum class Gpu { no, cuda };
     std::string runner_for(const std::string& platform, Gpu gpu = Gpu::no) const;
     int timeout_for(const std::string& platform, Gpu gpu = Gpu::no) const;
+    std::string time_limit_for(const std::string& platform, Gpu gpu = Gpu::no) const;  // "" when none
 };
+
+// "5h30m", "90m", "6h" -> minutes; -1 when it is not that form.
+int duration_minutes(const std::string& text);
 
 // Checks `extra: splitforge:` as written: unknown keys (with a did-you-mean),
 // runners as labels, timeouts as whole positive minutes, platform names that

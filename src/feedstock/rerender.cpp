@@ -92,6 +92,9 @@ CiJob make_job(const std::string& platform, const Split& split, const std::vecto
         gpu = CiSettings::Gpu::cuda;
     if (!lists.count(kRunnerKey)) lists[kRunnerKey] = {ci.runner_for(platform, gpu)};
     if (!lists.count(kTimeoutKey)) lists[kTimeoutKey] = {std::to_string(ci.timeout_for(platform, gpu))};
+    job.gpu = gpu == CiSettings::Gpu::cuda;
+    job.time_limit = ci.time_limit_for(platform, gpu);
+    if (!job.time_limit.empty()) job.resume_jobs = ci.resume_jobs;
     job.runner = lists[kRunnerKey].front();
     try {
         job.timeout_minutes = std::stoi(lists[kTimeoutKey].front());
@@ -162,7 +165,8 @@ Result<std::vector<CiJob>> jobs_for_platform(const AnyRecipe& recipe, const Rere
     auto keys = keys_to_write(*rr, sp);
     std::vector<CiJob> jobs;
     std::vector<Split> seen;
-    for (const auto& top : rr->tops) {
+    for (size_t t = 0; t < rr->tops.size(); ++t) {
+        const auto& top = rr->tops[t];
         const auto& tv = top.variant;
         Split split;
         for (const auto& k : rr->staging_keys)
@@ -179,6 +183,10 @@ Result<std::vector<CiJob>> jobs_for_platform(const AnyRecipe& recipe, const Rere
             if (varying.count(kv.first)) named.push_back(kv);
         job.name = file_stem(config_name(platform, named));
         job.short_name = short_config_name(config_name(platform, named));
+        std::set<std::string> names;
+        for (const auto& o : rr->outputs)
+            if (o.top_variant == static_cast<int>(t) || matches_split(o.variant, split)) names.insert(o.name);
+        job.outputs.assign(names.begin(), names.end());
         jobs.push_back(std::move(job));
     }
     return jobs;
@@ -208,6 +216,9 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
         for (auto& j : *jobs) res.jobs.push_back(std::move(j));
     }
     std::sort(res.jobs.begin(), res.jobs.end(), [](const CiJob& a, const CiJob& b) { return a.name < b.name; });
+    auto ci = recipe->v1 ? read_ci_settings(*recipe->v1) : read_ci_settings(*recipe->raw, "linux-64", {});
+    if (!ci) return unexpected(ci.error());
+    res.ci_setup = ci->setup;
     for (size_t i = 1; i < res.jobs.size(); ++i)
         if (res.jobs[i].name == res.jobs[i - 1].name)
             return fail(SourceLoc{recipe->file()}, "two CI jobs get the same name '" + res.jobs[i].name + "'",
@@ -263,8 +274,9 @@ Result<std::optional<fs::Dir>> open_target(const stdfs::path& root, const std::s
 // through a symlink.
 Result<void> sync_files(const stdfs::path& root, const std::string& sub,
                         const std::vector<std::pair<std::string, std::string>>& files, RerenderMode mode,
-                        const std::function<bool(const std::string&)>& mine,
-                        const std::function<bool(const std::string&)>& removable, RerenderResult& res) {
+                        const std::function<bool(const std::string&, const std::string&)>& mine,
+                        const std::function<bool(const std::string&)>& removable, RerenderResult& res,
+                        const std::string& ext = ".yaml") {
     auto dir = open_target(root, sub, fs::Create::no);
     if (!dir) return unexpected(dir.error());
     std::set<std::string> wanted;
@@ -295,13 +307,14 @@ Result<void> sync_files(const stdfs::path& root, const std::string& sub,
     std::error_code ec;
     for (const auto& e : stdfs::directory_iterator((*dir)->path(), ec)) {
         std::string fn = e.path().filename().string();
-        if (e.path().extension() == ".yaml" && (*dir)->kind(fn) == fs::Kind::file) present.push_back(fn);
+        if (e.path().extension() == ext && (*dir)->kind(fn) == fs::Kind::file) present.push_back(fn);
     }
     std::sort(present.begin(), present.end());
     for (const auto& fn : present) {
-        if (wanted.count(fn) || !mine(fn)) continue;
-        res.extra.push_back(fn);
+        if (wanted.count(fn)) continue;
         auto text = (*dir)->read(fn);
+        if (!mine(fn, text ? *text : std::string())) continue;
+        res.extra.push_back(fn);
         if (mode == RerenderMode::check || !text || !removable(*text)) continue;
         if (auto r = (*dir)->remove(fn); !r)
             return fail(r.error().loc, "cannot remove a stale variant file: " + r.error().message);
@@ -343,7 +356,7 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
     std::vector<std::string> prefixes;
     for (const auto& t : sm->targets) prefixes.push_back(t + "_");
     bool all = opts.platforms.empty();
-    auto mine = [&](const std::string& fn) {
+    auto mine = [&](const std::string& fn, const std::string&) {
         if (all) return true;
         return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& x) { return str::starts_with(fn, x); });
     };
@@ -352,9 +365,52 @@ Result<RerenderResult> rerender_feedstock(const RerenderOptions& opts, RerenderM
     return res;
 }
 
+// The CI workflows (workflow.hpp), when wanted: only files rerender wrote
+// (their first line says so) are replaced or removed; a hand-written
+// workflow beside them stays.
+Result<void> sync_workflows(const RerenderOptions& opts, RerenderMode mode, RerenderResult& res) {
+    // The workflow holds every platform's jobs: a --platform rerender has
+    // only some of them, so it leaves the workflows alone.
+    if (!opts.platforms.empty()) return {};
+    RerenderResult::Workflows wf;
+    auto in = workflow_inputs(opts, res, wf.platforms);
+    if (!in) return unexpected(in.error());
+    if (!*in) return {};
+    auto files = github_workflows(**in);
+    if (!files) return unexpected(files.error());
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (const auto& f : *files) {
+        texts.emplace_back(f.name, f.text);
+        wf.files.push_back(f.name);
+    }
+    stdfs::path base = feedstock_root(opts);
+    stdfs::path root = opts.workflows_dir.empty() ? base : opts.workflows_dir;
+    std::string sub = opts.workflows_dir.empty() ? ".github/workflows" : "";
+    wf.dir = opts.workflows_dir.empty() ? (base == "." ? sub : (base / sub).string()) : opts.workflows_dir.string();
+    RerenderResult got;
+    auto mine = [](const std::string&, const std::string& text) { return is_generated_workflow(text); };
+    auto removable = [](const std::string& text) { return is_generated_workflow(text); };
+    if (auto r = sync_files(root, sub, texts, mode, mine, removable, got, ".yml"); !r) return r;
+    wf.written = got.written;
+    wf.removed = got.removed;
+    wf.stale = got.stale;
+    wf.missing = got.missing;
+    wf.extra = got.extra;
+    res.workflows = std::move(wf);
+    return {};
+}
+
 }  // namespace
 
 Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) {
+    if (!opts.ci.empty() && !opts.platforms.empty())
+        return fail(SourceLoc{opts.recipe_dir.string()}, "--ci writes every platform's jobs; --platform renders only some",
+                    "drop --platform to write the workflows");
+    if (!opts.ci.empty() && is_feedstock_dir(opts.recipe_dir))
+        return fail(SourceLoc{opts.recipe_dir.string()},
+                    "--ci writes splitforge's workflows for a recipe's variants/; a conda-forge feedstock's CI is "
+                    "conda-smithy's [ci-smithy-mode]",
+                    "run `splitforge rerender RECIPE_DIR --ci github` on the recipe directory");
     if (is_feedstock_dir(opts.recipe_dir)) return rerender_feedstock(opts, mode);
     RerenderOptions own = opts;
     // The default variants/ (in the current directory) is opened without
@@ -369,7 +425,7 @@ Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) 
     for (const auto& j : res.jobs) files.emplace_back(file_name(j), job_yaml(j));
     // Only files rerender wrote itself are removed; with --platform, only
     // those of the platforms asked for.
-    auto mine = [&](const std::string& fn) {
+    auto mine = [&](const std::string& fn, const std::string&) {
         if (opts.platforms.empty()) return true;
         return std::any_of(opts.platforms.begin(), opts.platforms.end(), [&](std::string plat) {
             std::replace(plat.begin(), plat.end(), '-', '_');
@@ -378,6 +434,7 @@ Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode) 
     };
     auto removable = [](const std::string& text) { return is_generated(text); };
     if (auto r = sync_files(root, sub, files, mode, mine, removable, res); !r) return unexpected(r.error());
+    if (auto r = sync_workflows(opts, mode, res); !r) return unexpected(r.error());
     return res;
 }
 

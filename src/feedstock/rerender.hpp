@@ -8,11 +8,13 @@
 // platform where the recipe skips everything gets no job.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "feedstock/ci_job.hpp"
+#include "feedstock/workflow.hpp"
 
 namespace sf::feedstock {
 
@@ -29,6 +31,11 @@ struct RerenderOptions {
     std::vector<std::filesystem::path> exclusive_files;  // -e: a global pinning file
     bool strict = false;  // conda-build's leniencies are errors, not warnings
     std::string smithy_version;  // feedstock mode: reproduce this conda-smithy's rules (smithy.hpp)
+    // "github": also write the CI workflows (workflow.hpp). Without it they
+    // are written when conda-forge.yml (beside the variants dir) names
+    // github_actions in `provider:`.
+    std::string ci;
+    std::filesystem::path workflows_dir;  // empty: .github/workflows beside the variants dir
 };
 
 enum class RerenderMode { write, check };
@@ -44,7 +51,18 @@ struct RerenderResult {
     std::vector<std::string> files;      // conda-smithy mode: every file name, sorted
     std::vector<Error> warnings;  // the renders' (unknown selector names, ...), once each
     std::string migrations;       // conda-smithy mode: where the migration files came from (one line)
-    bool up_to_date() const { return stale.empty() && missing.empty() && extra.empty(); }
+    std::vector<std::string> ci_setup;   // extra/splitforge/ci_setup
+    // The CI workflows, when rerender writes them: file names in `dir`.
+    struct Workflows {
+        std::string dir;
+        std::vector<std::string> platforms;  // the platforms whose configs they build
+        std::vector<std::string> files, written, removed, stale, missing, extra;
+    };
+    std::optional<Workflows> workflows;
+    bool up_to_date() const {
+        return stale.empty() && missing.empty() && extra.empty() &&
+               (!workflows || (workflows->stale.empty() && workflows->missing.empty() && workflows->extra.empty()));
+    }
 };
 
 // The jobs, without touching the variants dir.
@@ -53,6 +71,17 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts);
 // Plans, then writes (atomically, only changed files; removes generated files
 // no longer wanted) or, in check mode, only compares.
 Result<RerenderResult> rerender(const RerenderOptions& opts, RerenderMode mode);
+
+// Where conda-forge.yml and .github/ are: the folder holding the variants
+// dir ("." for the default variants/).
+std::filesystem::path feedstock_root(const RerenderOptions& opts);
+
+// What the workflows are made from, or nullopt when none are wanted (no
+// --ci, and no conda-forge.yml asking for github_actions). The platforms
+// are those conda-forge.yml's `provider:` gives github_actions (conda-smithy's
+// defaults for a key it leaves out), every platform without the file.
+Result<std::optional<WorkflowInputs>> workflow_inputs(const RerenderOptions& opts, const RerenderResult& planned,
+                                                      std::vector<std::string>& platforms);
 
 // The header line every generated file starts with (rerender only removes
 // files that carry it).

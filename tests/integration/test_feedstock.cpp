@@ -79,6 +79,60 @@ TEST_CASE("the repository's variants/ is what rerender makes from recipe/") {
     CHECK(r.exit_code == 0);
 }
 
+TEST_CASE("the repository's .github/workflows is what rerender writes, with staging, from-staging and a gated upload") {
+    REQUIRE(stdfs::exists(test::source_dir() / "conda-forge.yml"));
+    auto r = sf_run({"rerender", "recipe", "--ci", "github", "--check"}, test::source_dir());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(".github/workflows is up to date (1 workflows)") != std::string::npos);
+    CHECK(!stdfs::exists(test::source_dir() / ".github/workflows/build.yml"));  // no hand-written one left
+    auto text = test::slurp(test::source_dir() / ".github/workflows/splitforge.yml");
+    CHECK(text.find("--staging-only") != std::string::npos);
+    CHECK(text.find("--from-staging") != std::string::npos);
+    CHECK(text.find("    needs:\n      - staging-linux_64_blas_implgeneric") != std::string::npos);
+    CHECK(text.find("github.event.repository.default_branch") != std::string::npos);
+}
+
+TEST_CASE("rerender --check catches a hand edit of a generated workflow, one line per drifted file") {
+    fs::TempDir tmp("sf-it-wf");
+    const auto src = test::data_dir() / "feedstock/ci";
+    stdfs::copy(src, tmp.path(), stdfs::copy_options::recursive);
+    auto w = sf_run({"rerender", "recipe"}, tmp.path());  // conda-forge.yml asks for github_actions
+    INFO(w.out << w.err);
+    REQUIRE(w.exit_code == 0);
+    CHECK(w.out.find("wrote     .github/workflows/splitforge.yml  [linux-64, osx-64, osx-arm64]") != std::string::npos);
+    const auto wf = tmp.path() / ".github/workflows/splitforge.yml";
+    REQUIRE(fs::write_file_atomic(tmp.path() / ".github/workflows/mine.yml", "name: mine\n"));  // hand-written: not ours
+    CHECK(sf_run({"rerender", "recipe", "--check"}, tmp.path()).exit_code == 0);
+    auto text = test::slurp(wf);
+    auto edited = str::replace_all(text, "timeout-minutes: 900", "timeout-minutes: 901");
+    REQUIRE(edited != text);
+    REQUIRE(fs::write_file_atomic(wf, edited));
+    auto bad = sf_run({"rerender", "recipe", "--check"}, tmp.path());
+    INFO(bad.out << bad.err);
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.out == "stale:   .github/workflows/splitforge.yml  (hand-edited or out of date)\n");
+    check_one_line_error(bad, "is stale");
+    CHECK(test::slurp(wf) == edited);  // --check changes nothing
+    auto fix = sf_run({"rerender", "recipe"}, tmp.path());
+    CHECK(fix.exit_code == 0);
+    CHECK(test::slurp(wf) == text);
+    CHECK(test::slurp(tmp.path() / ".github/workflows/mine.yml") == "name: mine\n");
+}
+
+TEST_CASE("ci-matrix --subset pr prints why each job is there") {
+    auto r = sf_run({"ci-matrix", "--variants-dir", (test::source_dir() / "variants").string(), "--subset", "pr",
+                     "--format", "text"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("    the only job for: ") != std::string::npos);
+    CHECK(r.out.find("jobs hold all") != std::string::npos);
+    auto g = sf_run({"ci-matrix", "--variants-dir", (test::source_dir() / "variants").string(), "--subset", "pr"});
+    auto j = nlohmann::json::parse(g.out, nullptr, false);
+    REQUIRE(!j.is_discarded());
+    for (const auto& e : j["include"]) CHECK(!e["covers"].empty());
+}
+
 TEST_CASE("ci-matrix --format github is valid JSON and matches the golden file") {
     auto r = sf_run({"ci-matrix", "--variants-dir", (test::data_dir() / "feedstock/rerender/perpython/expected").string(),
                      "--format", "github"});
