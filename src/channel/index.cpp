@@ -295,4 +295,52 @@ Result<stdfs::path> add_package(const stdfs::path& channel, const stdfs::path& p
     return dest;
 }
 
+namespace {
+
+// The sha256 of what already lies at `dest` ("" when nothing does).
+Result<std::string> existing_sha256(const stdfs::path& dest) {
+    std::error_code ec;
+    if (!stdfs::exists(stdfs::symlink_status(dest, ec))) return std::string();
+    return hash::file_sha256(dest);
+}
+
+}  // namespace
+
+Result<std::vector<Added>> add_packages(const stdfs::path& channel, const std::vector<stdfs::path>& pkgs,
+                                        Existing existing) {
+    std::vector<json> records;
+    for (const auto& pkg : pkgs) {
+        auto record = package_record(pkg);
+        if (!record) return unexpected(record.error());
+        if (!types::Platform::parse(record->value("subdir", "")))
+            return fail(SourceLoc{pkg.string()}, "index.json has unknown subdir '" + record->value("subdir", "") + "'");
+        records.push_back(std::move(*record));
+    }
+    auto ch = fs::Dir::open(channel, fs::Create::yes);
+    if (!ch) return unexpected(ch.error());
+    fs::FileLock lock(lock_path(channel));
+    std::vector<Added> out;
+    for (std::size_t i = 0; i < pkgs.size(); ++i) {
+        const stdfs::path dest = channel / records[i]["subdir"].get<std::string>() / pkgs[i].filename();
+        auto old = existing_sha256(dest);
+        if (!old) return unexpected(old.error());
+        Added a{dest, old->empty() ? Added::How::added : *old == records[i]["sha256"] ? Added::How::unchanged : Added::How::replaced};
+        if (a.how == Added::How::replaced && existing == Existing::refuse)
+            return fail(SourceLoc{dest.string()}, "exists with other content; not replacing it", "use --force to replace it");
+        out.push_back(a);
+    }
+    std::map<std::string, std::map<std::string, json>> touched;
+    for (std::size_t i = 0; i < pkgs.size(); ++i) {
+        if (out[i].how == Added::How::unchanged) continue;
+        const std::string subdir = records[i]["subdir"];
+        if (auto r = copy_atomic(pkgs[i], *ch, subdir); !r) return unexpected(r.error());
+        touched[subdir][pkgs[i].filename().string()] = records[i];
+    }
+    IndexStats stats;
+    for (const auto& [subdir, known] : touched)
+        if (auto r = index_locked(*ch, subdir, stats, known); !r) return unexpected(r.error());
+    if (auto r = ensure_noarch(*ch, stats); !r) return unexpected(r.error());
+    return out;
+}
+
 }  // namespace sf::channel

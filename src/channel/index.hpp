@@ -42,3 +42,23 @@ Result<std::filesystem::path> add_package(const std::filesystem::path& channel, 
 Result<nlohmann::json> package_record(const std::filesystem::path& pkg);
 
 }  // namespace sf::channel
+
+namespace sf::channel {
+
+// What to do with a file of the same name already in the channel whose bytes differ.
+enum class Existing { refuse, replace };
+
+struct Added {
+    std::filesystem::path path;  // in the channel
+    enum class How { added, unchanged, replaced } how = How::added;
+};
+
+// Copies each package into <channel>/<its subdir>/ and indexes the subdirs
+// touched, all under the channel lock. Every file is checked before any is
+// copied: one whose name is taken by other bytes is refused under
+// Existing::refuse (the error names it; nothing is written), and one whose
+// bytes are already there is left alone.
+Result<std::vector<Added>> add_packages(const std::filesystem::path& channel,
+                                        const std::vector<std::filesystem::path>& pkgs, Existing existing);
+
+}  // namespace sf::channel

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
         {"install", register_install},   {"inspect", register_inspect},     {"cmake-cache", register_cmake_cache},
         {"rerender", register_rerender}, {"ci-matrix", register_ci_matrix}, {"submodules", register_submodules},
         {"lint", register_lint},         {"check", register_check},         {"libtorch-archive", register_libtorch_archive},
-        {"wheel", register_wheel},       {"config", register_config}};
+        {"wheel", register_wheel},       {"config", register_config},       {"upload", register_upload}};
     std::string named;
     for (int i = 1; i < argc; ++i) {
         std::string w = argv[i];

@@ -12,6 +12,7 @@
 #include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
 #include "feedstock/forge_config.hpp"
+#include "publish/upload.hpp"
 
 namespace sf::cli {
 
@@ -26,6 +27,7 @@ struct BuildArgs {
     std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
     bool quiet = false, dry_run = false, override_channels = false, no_system = false;
+    std::string upload_to;  // --upload-to TARGET: after a build with no failure
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -95,6 +97,16 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     return o;
 }
 
+// The packages a build left in its channel (built now, or there already).
+Result<publish::UploadReport> upload_built(const engine::BuildReport& report, const std::string& target) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& r : report.outputs)
+        if ((r.status == engine::Status::built || r.status == engine::Status::skipped_existing) && !r.package.empty())
+            files.push_back(r.package);
+    if (files.empty()) return publish::UploadReport{};
+    return publish::upload(target, files, upload_options(false, false, false, {}));
+}
+
 }  // namespace
 
 void register_build(CLI::App& app, Cli& cli) {
@@ -137,6 +149,8 @@ void register_build(CLI::App& app, Cli& cli) {
     add_json_flag(sub, cli, "Print the summary (or, with --dry-run, the plan) as one JSON document on stdout");
     sub->add_flag("-q,--quiet", a->quiet, "Do not stream the scripts' output (it is still logged)");
     sub->add_flag("--dry-run", a->dry_run, "Print the plan and stop");
+    sub->add_option("--upload-to", a->upload_to,
+                    "After a build with no failed output, upload its packages as `splitforge upload --to TARGET` does");
     a->overlinking_flag = sub->add_flag("--error-overlinking,!--no-error-overlinking", a->error_overlinking,
                   "Fail an output whose files link a library no run dependency provides, unless its recipe "
                   "sets build/error_overlinking (default: warn, as conda-build)");
@@ -164,12 +178,16 @@ void register_build(CLI::App& app, Cli& cli) {
                 return 0;
             }
             auto report = value_or_throw(engine::run_build(o, prepared));
-            if (cli.console.json)
-                cli.console.print_json(engine::report_json(report));
-            else
-                std::cerr << "\n" << engine::summary_table(report);
             int failed = 0;
             for (const auto& r : report.outputs) failed += r.status == engine::Status::failed;
+            auto json = engine::report_json(report);
+            if (!cli.console.json) std::cerr << "\n" << engine::summary_table(report);
+            if (!a->upload_to.empty() && failed == 0) {
+                auto up = value_or_throw(upload_built(report, a->upload_to));
+                if (cli.console.json) json["upload"] = upload_json(up);
+                else print_upload(up, std::cout);
+            }
+            if (cli.console.json) cli.console.print_json(json);
             if (failed == 0) return 0;
             cli.console.error(std::to_string(failed) + " output(s) failed (see the table above, and the log)");
             return static_cast<int>(Exit::failed);

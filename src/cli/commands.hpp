@@ -10,6 +10,11 @@
 
 #include "cli/common.hpp"
 
+namespace sf::publish {
+struct UploadOptions;
+struct UploadReport;
+}  // namespace sf::publish
+
 namespace sf::cli {
 
 void register_render(CLI::App& app, Cli& cli);
@@ -29,11 +34,18 @@ void register_check(CLI::App& app, Cli& cli);
 void register_libtorch_archive(CLI::App& app, Cli& cli);
 void register_wheel(CLI::App& app, Cli& cli);
 void register_config(CLI::App& app, Cli& cli);
+void register_upload(CLI::App& app, Cli& cli);
 
 // `render --output FORMAT`, the old spelling of `--format FORMAT`, rewritten
 // in place; true when it was there (the caller prints a note).
 bool rewrite_old_render_output(std::vector<std::string>& args);
 
 int main(int argc, char** argv);
+
+// Shared by `upload` and `build --upload-to` (cmd_upload.cpp): the options
+// (the process environment for AWS_*), the report as JSON and as lines.
+publish::UploadOptions upload_options(bool force, bool dry_run, bool no_index, std::string token);
+nlohmann::json upload_json(const publish::UploadReport& r);
+void print_upload(const publish::UploadReport& r, std::ostream& out);
 
 }  // namespace sf::cli

@@ -14,6 +14,7 @@
 #include "archive/zip_read.hpp"
 #include "binary/artifact.hpp"
 #include "env/python_env.hpp"
+#include "nginx.hpp"
 #include "process/process.hpp"
 #include "testproc.hpp"
 #include "testutil.hpp"
@@ -232,6 +233,45 @@ TEST_CASE("wheel: pip installs it into a fresh venv and it imports with the buil
     auto show = run({(venv / "bin/python").string(), "-m", "pip", "show", "torch"}, {}, env);
     CHECK(show.out.find("Version: 0.3.0+cpu") != std::string::npos);
     CHECK(show.out.find("Summary: tiny torch") != std::string::npos);
+}
+
+TEST_CASE("wheel: indexed as a pip index and served by nginx, pip installs it by name and reads its PEP 658 metadata") {
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f = make_fixture(tmp.path(), *py);
+    // One folder per variant, as PyTorch's whl/cpu/.
+    const json j = wheel_json(f, tmp.path() / "whl/cpu");
+    REQUIRE(j["wheels"].size() == 1);
+    auto idx = sf_run({"index", (tmp.path() / "whl/cpu").string()});
+    INFO(idx.out << idx.err);
+    REQUIRE(idx.exit_code == 0);
+    CHECK(idx.out.find("indexed 1 wheel(s) of 1 project(s)") == 0);
+    test::Nginx web(tmp.path() / "whl");
+    process::Env env = process::current_env();
+    env.erase("LD_LIBRARY_PATH");
+    env.erase("PYTHONPATH");
+    env.erase("PIP_INDEX_URL");
+    env.erase("PIP_EXTRA_INDEX_URL");
+    env.erase("PIP_FIND_LINKS");
+    const stdfs::path venv = tmp.path() / "venv";
+    auto mk = run({py->exe.string(), "-m", "venv", venv.string()}, {}, env);
+    REQUIRE(mk.exit_code == 0);
+    auto pip = run({(venv / "bin/python").string(), "-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check",
+                    "--index-url", web.url("/cpu/simple"), "torch"}, {}, env);
+    INFO(pip.out << pip.err << web.access_log());
+    REQUIRE(pip.exit_code == 0);
+    auto imp = run({(venv / "bin/python").string(), "-c", "import torch; print(torch.compute(5))"}, "/", env);
+    INFO(imp.out << imp.err);
+    CHECK(imp.out == "113\n");  // ((2*5)+1)*10+3: the multiply in libtorch, through the bundled libraries
+    bool page = false, metadata = false, wheel = false;
+    for (const auto& h : web.hits()) {
+        page = page || (h.path == "/cpu/simple/torch/" && h.status == 200);
+        metadata = metadata || (str::ends_with(h.path, ".whl.metadata") && h.status == 200);
+        wheel = wheel || (str::ends_with(h.path, ".whl") && h.status == 200);
+    }
+    CHECK(page);
+    CHECK(metadata);  // pip read the PEP 658 file before it fetched the wheel
+    CHECK(wheel);
 }
 
 TEST_CASE("wheel: the same packages give the same bytes") {

@@ -1,0 +1,214 @@
+// `splitforge upload` against real servers on 127.0.0.1: s3rver (npm's S3
+// server, installed by scripts/s3rver.sh into the build dir) and Debian's
+// nginx with its WebDAV module (dav_methods PUT). What is uploaded is then
+// installed from there by `splitforge install -c URL`.
+//
+// s3rver checks the access key id but not the SigV4 signature itself (its
+// authentication.js leaves v4 unimplemented): the signature is checked
+// against AWS's published examples in tests/unit/publish/test_sigv4.cpp.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <thread>
+
+#include "nginx.hpp"
+#include "security/craft.hpp"
+#include "testproc.hpp"
+
+using namespace sf;
+namespace stdfs = std::filesystem;
+namespace craft = sf::test::craft;
+
+namespace {
+
+// s3rver on a free port, serving `dir`, with the bucket "forge"; killed by the destructor.
+class S3rver {
+public:
+    explicit S3rver(const stdfs::path& dir) {
+        if (!test::have_tool("node") || !test::have_tool("npm")) FAIL("needs node and npm (bash scripts/deps.sh installs them)");
+        auto env = process::current_env();
+        env["SF_BUILD_DIR"] = test::binary().parent_path().parent_path().filename().string();
+        process::Command c;
+        c.argv = {"bash", (test::source_dir() / "scripts/s3rver.sh").string(), "--install-only"};
+        c.env = env;
+        auto inst = process::capture(c);
+        REQUIRE(inst);
+        INFO(inst->err);
+        REQUIRE(inst->exit_code == 0);
+        stdfs::create_directories(dir);
+        for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
+            port_ = 20000 + static_cast<int>((::getpid() * 7 + attempt * 131) % 30000);
+            start(env, dir);
+        }
+        REQUIRE(pid_ > 0);
+    }
+    ~S3rver() {
+        if (pid_ > 0) {
+            ::kill(-pid_, SIGTERM);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+    void start(const process::Env& env, const stdfs::path& dir) {
+        const std::string script = (test::source_dir() / "scripts/s3rver.sh").string();
+        const std::string port = std::to_string(port_), data = dir.string();
+        const std::string build = env.at("SF_BUILD_DIR");
+        pid_t pid = ::fork();
+        if (pid == 0) {
+            ::setpgid(0, 0);
+            ::setenv("SF_BUILD_DIR", build.c_str(), 1);
+            if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+            ::execlp("bash", "bash", script.c_str(), "-d", data.c_str(), "-a", "127.0.0.1", "-p", port.c_str(), "-s",
+                     "--configure-bucket", "forge", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        for (int i = 0; i < 200; ++i) {  // up to 20 s
+            int st = 0;
+            if (::waitpid(pid, &st, WNOHANG) == pid) return;
+            auto r = test::run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", endpoint() + "/forge"});
+            if (r.out != "000") {
+                pid_ = pid;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+    }
+    int port_ = 0;
+    pid_t pid_ = -1;
+};
+
+craft::Pkg pkg(const std::string& name, const std::string& data) {
+    return craft::pkg_with(name, {{"share/" + name + ".txt", 'f', data}});
+}
+
+test::Ran sf_env(const std::vector<std::string>& env, std::vector<std::string> args) {
+    std::vector<std::string> argv = {"env"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.push_back(test::binary().string());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::run(argv);
+}
+
+std::vector<std::string> aws(const S3rver& s3, const std::string& secret = "S3RVER") {
+    return {"AWS_ACCESS_KEY_ID=S3RVER", "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_ENDPOINT_URL=" + s3.endpoint(),
+            "AWS_REGION=us-east-1"};
+}
+
+}  // namespace
+
+TEST_CASE("upload: s3rver takes the packages and their index, and install reads the channel from it") {
+    fs::TempDir tmp("sf-it-upload");
+    S3rver s3(tmp.path() / "s3");
+    const auto foo = craft::write_pkg(tmp.path() / "a", pkg("foo", "one"));
+    const auto bar = craft::write_pkg(tmp.path() / "a", pkg("bar", "two"));
+    auto up = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", foo.string()});
+    INFO(up.out << up.err);
+    REQUIRE(up.rc == 0);
+    CHECK(up.out == "uploaded " + foo.filename().string() + " -> s3://forge/demo/linux-64/" + foo.filename().string() +
+                        "\nindexed s3://forge/demo/noarch/repodata.json\nindexed s3://forge/demo/linux-64/repodata.json\n");
+    // A second upload merges its record into the bucket's repodata.json.
+    auto up2 = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", bar.string()});
+    REQUIRE(up2.rc == 0);
+    auto rd = test::run({"curl", "-sf", s3.endpoint() + "/forge/demo/linux-64/repodata.json"});
+    REQUIRE(rd.rc == 0);
+    auto j = nlohmann::json::parse(rd.out);
+    CHECK(j["packages"].contains(foo.filename().string()));
+    CHECK(j["packages"].contains(bar.filename().string()));
+    auto inst = test::run_splitforge({"install", "-p", (tmp.path() / "env").string(), "--pkgs-dir",
+                                      (tmp.path() / "pkgs").string(), "-c", s3.endpoint() + "/forge/demo", "foo", "bar"});
+    INFO(inst.out << inst.err);
+    REQUIRE(inst.rc == 0);
+    CHECK(test::slurp(tmp.path() / "env/share/foo.txt") == "one");
+    CHECK(test::slurp(tmp.path() / "env/share/bar.txt") == "two");
+
+    // The same bytes: a no-op. Other bytes under the name: refused, naming it, unless --force.
+    auto same = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", foo.string()});
+    CHECK(same.rc == 0);
+    CHECK(same.out == "unchanged " + foo.filename().string() + " -> s3://forge/demo/linux-64/" + foo.filename().string() + "\n");
+    const auto other = craft::write_pkg(tmp.path() / "b", pkg("foo", "changed"));
+    auto refused = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", other.string()});
+    CHECK(refused.rc == 2);
+    CHECK(refused.err == "splitforge: error: s3://forge/demo/linux-64/" + other.filename().string() +
+                             ": exists with other content; not replacing it (use --force to replace it)\n");
+    auto forced = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", "--force", other.string()});
+    CHECK(forced.rc == 0);
+    CHECK(forced.out.rfind("replaced ", 0) == 0);
+    auto after = nlohmann::json::parse(test::run({"curl", "-sf", s3.endpoint() + "/forge/demo/linux-64/repodata.json"}).out);
+    CHECK(after["packages"][other.filename().string()]["sha256"] == *hash::file_sha256(other));
+}
+
+TEST_CASE("upload: credentials never show, in errors or in a dry run") {
+    fs::TempDir tmp("sf-it-upload");
+    S3rver s3(tmp.path() / "s3");
+    const auto foo = craft::write_pkg(tmp.path() / "a", pkg("foo", "one"));
+    // An access key s3rver does not know: refused, and neither secret prints.
+    auto bad = sf_env({"AWS_ACCESS_KEY_ID=NOPE", "AWS_SECRET_ACCESS_KEY=very-secret-key", "AWS_SESSION_TOKEN=session-tok-123",
+                       "AWS_ENDPOINT_URL=" + s3.endpoint()},
+                      {"upload", "--to", "s3://forge/demo", foo.string()});
+    CHECK(bad.rc == 1);
+    CHECK(bad.err.find("HEAD refused: HTTP 403") != std::string::npos);
+    CHECK((bad.out + bad.err).find("very-secret-key") == std::string::npos);
+    CHECK((bad.out + bad.err).find("session-tok-123") == std::string::npos);
+    // A server that refuses the PUT: the token and the URL's password stay hidden.
+    stdfs::create_directories(tmp.path() / "www");
+    test::Nginx web(tmp.path() / "www", "location / { limit_except GET { deny all; } }");
+    const std::string url = "http://someone:pa55word@127.0.0.1:" + std::to_string(web.port()) + "/conda";
+    for (bool dry : {false, true}) {
+        std::vector<std::string> args = {"upload", "--to", url, "--token", "tok-abc-999", foo.string()};
+        if (dry) args.push_back("--dry-run");
+        auto r = test::run_splitforge(args);
+        INFO(r.out << r.err);
+        CHECK(r.rc == (dry ? 0 : 1));
+        CHECK((r.out + r.err).find("pa55word") == std::string::npos);
+        CHECK((r.out + r.err).find("tok-abc-999") == std::string::npos);
+        if (dry) CHECK(r.out.find("would upload " + foo.filename().string() + " -> http://<USER>:<PASSWORD>@127.0.0.1:") == 0);
+        else CHECK(r.err.find("refused: HTTP 403") != std::string::npos);
+    }
+    // --dry-run contacts nothing: no credentials needed, nothing in the bucket.
+    auto dry = test::run_splitforge({"upload", "--to", "s3://forge/dry", "--dry-run", foo.string()});
+    CHECK(dry.rc == 0);
+    CHECK(dry.out == "would upload " + foo.filename().string() + " -> s3://forge/dry/linux-64/" + foo.filename().string() +
+                         "\nwould index s3://forge/dry/linux-64/repodata.json\n");
+    CHECK(!stdfs::exists(tmp.path() / "s3/forge/dry"));
+}
+
+TEST_CASE("upload: nginx's WebDAV PUT takes the packages and the index, and install reads them") {
+    fs::TempDir tmp("sf-it-upload");
+    stdfs::create_directories(tmp.path() / "www");
+    test::Nginx web(tmp.path() / "www",
+                    "location / { dav_methods PUT; create_full_put_path on; client_max_body_size 0; }");
+    const auto foo = craft::write_pkg(tmp.path() / "a", pkg("foo", "one"));
+    const std::string url = web.url("/conda/main");
+    auto up = test::run_splitforge({"upload", "--to", url, foo.string()});
+    INFO(up.out << up.err);
+    REQUIRE(up.rc == 0);
+    CHECK(stdfs::exists(tmp.path() / "www/conda/main/linux-64" / foo.filename()));
+    CHECK(stdfs::exists(tmp.path() / "www/conda/main/noarch/repodata.json"));
+    auto inst = test::run_splitforge({"install", "-p", (tmp.path() / "env").string(), "--pkgs-dir",
+                                      (tmp.path() / "pkgs").string(), "-c", url, "foo"});
+    INFO(inst.out << inst.err);
+    REQUIRE(inst.rc == 0);
+    CHECK(test::slurp(tmp.path() / "env/share/foo.txt") == "one");
+    // nginx's ETag is no content hash: the bytes are fetched and compared.
+    auto same = test::run_splitforge({"upload", "--to", url, foo.string()});
+    CHECK(same.out.rfind("unchanged ", 0) == 0);
+    const auto other = craft::write_pkg(tmp.path() / "b", pkg("foo", "changed"));
+    auto refused = test::run_splitforge({"upload", "--to", url, other.string()});
+    CHECK(refused.rc == 2);
+    CHECK(refused.err.find(": exists with other content; not replacing it (use --force to replace it)") != std::string::npos);
+    CHECK(test::slurp(tmp.path() / "www/conda/main/linux-64" / foo.filename()) == test::slurp(foo));
+    // --no-index: the file only (a server that indexes itself).
+    const auto bar = craft::write_pkg(tmp.path() / "a", pkg("bar", "two"));
+    const auto before = test::slurp(tmp.path() / "www/conda/main/linux-64/repodata.json");
+    auto noidx = test::run_splitforge({"upload", "--to", url, "--no-index", bar.string()});
+    CHECK(noidx.rc == 0);
+    CHECK(stdfs::exists(tmp.path() / "www/conda/main/linux-64" / bar.filename()));
+    CHECK(test::slurp(tmp.path() / "www/conda/main/linux-64/repodata.json") == before);
+}
