@@ -29,7 +29,10 @@ std::string summary_table(const BuildReport& r) {
                           to_string(o.status), o.detail.empty() ? "" : ": " + o.detail);
     }
     for (const auto& e : r.exported)
-        os << "exported " << e << (str::starts_with(e, "python-") ? " (the host's interpreter)\n" : " (the host's runtime)\n");
+        os << "exported " << e
+           << (str::starts_with(e, "python-") ? " (the host's interpreter)\n"
+               : str::starts_with(e, "pip-")  ? " (the host interpreter's pip)\n"
+                                              : " (the host's runtime)\n");
     for (const auto& s : r.stagings)
         if (s.staging_s > 0 || s.outputs_s > 0) {
             os << fmt::format("staging {}: source {:.1f}s, staging build {:.1f}s, outputs {:.1f}s\n", s.label,

@@ -53,13 +53,6 @@ TEST_CASE("build: a missing tool is the first error, before any download", "[eng
         CHECK(has(last_line(r.err), "or build with the system provider"));
         CHECK_FALSE(has(r.err, "nonexistent-splitforge"));
     }
-    SECTION("a provider that cannot make a prefix is refused as early") {
-        auto r = build_without_tools(tmp.path(), "missing_source", {"--env-provider", "pixi"});
-        INFO(r.err);
-        CHECK(r.rc != 0);
-        CHECK(has(last_line(r.err), "pixi cannot create an environment at a given prefix"));
-        CHECK_FALSE(has(r.err, "nonexistent-splitforge"));
-    }
     SECTION("git, for a git source") {
         auto r = build_without_tools(tmp.path(), "git_source");
         INFO(r.err);
