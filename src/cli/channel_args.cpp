@@ -1,5 +1,7 @@
 #include "cli/channel_args.hpp"
 
+#include <filesystem>
+
 #include "env/channel.hpp"
 #include "env/condarc.hpp"
 
@@ -21,7 +23,11 @@ std::vector<std::string> solve_channels(Cli& cli, const std::vector<std::string>
     load_user_config(cli);
     std::vector<std::string> out;
     for (const auto& ch : env::effective_channels(given, override_channels)) {
-        value_or_throw(env::resolve_channel(ch.value), ch.source == "-c" ? "--channel" : ch.source);
+        // A local folder that does not exist yet is allowed: `build -c OUT`
+        // names the output folder it is about to fill.
+        const bool path = !ch.value.empty() && (ch.value[0] == '/' || ch.value[0] == '.');
+        if (!path || std::filesystem::exists(ch.value))
+            value_or_throw(env::resolve_channel(ch.value), ch.source == "-c" ? "--channel" : ch.source);
         out.push_back(ch.value);
     }
     return out;

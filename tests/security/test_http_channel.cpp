@@ -14,6 +14,7 @@
 #include "cli_run.hpp"
 #include "craft.hpp"
 #include "env/channel.hpp"
+#include "env/condarc.hpp"
 #include "net/url.hpp"
 #include "nginx.hpp"
 #include "testutil.hpp"
@@ -194,6 +195,7 @@ TEST_CASE("http channel: a channel name maps under the channel alias") {
     write_channel(tmp.path() / "www/aliased-ch", {hello()});
     Nginx server(tmp.path() / "www");
     ::setenv("CONDA_CHANNEL_ALIAS", server.url("/").c_str(), 1);
+    sf::env::apply_config(*sf::env::load_config());  // the CLI reads the configuration once per run
     CHECK(resolve_channel("aliased-ch")->url == server.url("/aliased-ch"));
     auto r = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p").string(), "-c", "aliased-ch", "--pkgs-dir",
                                   (tmp.path() / "pkgs").string(), "hello"});

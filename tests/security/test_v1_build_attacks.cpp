@@ -186,7 +186,7 @@ TEST_CASE("security: a long variant value and a staging name with ../ build in t
     CHECK(sf::str::starts_with(pkgs[0], "linux-64/sf-sec-long-label-0.1.0-"));
     for (const auto& e : stdfs::recursive_directory_iterator(tmp.path())) {
         const std::string name = e.path().filename().string();
-        if (sf::str::starts_with(name, "staging-")) CHECK(name.size() == 8 + 64);
+        if (sf::str::starts_with(name, "staging-")) CHECK(name.size() <= 8 + 64);  // cut at 64, never longer
         CHECK(name != "evil");
     }
 }
