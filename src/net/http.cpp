@@ -16,25 +16,16 @@
 #include <optional>
 #include <thread>
 
+#include "net/curl_easy.hpp"
 #include "net/transport.hpp"
 #include "net/url.hpp"
 
 namespace sf::net {
 namespace {
 
-void global_init() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct Easy {
-    CURL* h = curl_easy_init();
-    curl_slist* headers = nullptr;
-    ~Easy() {
-        curl_slist_free_all(headers);
-        if (h) curl_easy_cleanup(h);
-    }
-};
+using detail::Easy;
+using detail::global_init;
+using detail::transient;
 
 // What the write callback needs: where the body goes and its budget.
 struct Sink {
@@ -98,19 +89,6 @@ std::size_t on_header(char* data, std::size_t, std::size_t n, void* p) {
     else if (key == "last-modified") resp->last_modified = value;
     else if (key == "cache-control") resp->cache_control = value;
     return n;
-}
-
-// Worth another try: a timeout, a connection cut mid-answer, a 5xx.
-bool transient(CURLcode rc, long status) {
-    switch (rc) {
-        case CURLE_OK: return status >= 500 && status <= 599;
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_GOT_NOTHING:
-        case CURLE_RECV_ERROR:
-        case CURLE_SEND_ERROR: return true;
-        default: return false;
-    }
 }
 
 // TLS, proxy and credentials for one transfer of `url` (which a conda

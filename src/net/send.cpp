@@ -12,20 +12,16 @@
 #include <mutex>
 #include <thread>
 
+#include "net/curl_easy.hpp"
+#include "net/transport.hpp"
 #include "net/url.hpp"
 
 namespace sf::net {
 
 namespace {
 
-struct Easy {
-    CURL* h = curl_easy_init();
-    curl_slist* headers = nullptr;
-    ~Easy() {
-        curl_slist_free_all(headers);
-        if (h) curl_easy_cleanup(h);
-    }
-};
+using detail::Easy;
+using detail::transient;
 
 struct Sink {
     Answer* answer;
@@ -81,27 +77,6 @@ std::size_t on_read(char* buf, std::size_t size, std::size_t n, void* p) {
     return got < 0 ? CURL_READFUNC_ABORT : static_cast<std::size_t>(got);
 }
 
-long env_long(const char* name, long dflt, long lo, long hi) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return dflt;
-    char* end = nullptr;
-    double d = std::strtod(v, &end);
-    if (end == v || *end) return dflt;
-    return d < lo ? lo : d > hi ? hi : static_cast<long>(d + 0.5);
-}
-
-bool transient(CURLcode rc, long status) {
-    switch (rc) {
-        case CURLE_OK: return status >= 500 && status <= 599;
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_GOT_NOTHING:
-        case CURLE_RECV_ERROR:
-        case CURLE_SEND_ERROR: return true;
-        default: return false;
-    }
-}
-
 void set_method(CURL* h, const Send& s, curl_off_t size) {
     switch (s.method) {
         case Method::get: break;
@@ -115,8 +90,6 @@ void set_method(CURL* h, const Send& s, curl_off_t size) {
 }
 
 Result<Answer> perform(const Send& s, bool* retry) {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
     const std::string where = mask_secrets(s.url, s.secrets);
     Easy e;
     if (!e.h) return fail_runtime({}, "cannot start an HTTP transfer (curl_easy_init failed)");
@@ -142,9 +115,9 @@ Result<Answer> perform(const Send& s, bool* retry) {
     curl_easy_setopt(e.h, CURLOPT_URL, s.url.c_str());
     curl_easy_setopt(e.h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e.h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, env_long("CONDA_REMOTE_CONNECT_TIMEOUT_SECS", 30, 1, 3600));
+    curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT, transport().connect_timeout_s);
     curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, env_long("CONDA_REMOTE_READ_TIMEOUT_SECS", 60, 1, 3600));
+    curl_easy_setopt(e.h, CURLOPT_LOW_SPEED_TIME, transport().read_timeout_s);
     curl_easy_setopt(e.h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e.h, CURLOPT_USERAGENT, "splitforge");
     curl_easy_setopt(e.h, CURLOPT_ERRORBUFFER, errbuf);
@@ -198,7 +171,7 @@ std::string mask_secrets(std::string_view text, const std::vector<std::string>& 
 }
 
 Result<Answer> send(const Send& s) {
-    const long retries = env_long("CONDA_REMOTE_MAX_RETRIES", 3, 0, 20);
+    const long retries = transport().max_retries;
     for (long attempt = 0;; ++attempt) {
         bool retry = false;
         auto got = perform(s, &retry);
