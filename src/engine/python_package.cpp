@@ -53,6 +53,26 @@ bool keep(const std::string& rel, const std::string& minor) {
 
 }  // namespace
 
+namespace {
+
+// Packs `stage` as `m` into `out`, adds the package to `channel`, and removes
+// the stage and the package's copy in `out` whatever happens.
+Result<stdfs::path> pack_into_channel(const stdfs::path& stage, const package::PackageMeta& m, const stdfs::path& out,
+                                      package::MakeOptions mo, const stdfs::path& channel) {
+    std::error_code ec;
+    mo.write.zstd_level = 3;
+    mo.write.threads = 2;
+    auto made = package::make_package(stage, m, out, mo);
+    stdfs::remove_all(stage, ec);
+    if (!made) return unexpected(made.error());
+    auto added = channel::add_package(channel, made->files.front());
+    stdfs::remove(made->files.front(), ec);
+    if (!added) return unexpected(added.error());
+    return *added;
+}
+
+}  // namespace
+
 Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path& channel, const types::Platform& platform,
                                   const stdfs::path& work) {
     if (auto there = python_package_in(channel, platform, py); !there.empty()) return there;
@@ -87,15 +107,7 @@ Result<stdfs::path> export_python(const env::Interpreter& py, const stdfs::path&
     mo.postprocess.emplace();
     mo.postprocess->prefix = pfx;
     mo.postprocess->binary = package::BinaryPrefix::ignore;  // Python finds its prefix from its own location
-    mo.write.zstd_level = 3;
-    mo.write.threads = 2;
-    auto made = package::make_package(stage, m, work / "python-pkgs", mo);
-    if (!made) return unexpected(made.error());
-    stdfs::remove_all(stage, ec);
-    auto added = channel::add_package(channel, made->files.front());
-    stdfs::remove(made->files.front(), ec);
-    if (!added) return unexpected(added.error());
-    return *added;
+    return pack_into_channel(stage, m, work / "python-pkgs", mo, channel);
 }
 
 namespace {
@@ -194,15 +206,7 @@ Result<stdfs::path> export_pip(const env::Interpreter& py, const HostPip& pip, c
     for (const auto& f : files) inputs.push_back(pip.site / f);
     m.timestamp = timestamp::reproducible(inputs) * 1000;
     package::MakeOptions mo;
-    mo.write.zstd_level = 3;
-    mo.write.threads = 2;
-    auto made = package::make_package(stage, m, work / "python-pkgs", mo);
-    stdfs::remove_all(stage, ec);
-    if (!made) return unexpected(made.error());
-    auto added = channel::add_package(channel, made->files.front());
-    stdfs::remove(made->files.front(), ec);
-    if (!added) return unexpected(added.error());
-    return *added;
+    return pack_into_channel(stage, m, work / "python-pkgs", mo, channel);
 }
 
 Result<stdfs::path> export_host_runtime(const std::string& name, const std::string& version, const stdfs::path& channel,
@@ -224,15 +228,7 @@ Result<stdfs::path> export_host_runtime(const std::string& name, const std::stri
     m.summary = "The host's " + name + " (the system compiler's runtime), exported by splitforge's system provider";
     m.timestamp = timestamp_ms ? *timestamp_ms : std::max<std::int64_t>(timestamp::reproducible({}), 1) * 1000;
     package::MakeOptions mo;
-    mo.write.zstd_level = 3;
-    mo.write.threads = 2;
-    auto made = package::make_package(stage, m, work / "runtime-pkgs", mo);
-    stdfs::remove_all(stage, ec);
-    if (!made) return unexpected(made.error());
-    auto added = channel::add_package(channel, made->files.front());
-    stdfs::remove(made->files.front(), ec);
-    if (!added) return unexpected(added.error());
-    return *added;
+    return pack_into_channel(stage, m, work / "runtime-pkgs", mo, channel);
 }
 
 }  // namespace sf::engine
