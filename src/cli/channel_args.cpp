@@ -19,14 +19,19 @@ void load_user_config(Cli& cli) {
     for (const auto& w : env::apply_config(std::move(c))) cli.console.warning(w);
 }
 
-std::vector<std::string> solve_channels(Cli& cli, const std::vector<std::string>& given, bool override_channels) {
+static bool same_path(const std::string& a, const std::string& b) {
+    if (b.empty()) return false;
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+std::vector<std::string> solve_channels(Cli& cli, const std::vector<std::string>& given, bool override_channels,
+                                        const std::string& output_folder) {
     load_user_config(cli);
     std::vector<std::string> out;
     for (const auto& ch : env::effective_channels(given, override_channels)) {
-        // A local folder that does not exist yet is allowed: `build -c OUT`
-        // names the output folder it is about to fill.
-        const bool path = !ch.value.empty() && (ch.value[0] == '/' || ch.value[0] == '.');
-        if (!path || std::filesystem::exists(ch.value))
+        // The output folder may not exist yet: `build -c OUT` is about to fill it.
+        if (std::filesystem::exists(ch.value) || !same_path(ch.value, output_folder))
             value_or_throw(env::resolve_channel(ch.value), ch.source == "-c" ? "--channel" : ch.source);
         out.push_back(ch.value);
     }

@@ -20,7 +20,9 @@ void load_user_config(Cli& cli);
 
 // `given` (-c) then, unless `override_channels`, the configured channels,
 // each checked by env::resolve_channel (an input error names its source).
-std::vector<std::string> solve_channels(Cli& cli, const std::vector<std::string>& given, bool override_channels);
+// `output_folder` may be named before it exists (`build -c OUT` fills it).
+std::vector<std::string> solve_channels(Cli& cli, const std::vector<std::string>& given, bool override_channels,
+                                        const std::string& output_folder = {});
 
 // The channels in order and every setting with its source, credentials
 // masked: `config --show --json` and the `config` block of solving commands.

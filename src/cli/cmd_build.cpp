@@ -160,7 +160,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
             if (a->old_level) cli.console.note("--zstd-level is now spelled --compression-level, as in `package`");
-            a->channels = solve_channels(cli, a->channels, a->override_channels);
+            a->channels = solve_channels(cli, a->channels, a->override_channels, a->output);
             auto o = build_options(*a, cli.console);
             ConsoleReporter reporter(cli.console);
             o.reporter = &reporter;

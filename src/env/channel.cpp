@@ -167,7 +167,8 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
             if (got) return std::optional<std::string>(std::move(*got));
             continue;
         }
-        auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata);
+        auto got = net::cached_get(cache_dir, base + name, decode, kMaxRepodata,
+                                   zst ? net::Absent::or_denied : net::Absent::not_found);
         if (!got) return Unexpected<Error>{got.error()};
         if (zst) forms.zst = got->how != net::Fetched::missing;
         if (got->how == net::Fetched::missing) continue;
@@ -189,7 +190,7 @@ Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, cons
     Forms forms = read_forms(cache_dir, base);
     if (forms.shards == false && !net::has_entry(cache_dir, url)) return std::optional<std::string>();
     auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
-    auto got = net::cached_get(cache_dir, url, decode, kMaxRepodata);
+    auto got = net::cached_get(cache_dir, url, decode, kMaxRepodata, net::Absent::or_denied);
     if (!got) return Unexpected<Error>{got.error()};
     if (got->how == net::Fetched::missing) return std::optional<std::string>();  // remote_repodata remembers it
     if (forms.shards != true) write_forms(cache_dir, base, Forms{true, forms.zst});

@@ -89,7 +89,7 @@ std::optional<std::string> cached_only(const stdfs::path& cache_dir, const std::
 }
 
 Result<CachedBody> cached_get(const stdfs::path& cache_dir, const std::string& url, const Decode& decode,
-                              std::uint64_t max_bytes) {
+                              std::uint64_t max_bytes, Absent absent) {
     auto dir = fs::Dir::open(cache_dir, fs::Create::yes);
     if (!dir) return Unexpected<Error>{dir.error()};
     const std::string key = cache_key(url);
@@ -113,7 +113,9 @@ Result<CachedBody> cached_get(const stdfs::path& cache_dir, const std::string& u
         if (auto ok = write_entry(*dir, key, url, keep, entry->second); !ok) return Unexpected<Error>{ok.error()};
         return CachedBody{Fetched::revalidated, std::move(entry->second)};
     }
-    if (resp->status == 404 || resp->status == 410) return CachedBody{Fetched::missing, {}};
+    const bool denied = resp->status == 401 || resp->status == 403;
+    if (resp->status == 404 || resp->status == 410 || (denied && absent == Absent::or_denied))
+        return CachedBody{Fetched::missing, {}};
     if (resp->status != 200) return fail(SourceLoc{mask(url)}, status_text(resp->status));
     auto body = decode ? decode(std::move(resp->body)) : Result<std::string>(std::move(resp->body));
     if (!body) return Unexpected<Error>{body.error()};

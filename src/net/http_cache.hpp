@@ -43,8 +43,14 @@ bool has_entry(const std::filesystem::path& cache_dir, const std::string& url);
 std::optional<std::string> cached_only(const std::filesystem::path& cache_dir, const std::string& url,
                                        std::uint64_t max_bytes);
 
-// Other statuses than 200, 304 and 404/410 are an error naming the URL (masked).
+// What a probe for an optional file counts as absent. `or_denied` adds 401
+// and 403: S3 answers 403 for a key it does not have, and a channel that
+// needs credentials then fails on repodata.json, the file users know.
+enum class Absent { not_found, or_denied };
+
+// Other statuses than 200, 304 and the absent ones are an error naming the
+// URL (masked).
 Result<CachedBody> cached_get(const std::filesystem::path& cache_dir, const std::string& url, const Decode& decode,
-                              std::uint64_t max_bytes);
+                              std::uint64_t max_bytes, Absent absent = Absent::not_found);
 
 }  // namespace sf::net
