@@ -8,7 +8,7 @@ pkgs=(g++ cmake ninja-build pkg-config ccache
       libmimalloc-dev libarchive-dev nettle-dev liblzma-dev zlib1g-dev libzstd-dev zstd libbz2-dev bzip2 libssl-dev
       libcurl4-openssl-dev nginx openssl  # openssl: the auth/TLS tests make an htpasswd and a test CA
       libmsgpack-cxx-dev python3 python3-msgpack  # CEP-16 shards; python3-msgpack: the tests' independent reader
-      patchelf patch git libopenblas-dev
+      patchelf patch git libopenblas-dev strace  # strace: the fan-out e2e test watches the compiler's execve
       make autoconf automake libtool)  # the last four: the build-real feedstocks (yaml uses autotools)
 missing=()
 for p in "${pkgs[@]}"; do

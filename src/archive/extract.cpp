@@ -46,6 +46,8 @@ Entry entry_of(struct ::archive_entry* e) {
     while (str::starts_with(out.path, "./")) out.path.erase(0, 2);
     out.size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
     out.mode = archive_entry_perm(e);
+    if (archive_entry_mtime_is_set(e))
+        out.mtime = ::timespec{static_cast<std::time_t>(archive_entry_mtime(e)), archive_entry_mtime_nsec(e)};
     if (const char* h = archive_entry_hardlink(e)) {
         out.type = EntryType::hardlink;
         out.link_target = h;
@@ -219,6 +221,10 @@ Result<void> TreeWriter::write_data(struct ::archive* a, const stdfs::path& dst,
     unsigned mode = e.mode & 01777;  // no setuid/setgid from archives
     if (limits_.access == OwnerAccess::read_write) mode |= 0600;
     ::fchmod(fd, mode);
+    if (e.mtime) {
+        const ::timespec times[2] = {*e.mtime, *e.mtime};
+        ::futimens(fd, times);
+    }
     if (::close(fd) != 0) return io_fail("cannot write '" + rel + "'", errno);
     return {};
 }
@@ -255,7 +261,7 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
                 return io_fail("cannot create directory '" + *rel + "'", errno);
             dirs_.insert(*rel);
             unsigned mode = (e.mode & 0777) | 0700;
-            dir_modes_.emplace_back(dst, mode);
+            dir_modes_.push_back({dst, mode, e.mtime});
             return {};
         }
         case EntryType::file: return write_data(a, dst, e, *rel);
@@ -265,6 +271,10 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
                             limits_.container);
             if (::symlink(e.link_target.c_str(), dst.c_str()) != 0)
                 return io_fail("cannot create symlink '" + *rel + "'", errno);
+            if (e.mtime) {
+                const ::timespec times[2] = {*e.mtime, *e.mtime};
+                ::utimensat(AT_FDCWD, dst.c_str(), times, AT_SYMLINK_NOFOLLOW);
+            }
             return {};
         case EntryType::hardlink: {
             auto src = safe_member_path(e.link_target);
@@ -287,7 +297,14 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
 }
 
 void TreeWriter::finish() {
-    for (auto it = dir_modes_.rbegin(); it != dir_modes_.rend(); ++it) ::chmod(it->first.c_str(), it->second);
+    // Deepest first, after every member: writing into a directory sets its mtime.
+    for (auto it = dir_modes_.rbegin(); it != dir_modes_.rend(); ++it) {
+        ::chmod(it->path.c_str(), it->mode);
+        if (it->mtime) {
+            const ::timespec times[2] = {*it->mtime, *it->mtime};
+            ::utimensat(AT_FDCWD, it->path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+        }
+    }
     dir_modes_.clear();
 }
 

@@ -74,7 +74,12 @@ private:
     TreeLimits limits_;
     std::map<std::string, EntryType> seen_;
     std::unordered_set<std::string> dirs_;  // real directories below root_, checked or made
-    std::vector<std::pair<std::filesystem::path, unsigned>> dir_modes_;
+    struct DirMode {
+        std::filesystem::path path;
+        unsigned mode;
+        std::optional<struct ::timespec> mtime;
+    };
+    std::vector<DirMode> dir_modes_;
     std::uint64_t declared_ = 0, written_ = 0;
     std::uint64_t overhead_ = 0;  // the members' share of declared_ (kMemberCost and names)
     DataSum last_;

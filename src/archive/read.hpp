@@ -18,6 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include <ctime>
+#include <optional>
+
 #include "core/error.hpp"
 #include "types/package_record.hpp"
 
@@ -40,6 +43,9 @@ struct Entry {
     std::string link_target;  // symlink target, or the hardlink's source member
     std::uint64_t size = 0;
     unsigned mode = 0644;     // permission bits
+    // The stored mtime, which extraction gives the file (as tar does): a
+    // restored build tree is then as up to date for ninja as it was.
+    std::optional<struct ::timespec> mtime;
 };
 
 // Which part of a package to read.

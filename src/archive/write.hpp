@@ -79,10 +79,18 @@ struct TarEntry {
     std::string content;           // ... in which case this is the content
     std::string link_target;       // symlink: the link text, stored as is
     unsigned mode = 0644;          // permission bits (symlinks are always 0777)
+    std::int64_t mtime_s = 0;      // the source's mtime (tree_entries), for Times::kept
+    long mtime_ns = 0;
 };
 
+// Packages are reproducible: one mtime for every entry. A build tree that
+// is restored later (staging archives) keeps each file's, so ninja finds it
+// up to date.
+enum class Times { fixed, kept };
+
 struct TarOptions {
-    std::int64_t mtime = 0;  // every entry gets this mtime; uid/gid 0, no user/group names
+    std::int64_t mtime = 0;  // Times::fixed: every entry gets this mtime; uid/gid 0, no user/group names
+    Times times = Times::fixed;
 };
 
 // Upper bound of the uncompressed tar size for `entries` (for zip64 decisions).

@@ -117,7 +117,9 @@ Result<std::uint64_t> write_tar(ByteSink& out, const std::vector<TarEntry>& entr
     ctx.buf.reserve((1u << 20) + 16384);
 
     std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
-    archive_write_set_format_pax_restricted(a.get());
+    // pax_restricted drops sub-second mtimes; a kept tree needs them (ninja).
+    if (opts.times == Times::kept) archive_write_set_format_pax(a.get());
+    else archive_write_set_format_pax_restricted(a.get());
     archive_write_set_bytes_per_block(a.get(), 10240);
     if (archive_write_open(a.get(), &ctx, nullptr, write_cb, nullptr) != ARCHIVE_OK)
         return la_error(a.get(), "cannot start tar");
@@ -126,7 +128,8 @@ Result<std::uint64_t> write_tar(ByteSink& out, const std::vector<TarEntry>& entr
     for (const auto& e : entries) {
         archive_entry_clear(ent.get());
         archive_entry_set_pathname_utf8(ent.get(), e.name.c_str());
-        archive_entry_set_mtime(ent.get(), opts.mtime, 0);
+        if (opts.times == Times::kept) archive_entry_set_mtime(ent.get(), e.mtime_s, e.mtime_ns);
+        else archive_entry_set_mtime(ent.get(), opts.mtime, 0);
         archive_entry_set_uid(ent.get(), 0);
         archive_entry_set_gid(ent.get(), 0);
         std::uint64_t size = 0;
@@ -209,6 +212,8 @@ Result<std::vector<TarEntry>> tree_entries(const stdfs::path& root, const std::v
         TarEntry e;
         e.name = rel;
         e.mode = st.st_mode & 07777;
+        e.mtime_s = st.st_mtim.tv_sec;
+        e.mtime_ns = st.st_mtim.tv_nsec;
         if (S_ISLNK(st.st_mode)) {
             e.kind = EntryKind::symlink;
             e.link_target = stdfs::read_symlink(p, ec).string();

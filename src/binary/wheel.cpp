@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/version.hpp"
 #include "archive/read.hpp"
 #include "archive/write.hpp"
 #include "binary/artifact.hpp"
@@ -32,7 +33,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kGenerator = "splitforge 0.1.0";
+const std::string kGenerator = std::string("splitforge ") + kVersion;
 
 // Extracted packages, once each, below one temp dir.
 class Extracted {

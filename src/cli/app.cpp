@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "core/version.hpp"
 #include "engine/interrupt.hpp"
 #include "util/strings.hpp"
 
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.fallthrough();
     app.footer(kFooter);
-    app.set_version_flag("--version", "splitforge 0.1.0");
+    app.set_version_flag("--version", std::string("splitforge ") + sf::kVersion);
     Cli cli;
     app.add_option("--color", cli.console.color_opt, "Colour on stderr: auto (a terminal, unless NO_COLOR), always, never")
         ->check(one_of({"auto", "always", "never"}));

@@ -28,6 +28,8 @@ struct BuildArgs {
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
     bool quiet = false, dry_run = false, override_channels = false, no_system = false;
     std::string upload_to;  // --upload-to TARGET: after a build with no failure
+    bool staging_only = false;
+    std::string from_staging;
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -64,6 +66,8 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.channels = a.channels;
     for (const auto& f : a.system_maps) o.system_maps.emplace_back(f);
     o.work_dir = a.work_dir;
+    o.staging_only = a.staging_only ? engine::StagingOnly::yes : engine::StagingOnly::no;
+    if (!a.from_staging.empty()) o.from_staging = std::filesystem::absolute(a.from_staging);
     if (!a.source_cache.empty()) o.source_cache = std::filesystem::absolute(a.source_cache);
     o.skip_existing = a.skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
     o.test = a.no_test ? engine::TestMode::skip : engine::TestMode::run;
@@ -138,6 +142,12 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_option("--source-cache", a->source_cache,
                     "Source download cache: files in DIR/src/<sha256>/<file> (default: $SPLITFORGE_CACHE, else "
                     "~/.cache/splitforge); pre-seed it where downloads are impossible");
+    auto* staging_only = sub->add_flag("--staging-only", a->staging_only,
+                  "Run the sources and staging builds only and write each as <output>/staging/<id>.tar.zst (for --from-staging in another job)");
+    sub->add_option("--from-staging", a->from_staging,
+                    "Restore a staging archive where it was built and build the outputs from it, without the staging script (with --variant python=X: that Python's)")
+        ->check(CLI::ExistingFile)
+        ->excludes(staging_only);
     sub->add_option("--work-dir", a->work_dir, "Work dir (default: <output>/.splitforge-work/<name>-<hash>, the same path each build)");
     sub->add_option("--compression-level", a->level, "zstd level of the .conda packages (default 19)")
         ->check(CLI::Range(1, 22));

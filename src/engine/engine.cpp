@@ -17,6 +17,7 @@
 #include "core/rewrap.hpp"
 #include "core/try.hpp"
 #include "engine/engine_detail.hpp"
+#include "engine/staging_archive.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/publish.hpp"
 #include "engine/python_package.hpp"
@@ -166,20 +167,6 @@ bool in_channel(const Ctx& ctx, const types::Platform& platform, const std::stri
     return false;
 }
 
-// The variant keys the staging script sees: those every output of the build
-// agrees on (python and output-local keys like with_magma differ).
-std::map<std::string, std::string> staging_keys(const plan::StagingBuild& b) {
-    std::map<std::string, std::set<std::string>> seen;
-    for (const auto& s : b.steps)
-        for (const auto& [k, v] : s.output.used) seen[k].insert(v);
-    std::map<std::string, std::string> out;
-    for (const auto& [k, vals] : seen)
-        if (vals.size() == 1 && k != "python") out[k] = *vals.begin();
-    if (!seen.count("target_platform"))
-        if (const std::string* tp = b.variant.get("target_platform")) out["target_platform"] = *tp;
-    return out;
-}
-
 // Requirements of the top level minus the recipe's own outputs.
 std::vector<std::string> without_own(const std::vector<types::Dependency>& reqs, const plan::StagingBuild& b) {
     std::set<std::string> own;
@@ -195,20 +182,13 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
                              const std::vector<types::Source>& sources, StagingTiming& timing) {
     const auto& b = *st.build;
     auto t = std::chrono::steady_clock::now();
-    stdfs::path recipe = stdfs::absolute(p.recipe_dir);
-    st.recipe_dir = recipe;
-    st.format = p.format;
     std::error_code ec;
     stdfs::remove_all(base, ec);
     if (ec) return fail_runtime(SourceLoc{base.string()}, p.name + " [" + b.label + "]: cannot empty the staging dir: " + ec.message());
-    st.src_dir = base / "work";
-    st.source_name = p.name + "-" + p.version;
-    st.package_name = p.name;
-    st.package_version = p.version;
-    st.staged = base / "staged";
+    detail::init_staging(p, st, base);
     source::SourceContext sc;
     sc.work_dir = st.src_dir;
-    sc.recipe_dir = recipe;
+    sc.recipe_dir = st.recipe_dir;
     if (!ctx.opts.source_cache.empty()) sc.cache_dir = ctx.opts.source_cache / "src";
     sc.env = ctx.base_env;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
@@ -218,7 +198,7 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
     stdfs::create_directories(st.src_dir, ec);
     if (ec) return fail_runtime(SourceLoc{st.src_dir.string()}, p.name + " [" + b.label + "]: source: " + ec.message());
     timing.source_s += detail::seconds_since(t);
-    st.keys = staging_keys(b);
+    st.keys = detail::staging_keys(b);
     return {};
 }
 
@@ -253,6 +233,11 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     if (!henv) return fail_runtime({}, who + ": host env: " + henv.error().str());
     if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail_from(ok.error(), {}, who + ": host env: " + ok.error().str());
     if (s.output) st.run_exports = detail::staging_run_exports(*s.output, *benv, *henv);
+    for (const auto* e : {&*benv, &*henv}) {
+        auto& into = e == &*benv ? st.build_env : st.host_env;
+        into.insert(into.end(), e->installed.begin(), e->installed.end());
+        into.insert(into.end(), e->from_host.begin(), e->from_host.end());
+    }
     auto before = script::snapshot(ctx.host_prefix);
 
     script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
@@ -421,7 +406,13 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     stdfs::path base = stdfs::absolute(opts.work_dir.empty() ? ctx.output : opts.work_dir, ec);
     if (auto ok = types::check_prefix(base.string()); !ok)
         return rewrap(ok.error(), "the work dir: ");
-    if (opts.work_dir.empty()) {
+    if (ctx.restoring && opts.work_dir.empty()) {
+        // Where the staging archive's trees were built (check_restore_dir).
+        auto claimed = WorkDir::claim_exact(ctx.restoring->work_dir);
+        if (!claimed) return unexpected(claimed.error());
+        work.emplace(std::move(*claimed));
+        ctx.work = work->path();
+    } else if (opts.work_dir.empty()) {
         // The work area lives in the output folder, so what a killed build
         // left behind is found and swept by the next one.
         auto root = fs::Dir::open(ctx.output, fs::Create::yes);
@@ -600,12 +591,28 @@ void fail_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& 
     ctx.notice("==> " + p.name + " [" + b.label + "]: FAILED, going on (--keep-going): " + e.str());
 }
 
+// --staging-only: the staging build that ran, as OUT/staging/<id>.tar.zst.
+Result<void> archive_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b,
+                             const std::map<std::string, Staging>& sts) {
+    auto t = std::chrono::steady_clock::now();
+    auto m = detail::make_manifest(ctx, p, b, sts);
+    if (!m) return unexpected(m.error());
+    auto file = detail::write_staging_archive(ctx, *m, b);
+    if (!file) return rewrap(file.error(), p.name + " [" + b.label + "]: staging archive: ");
+    std::error_code ec;
+    ctx.progress("==> " + p.name + " [" + b.label + "]: staging archive " + file->string() + ", " +
+                 std::to_string(stdfs::file_size(*file, ec) >> 20) + " MiB, " + detail::fmt_seconds(detail::seconds_since(t)));
+    ctx.report.staging_archives.push_back(*file);
+    return {};
+}
+
 // One staging build: skipped whole when all its outputs are in the channel
 // (--skip-existing); else its source and build.sh once, then its outputs.
 Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b, Tally& tally) {
     StagingTiming timing;
     timing.label = b.label;
-    bool all_there = ctx.opts.skip_existing == SkipExisting::yes;
+    const bool staging_only = ctx.opts.staging_only == StagingOnly::yes;
+    bool all_there = ctx.opts.skip_existing == SkipExisting::yes && !staging_only;
     for (const auto& step : b.steps) all_there = all_there && in_channel(ctx, p.platform, step.output.dist());
     if (all_there) {
         for (const auto& step : b.steps) skip_existing_step(ctx, b, step, tally);
@@ -620,16 +627,22 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
     // "": the top level's work dir; recipe.yaml's staging outputs by name.
     std::map<std::string, Staging> sts;
     sts[""].build = &b;
-    auto ran = run_staging(ctx, p, sts[""], timing);
-    if (ran) ran = run_staging_outputs(ctx, p, sts, timing);
-    if (!ran) {
-        if (ctx.opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ran.error());
-        fail_staging(ctx, p, b, ran.error(), tally);
-        ctx.report.stagings.push_back(timing);
-        return {};
+    if (ctx.restoring) {
+        if (auto ok = detail::restore_staging(ctx, p, b, ctx.opts.from_staging, *ctx.restoring, sts); !ok) return ok;
+    } else {
+        auto ran = run_staging(ctx, p, sts[""], timing);
+        if (ran) ran = run_staging_outputs(ctx, p, sts, timing);
+        if (!ran) {
+            if (ctx.opts.keep_going == KeepGoing::no || interrupted()) return unexpected(ran.error());
+            fail_staging(ctx, p, b, ran.error(), tally);
+            ctx.report.stagings.push_back(timing);
+            return {};
+        }
     }
     auto t_out = std::chrono::steady_clock::now();
-    {
+    if (staging_only) {
+        if (auto ok = archive_staging(ctx, p, b, sts); !ok) return ok;
+    } else {
         Publisher pub(ctx, tally);
         for (const auto& step : b.steps) {
             auto st = sts.find(step.output.inherits);
@@ -660,13 +673,24 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     Ctx ctx(opts);
     report_warnings(ctx.reporter, p.warnings);
     if (auto ok = detail::check_build_tools(opts, p, prepared.env); !ok) return unexpected(ok.error());
+    std::optional<detail::StagingManifest> restoring;
+    if (!opts.from_staging.empty()) {
+        auto m = detail::manifest_to_restore(opts, p);
+        if (!m) return unexpected(m.error());
+        restoring = std::move(*m);
+        ctx.restoring = &*restoring;
+    }
     if (auto ok = open_output(ctx, p); !ok) return unexpected(ok.error());
     auto work = open_work_dir(ctx, p);  // held until the build ends
     if (!work) return unexpected(work.error());
+    if (restoring && restoring->host_prefix != ctx.host_prefix.string())
+        return fail(SourceLoc{opts.from_staging.string()}, "the archive's host prefix is " + restoring->host_prefix +
+                                                               ", this build's " + ctx.host_prefix.string());
     if (auto ok = set_up_tools(ctx, prepared); !ok) return unexpected(ok.error());
     if (auto ok = open_provider(ctx, p); !ok) return unexpected(ok.error());
     report_skipped(ctx, p);
-    if (auto ok = export_pythons(ctx, p); !ok) return unexpected(ok.error());
+    if (opts.staging_only == StagingOnly::no)
+        if (auto ok = export_pythons(ctx, p); !ok) return unexpected(ok.error());
     Tally tally{p.output_count()};
     for (const auto& b : p.builds)
         if (auto ok = run_staging_build(ctx, p, b, tally); !ok) return unexpected(ok.error());

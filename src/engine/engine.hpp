@@ -30,6 +30,9 @@ enum class KeepGoing { no, yes };        // after a failed output, build what do
 // Progress lines ("==> source", "[2/5] ... built") on stderr, or none (the CLI
 // shows them on a terminal only). Warnings, failures and the summary always.
 enum class Progress { show, hide };
+// --staging-only: each staging build ends in a staging archive, no outputs
+// are built (engine/staging_archive.hpp).
+enum class StagingOnly { no, yes };
 
 struct BuildOptions {
     std::filesystem::path recipe_dir;
@@ -44,6 +47,8 @@ struct BuildOptions {
     TestMode test = TestMode::run;
     KeepBuild keep = KeepBuild::no;
     KeepGoing keep_going = KeepGoing::no;
+    StagingOnly staging_only = StagingOnly::no;
+    std::filesystem::path from_staging;                         // --from-staging: restore, do not run, the staging build
     env::ProviderKind provider = env::ProviderKind::system;
     std::string provider_tool;                                  // external tool path (tests: a fake)
     env::StandIns stand_ins = env::StandIns::allowed;           // --no-system: refused
@@ -98,6 +103,7 @@ struct BuildReport {
     std::vector<StagingTiming> stagings;
     std::vector<std::string> exported;  // interpreter packages added to the channel
     std::filesystem::path work_dir;      // when kept
+    std::vector<std::filesystem::path> staging_archives;  // --staging-only
     std::vector<Error> warnings;         // every warning the build reported, in order
     double seconds = 0;
 };

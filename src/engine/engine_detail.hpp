@@ -24,6 +24,8 @@ namespace sf::engine::detail {
 
 namespace stdfs = std::filesystem;
 
+struct StagingManifest;  // staging_archive.hpp
+
 // A Reporter that passes one call at a time to another: the test worker
 // (publish.hpp) reports beside the thread that builds.
 class SerialReporter : public Reporter {
@@ -81,6 +83,7 @@ public:
     // dir (SOURCE_DATE_EPOCH, else its newest mtime), so rebuilds are byte-identical.
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
+    const StagingManifest* restoring = nullptr;  // --from-staging: its checked manifest
     // True the first time `key` is told in this build (host tools, warnings);
     // the test worker tells too, so it is locked.
     bool tell_once(const std::string& key);
@@ -122,6 +125,7 @@ struct Staging {
     // A recipe.yaml staging output's run_exports (its envs'), which the
     // outputs inheriting it add to their run requirements.
     std::vector<InheritedExport> run_exports;
+    std::vector<std::string> build_env, host_env;  // what its envs held (the staging archive's manifest)
 };
 
 // What the outputs inheriting a staging output get from its run_exports

@@ -40,6 +40,7 @@ std::string summary_table(const BuildReport& r) {
         }
     os << fmt::format("total {:.1f}s\n", r.seconds);
     if (!r.work_dir.empty()) os << "work dir kept: " << r.work_dir.string() << "\n";
+    for (const auto& a : r.staging_archives) os << "staging archive: " << a.string() << "\n";
     return os.str();
 }
 
@@ -71,6 +72,8 @@ nlohmann::json report_json(const BuildReport& r) {
     for (const auto& w : r.warnings) j["warnings"].push_back(w.str());
     j["seconds"] = r.seconds;
     if (!r.work_dir.empty()) j["work_dir"] = r.work_dir.string();
+    j["staging_archives"] = nlohmann::json::array();
+    for (const auto& a : r.staging_archives) j["staging_archives"].push_back(a.string());
     return j;
 }
 

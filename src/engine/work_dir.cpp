@@ -61,6 +61,24 @@ Result<WorkDir> WorkDir::claim(const stdfs::path& area, const std::string& name,
     return w;
 }
 
+Result<WorkDir> WorkDir::claim_exact(const stdfs::path& dir) {
+    std::error_code ec;
+    stdfs::create_directories(dir.parent_path(), ec);
+    if (ec) return fail_runtime(SourceLoc{dir.parent_path().string()}, "cannot create the work area: " + ec.message());
+    auto lock = fs::LockFile::try_create(dir.string() + ".lock");
+    if (!lock) return unexpected(lock.error());
+    if (!*lock)
+        return fail_runtime(SourceLoc{dir.string()}, "another build is using this work dir",
+                            "wait for it, or run the jobs that restore this staging archive one at a time");
+    WorkDir w;
+    w.lock_ = std::move(*lock);
+    w.path_ = dir;
+    remove_entry(w.path_);
+    stdfs::create_directories(w.path_, ec);
+    if (ec) return fail_runtime(SourceLoc{w.path_.string()}, "cannot create the work dir: " + ec.message());
+    return w;
+}
+
 WorkDir::WorkDir(WorkDir&& o) noexcept
     : path_(std::move(o.path_)), kind_(o.kind_), keep_(o.keep_), lock_(std::move(o.lock_)), unique_(std::move(o.unique_)) {
     o.path_.clear();

@@ -28,6 +28,10 @@ public:
     // when another build holds it.
     static Result<WorkDir> claim(const std::filesystem::path& area, const std::string& name,
                                  const std::filesystem::path& recipe_dir, const variant::Selection& selection);
+    // Claims (and empties) exactly `dir`, a stable dir of a work area
+    // (--from-staging restores a build tree where it was built); another
+    // build holding it is an error.
+    static Result<WorkDir> claim_exact(const std::filesystem::path& dir);
     WorkDir(WorkDir&& o) noexcept;
     WorkDir& operator=(WorkDir&&) = delete;
     ~WorkDir();

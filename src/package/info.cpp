@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/version.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kToolVersion = "0.1.0";
+constexpr const char* kToolVersion = kVersion;
 const std::string kEmptySha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 std::string dump(const json& j) { return j.dump(2); }  // nlohmann objects keep keys sorted

@@ -1,0 +1,176 @@
+// `build --staging-only` and `build --from-staging` on a small split recipe
+// (tests/data/engine/files_glob): the archive carries the staging tree to a
+// fresh work dir, and a manifest that does not fit this build, or points the
+// restore at a dir that is not a fresh work area's, is an input error (exit 2)
+// that touches nothing. The demo's megabuild through an archive is in test_build_e2e.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "process/process.hpp"
+#include "testutil.hpp"
+#include "util/strings.hpp"
+
+namespace stdfs = std::filesystem;
+using namespace sf;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string out, err;
+};
+
+Run sf_run(std::vector<std::string> args) {
+    args.insert(args.begin(), test::binary().string());
+    process::Command c{args, {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return {r->exit_code, r->out, r->err};
+}
+
+Run build(const std::string& recipe, const stdfs::path& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"build", (test::data_dir() / "engine" / recipe).string(), "--output-folder",
+                                     out.string(), "-q", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return sf_run(args);
+}
+
+std::string last_line(const std::string& s) {
+    auto lines = str::split_lines(s);
+    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+}
+
+int tar(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"tar"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    REQUIRE(r);
+    INFO(r->err);
+    return r->exit_code;
+}
+
+// The archive `--staging-only` wrote into `out` (exactly one).
+stdfs::path staged_archive(const Run& r) {
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["outputs"].empty());
+    REQUIRE(j["staging_archives"].size() == 1);
+    return j["staging_archives"][0].get<std::string>();
+}
+
+// A copy of `archive` whose manifest `edit` rewrote (the manifest stays first).
+stdfs::path with_manifest(const stdfs::path& archive, const stdfs::path& dir,
+                          const std::function<void(nlohmann::json&)>& edit) {
+    const stdfs::path tree = dir / "tree";
+    stdfs::create_directories(tree);
+    REQUIRE(tar({"-I", "zstd", "-xf", archive.string(), "-C", tree.string()}) == 0);
+    nlohmann::json m;
+    std::ifstream(tree / "splitforge-staging.json") >> m;
+    edit(m);
+    std::ofstream(tree / "splitforge-staging.json") << m.dump(1);
+    std::vector<std::string> members = {"splitforge-staging.json"};
+    for (const auto& e : stdfs::directory_iterator(tree))
+        if (e.path().filename() != "splitforge-staging.json") members.push_back(e.path().filename().string());
+    const stdfs::path out = dir / archive.filename();
+    std::vector<std::string> args = {"-I", "zstd", "-cf", out.string(), "-C", tree.string()};
+    args.insert(args.end(), members.begin(), members.end());
+    REQUIRE(tar(args) == 0);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("build --staging-only writes one archive, --from-staging builds the outputs from it in a fresh work dir",
+          "[engine][staging]") {
+    fs::TempDir tmp("sf-staging-it");
+    const stdfs::path out = tmp.path() / "out";
+    const stdfs::path archive = staged_archive(build("files_glob", out, {"--staging-only"}));
+    CHECK(str::starts_with(archive.filename().string(), "sf-glob-split-1.0.0-"));
+    CHECK(str::ends_with(archive.string(), ".tar.zst"));
+    CHECK_FALSE(stdfs::exists(out / "linux-64/libsfglob-1.0.0-0.conda"));
+
+    // The next job's checkout: no work dir, the archive only, another output
+    // folder; the tree goes back where it was built.
+    stdfs::remove_all(out / ".splitforge-work");
+    const stdfs::path out2 = tmp.path() / "out2";
+    auto r = build("files_glob", out2, {"--from-staging", archive.string()});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["stagings"].size() == 1);
+    CHECK(j["stagings"][0]["staging_s"].get<double>() == 0.0);  // restored, not run
+    CHECK(stdfs::exists(out2 / "linux-64/libsfglob-1.0.0-0.conda"));
+    CHECK(stdfs::exists(out2 / "linux-64/libsfglob-devel-1.0.0-0.conda"));
+    // The restored work dir goes after the build, as every work dir does.
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(out / ".splitforge-work", ec)) CHECK_FALSE(e.is_directory());
+}
+
+TEST_CASE("build --from-staging: an archive that does not fit, or is hostile, is one error line and exit 2",
+          "[engine][staging]") {
+    fs::TempDir tmp("sf-staging-it");
+    const stdfs::path out = tmp.path() / "out";
+    const stdfs::path archive = staged_archive(build("files_glob", out, {"--staging-only"}));
+    auto expect_input_error = [&](const Run& r, const std::string& needle) {
+        INFO(r.err);
+        CHECK(r.rc == 2);
+        const std::string line = last_line(r.err);
+        CHECK(str::starts_with(line, "splitforge: error: "));
+        CHECK(line.find(needle) != std::string::npos);
+        CHECK_FALSE(stdfs::exists(out / "linux-64/libsfglob-1.0.0-0.conda"));
+    };
+
+    SECTION("another recipe's archive") {
+        expect_input_error(build("ok", out, {"--from-staging", archive.string()}), "staging build");
+    }
+    SECTION("not an archive") {
+        const stdfs::path junk = tmp.path() / "junk.tar.zst";
+        std::ofstream(junk) << "not zstd\n";
+        expect_input_error(build("files_glob", out, {"--from-staging", junk.string()}), junk.string());
+    }
+    SECTION("a changed recipe") {
+        const stdfs::path edited = with_manifest(archive, tmp.path() / "e1", [](nlohmann::json& m) {
+            m["recipe_hash"] = std::string(64, '0');
+        });
+        expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "recipe changed");
+    }
+    SECTION("another variant") {
+        const stdfs::path edited = with_manifest(archive, tmp.path() / "e2", [](nlohmann::json& m) {
+            m["variant"]["target_platform"] = "osx-arm64";
+        });
+        expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "target_platform");
+    }
+    SECTION("another output folder's existing work dir") {
+        const stdfs::path victim = tmp.path() / "victim/.splitforge-work/sf-glob-split-0123456789";
+        stdfs::create_directories(victim);
+        std::ofstream(victim / "keep") << "mine\n";
+        const stdfs::path edited = with_manifest(archive, tmp.path() / "e3", [&](nlohmann::json& m) {
+            m["work_dir"] = victim.string();
+        });
+        expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "another output folder");
+        CHECK(stdfs::exists(victim / "keep"));
+    }
+    SECTION("a work dir that is not a work area's") {
+        const stdfs::path edited = with_manifest(archive, tmp.path() / "e5", [&](nlohmann::json& m) {
+            m["work_dir"] = (tmp.path() / "home").string();
+        });
+        expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "--work-dir");
+        CHECK_FALSE(stdfs::exists(tmp.path() / "home"));
+    }
+    SECTION("a staging dir that climbs out of the work dir") {
+        const stdfs::path edited = with_manifest(archive, tmp.path() / "e4", [](nlohmann::json& m) {
+            m["dirs"][0]["base"] = "../../escape";
+        });
+        expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "below the work dir");
+        CHECK_FALSE(stdfs::exists(tmp.path() / "escape"));
+    }
+}
