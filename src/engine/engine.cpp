@@ -233,11 +233,8 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     if (!henv) return fail_runtime({}, who + ": host env: " + henv.error().str());
     if (auto ok = detail::tell_host_tools(ctx, *henv); !ok) return fail_from(ok.error(), {}, who + ": host env: " + ok.error().str());
     if (s.output) st.run_exports = detail::staging_run_exports(*s.output, *benv, *henv);
-    for (const auto* e : {&*benv, &*henv}) {
-        auto& into = e == &*benv ? st.build_env : st.host_env;
-        into.insert(into.end(), e->installed.begin(), e->installed.end());
-        into.insert(into.end(), e->from_host.begin(), e->from_host.end());
-    }
+    st.build_env = detail::env_records(*benv);
+    st.host_env = detail::env_records(*henv);
     auto before = script::snapshot(ctx.host_prefix);
 
     script::ScriptContext sctx = detail::script_context(ctx, st, *benv, *henv);
@@ -601,7 +598,7 @@ Result<void> archive_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::Sta
     if (!file) return rewrap(file.error(), p.name + " [" + b.label + "]: staging archive: ");
     std::error_code ec;
     ctx.progress("==> " + p.name + " [" + b.label + "]: staging archive " + file->string() + ", " +
-                 std::to_string(stdfs::file_size(*file, ec) >> 20) + " MiB, " + detail::fmt_seconds(detail::seconds_since(t)));
+                 detail::human_size(stdfs::file_size(*file, ec)) + ", " + detail::fmt_seconds(detail::seconds_since(t)));
     ctx.report.staging_archives.push_back(*file);
     return {};
 }

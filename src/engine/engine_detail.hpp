@@ -228,6 +228,7 @@ package::PrefixRules prefix_rules(const render::PostBuildKeys& k);
 
 double seconds_since(std::chrono::steady_clock::time_point t);
 std::string fmt_seconds(double s);
+std::string human_size(std::uintmax_t bytes);  // "81.4 KiB"
 // A variable of `env`, or "" when unset.
 std::string env_get(const process::Env& env, const std::string& k);
 std::string dist_of(const plan::Step& s);

@@ -4,19 +4,16 @@
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
+#include "engine/engine_detail.hpp"
 #include "util/strings.hpp"
 
 namespace sf::engine {
 
-namespace {
-
-std::string human_size(std::uintmax_t n) {
+std::string detail::human_size(std::uintmax_t n) {
     if (n >= 1024 * 1024) return fmt::format("{:.1f} MiB", n / (1024.0 * 1024.0));
     if (n >= 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
     return fmt::format("{} B", n);
 }
-
-}  // namespace
 
 std::string summary_table(const BuildReport& r) {
     size_t w = 7;
@@ -24,7 +21,7 @@ std::string summary_table(const BuildReport& r) {
     std::ostringstream os;
     os << fmt::format("{:<{}}  {:>10}  {:>8}  {:<8}  {}\n", "package", w, "size", "time", "test", "status");
     for (const auto& o : r.outputs) {
-        os << fmt::format("{:<{}}  {:>10}  {:>8}  {:<8}  {}{}\n", o.dist, w, o.size ? human_size(o.size) : "-",
+        os << fmt::format("{:<{}}  {:>10}  {:>8}  {:<8}  {}{}\n", o.dist, w, o.size ? detail::human_size(o.size) : "-",
                           o.status == Status::built ? fmt::format("{:.1f}s", o.seconds) : "-", o.test,
                           to_string(o.status), o.detail.empty() ? "" : ": " + o.detail);
     }

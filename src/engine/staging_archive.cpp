@@ -80,6 +80,12 @@ Result<StagingManifest> from_json(const nlohmann::json& j, const std::string& wh
 
 }  // namespace
 
+std::vector<std::string> env_records(const env::PreparedEnv& e) {
+    std::vector<std::string> out = e.installed;
+    out.insert(out.end(), e.from_host.begin(), e.from_host.end());
+    return out;
+}
+
 std::string staging_id(const plan::BuildPlan& p, const plan::StagingBuild& b) {
     return p.name + "-" + p.version + "-" + b.label;
 }

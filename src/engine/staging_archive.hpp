@@ -40,6 +40,9 @@ struct StagingManifest {
     std::vector<Dir> dirs;
 };
 
+// What an env held, for the manifest: its installed dists, then its host tools.
+std::vector<std::string> env_records(const env::PreparedEnv& e);
+
 // <name>-<version>-<label>: the archive's file name without .tar.zst.
 std::string staging_id(const plan::BuildPlan& p, const plan::StagingBuild& b);
 
