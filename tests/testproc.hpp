@@ -51,6 +51,13 @@ inline Ran run_splitforge(std::vector<std::string> args, const std::filesystem::
     return run(args, cwd);
 }
 
+// The last non-blank line of `s`: where the CLI puts its one error line.
+inline std::string last_line(const std::string& s) {
+    auto lines = str::split_lines(s);
+    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+}
+
 // Whether `tool` is on this process's PATH.
 inline bool have_tool(const std::string& tool) {
     auto env = process::current_env();

@@ -11,12 +11,14 @@
 
 #include "archive/read.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
 using namespace sf;
+using test::last_line;
 
 namespace {
 
@@ -34,12 +36,6 @@ Ran build(const std::string& recipe, const stdfs::path& out, std::vector<std::st
     auto r = process::capture(c);
     REQUIRE(r);
     return {r->exit_code, r->err};
-}
-
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
 }
 
 }  // namespace

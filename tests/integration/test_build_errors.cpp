@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
 using namespace sf;
+using test::last_line;
 
 namespace {
 
@@ -35,12 +37,6 @@ Run build(const std::string& recipe, const stdfs::path& out, std::vector<std::st
     auto r = process::capture(c);
     REQUIRE(r);
     return {r->exit_code, r->err, r->out};
-}
-
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
 }
 
 // Packages outside broken/ and stray temp files.

@@ -7,13 +7,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "process/process.hpp"
-#include "testutil.hpp"
+#include "testproc.hpp"
 #include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
@@ -21,40 +21,20 @@ using namespace sf;
 
 namespace {
 
-struct Run {
-    int rc = -1;
-    std::string out, err;
-};
-
-Run sf_run(std::vector<std::string> args) {
-    args.insert(args.begin(), test::binary().string());
-    process::Command c{args, {}, process::current_env(), {}, {}, {}};
-    auto r = process::capture(c);
-    REQUIRE(r);
-    return {r->exit_code, r->out, r->err};
-}
+using Run = test::Ran;
 
 Run build(const std::string& recipe, const stdfs::path& out, std::vector<std::string> extra) {
     std::vector<std::string> args = {"build", (test::data_dir() / "engine" / recipe).string(), "--output-folder",
                                      out.string(), "-q", "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
-    return sf_run(args);
+    return test::run_splitforge(args);
 }
 
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
-}
-
-int tar(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"tar"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    process::Command c{argv, {}, process::current_env(), {}, {}, {}};
-    auto r = process::capture(c);
-    REQUIRE(r);
-    INFO(r->err);
-    return r->exit_code;
+int tar(std::vector<std::string> args) {
+    args.insert(args.begin(), "tar");
+    auto r = test::run(args);
+    INFO(r.err);
+    return r.rc;
 }
 
 // The archive `--staging-only` wrote into `out` (exactly one).
@@ -123,7 +103,7 @@ TEST_CASE("build --from-staging: an archive that does not fit, or is hostile, is
     auto expect_input_error = [&](const Run& r, const std::string& needle) {
         INFO(r.err);
         CHECK(r.rc == 2);
-        const std::string line = last_line(r.err);
+        const std::string line = test::last_line(r.err);
         CHECK(str::starts_with(line, "splitforge: error: "));
         CHECK(line.find(needle) != std::string::npos);
         CHECK_FALSE(stdfs::exists(out / "linux-64/libsfglob-1.0.0-0.conda"));

@@ -14,6 +14,7 @@
 #include "util/strings.hpp"
 
 using namespace sf;
+using test::last_line;
 namespace stdfs = std::filesystem;
 
 namespace {
@@ -30,12 +31,6 @@ test::Ran build_without_tools(const stdfs::path& tmp, const std::string& recipe,
     auto r = process::capture(c);
     REQUIRE(r);
     return {r->exit_code, r->out, r->err};
-}
-
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
 }
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 using namespace sf;
+using test::last_line;
 namespace stdfs = std::filesystem;
 
 namespace {
@@ -42,12 +44,6 @@ nlohmann::json json_of(const process::Outcome& o) {
     nlohmann::json j;
     REQUIRE_NOTHROW(j = nlohmann::json::parse(o.out));
     return j;
-}
-
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
 }
 
 std::string engine_recipe(const std::string& name) { return (test::data_dir() / "engine" / name).string(); }

@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
 
 namespace stdfs = std::filesystem;
 using namespace sf;
+using test::last_line;
 
 namespace {
 
@@ -32,12 +34,6 @@ Run build(const std::string& recipe, const stdfs::path& out, std::vector<std::st
     auto r = process::capture(c);
     REQUIRE(r);
     return {r->exit_code, r->err};
-}
-
-std::string last_line(const std::string& s) {
-    auto lines = str::split_lines(s);
-    while (!lines.empty() && str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
 }
 
 bool has(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
