@@ -13,6 +13,7 @@
 #include "engine/engine.hpp"
 #include "feedstock/forge_config.hpp"
 #include "publish/upload.hpp"
+#include "util/duration.hpp"
 
 namespace sf::cli {
 
@@ -30,6 +31,7 @@ struct BuildArgs {
     std::string upload_to;  // --upload-to TARGET: after a build with no failure
     bool staging_only = false;
     std::string from_staging;
+    std::string time_limit;  // --time-limit DURATION (with --staging-only)
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -68,6 +70,15 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.work_dir = a.work_dir;
     o.staging_only = a.staging_only ? engine::StagingOnly::yes : engine::StagingOnly::no;
     if (!a.from_staging.empty()) o.from_staging = std::filesystem::absolute(a.from_staging);
+    if (!a.time_limit.empty()) {
+        // From (about) our start: the job's limit counts from there, and the archive
+        // still has to be written and uploaded after it.
+        auto d = util::parse_duration(a.time_limit);
+        if (!d || d->count() <= 0)
+            throw Failure(Error{{}, "--time-limit: '" + a.time_limit + "' is not a duration",
+                                "write hours, minutes and seconds, e.g. 5h30m, 90m or 45s"});
+        o.deadline = std::chrono::steady_clock::now() + *d;
+    }
     if (!a.source_cache.empty()) o.source_cache = std::filesystem::absolute(a.source_cache);
     o.skip_existing = a.skip_existing ? engine::SkipExisting::yes : engine::SkipExisting::no;
     o.test = a.no_test ? engine::TestMode::skip : engine::TestMode::run;
@@ -146,8 +157,11 @@ void register_build(CLI::App& app, Cli& cli) {
                   "Run the sources and staging builds only and write each as <output>/staging/<id>.tar.zst (for --from-staging in another job)");
     sub->add_option("--from-staging", a->from_staging,
                     "Restore a staging archive where it was built and build the outputs from it, without the staging script (with --variant python=X: that Python's)")
-        ->check(CLI::ExistingFile)
-        ->excludes(staging_only);
+        ->check(CLI::ExistingFile);
+    sub->add_option("--time-limit", a->time_limit,
+                    "With --staging-only: stop the staging build at this time after the start (5h30m, 90m, 45s), "
+                    "write <output>/staging/<id>.partial.tar.zst and exit 75; --staging-only --from-staging PARTIAL resumes it")
+        ->needs(staging_only);
     sub->add_option("--work-dir", a->work_dir, "Work dir (default: <output>/.splitforge-work/<name>-<hash>, the same path each build)");
     sub->add_option("--compression-level", a->level, "zstd level of the .conda packages (default 19)")
         ->check(CLI::Range(1, 22));
@@ -198,6 +212,11 @@ void register_build(CLI::App& app, Cli& cli) {
                 else print_upload(up, std::cout);
             }
             if (cli.console.json) cli.console.print_json(json);
+            if (report.partial) {
+                cli.console.note("the staging build stopped at the --time-limit; resume it with --staging-only --from-staging " +
+                                 (report.staging_archives.empty() ? std::string("ARCHIVE") : report.staging_archives.back().string()));
+                return static_cast<int>(Exit::resume);
+            }
             if (failed == 0) return 0;
             cli.console.error(std::to_string(failed) + " output(s) failed (see the table above, and the log)");
             return static_cast<int>(Exit::failed);

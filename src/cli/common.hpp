@@ -22,7 +22,8 @@ struct RawRecipe;
 
 namespace sf::cli {
 
-enum class Exit : int { ok = 0, failed = 1, usage = 2 };
+// resume: EX_TEMPFAIL, `build --time-limit` stopped the staging build (feedstock/workflow.cpp chains on it).
+enum class Exit : int { ok = 0, failed = 1, usage = 2, resume = 75 };
 
 // A job that ran and failed: exit 1, like any RuntimeError the library
 // throws. A Failure is an input error: exit 2.

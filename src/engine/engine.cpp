@@ -221,6 +221,11 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     const auto& b = *st.build;
     auto t = std::chrono::steady_clock::now();
     const std::string who = p.name + " [" + b.label + "]: " + s.what;
+    if (ctx.opts.deadline && t >= *ctx.opts.deadline) {
+        ctx.time_up = true;
+        ctx.notice("==> " + who + ": not started, the --time-limit has passed; it runs when the partial archive is resumed");
+        return {};
+    }
     ctx.progress("==> " + who + (s.python.empty() ? "" : " (python " + s.python + ")"));
     env::EnvSpec be{ctx.build_prefix, env::EnvRole::build, without_own(s.requirements->build, b), {}, "", {}};
     auto benv = ctx.provider->create(be);
@@ -252,7 +257,22 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     run.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     auto logs = script::snapshot_ninja_logs(st.src_dir);
     detail::write_env_setup(ctx, sctx);
-    if (auto r = script::run_script(run, sctx); !r) {
+    std::optional<StopAt> stop;
+    if (ctx.opts.deadline) stop.emplace(*ctx.opts.deadline);
+    auto r = script::run_script(run, sctx);
+    ctx.time_up = stop && stop->fired();
+    stop.reset();
+    if (ctx.time_up) {
+        // Stopped as Ctrl-C stops it: ninja kept what it finished, and
+        // the resumed script picks up from there.
+        auto done = script::ninja_edges_since(st.src_dir, logs);
+        timing.rebuilt.insert(timing.rebuilt.end(), done.begin(), done.end());
+        timing.staging_s += detail::seconds_since(t);
+        ctx.notice("==> " + who + ": stopped at the --time-limit after " + detail::fmt_seconds(detail::seconds_since(t)) +
+                   ", " + std::to_string(done.size()) + " ninja edges done");
+        return {};
+    }
+    if (!r) {
         if (interrupted()) return fail_runtime({}, "interrupted (Ctrl-C) during the staging build of " + p.name);
         return fail_from(r.error(), r.error().loc, who + ": " + r.error().message, detail::dirty_hint(ctx, r.error().hint));
     }
@@ -260,6 +280,7 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
     timing.rebuilt.insert(timing.rebuilt.end(), rebuilt.begin(), rebuilt.end());
     st.staged_files = script::new_files(ctx.host_prefix, before);
     if (auto ok = script::copy_files(ctx.host_prefix, st.staged_files, st.staged); !ok) return unexpected(ok.error());
+    st.done = true;
     double secs = detail::seconds_since(t);
     timing.staging_s += secs;
     ctx.progress("==> " + who + " done, " + std::to_string(st.staged_files.size()) + " files installed, " +
@@ -268,13 +289,18 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
 }
 
 // meta.yaml's staging build (and recipe.yaml's top level): the sources once,
-// then build.sh unless the recipe's one output runs it itself.
+// then build.sh unless the recipe's one output runs it itself. Restored from
+// a partial archive, it keeps its sources and runs only what is not done.
 Result<void> run_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, StagingTiming& timing) {
     const auto& b = *st.build;
-    SF_TRY_VOID(prepare_staging(ctx, p, st, ctx.work / ("staging-" + b.label), b.sources, timing));
+    if (st.done) return {};
+    if (!st.restored) SF_TRY_VOID(prepare_staging(ctx, p, st, ctx.work / ("staging-" + b.label), b.sources, timing));
     bool top_is_output = false;
     for (const auto& s : b.steps) top_is_output = top_is_output || s.output.is_staging;
-    if (p.build_script.empty() || top_is_output || !b.stagings.empty()) return {};
+    if (p.build_script.empty() || top_is_output || !b.stagings.empty()) {
+        st.done = true;
+        return {};
+    }
     StagingScript s{"staging build", &b.requirements, b.python, stdfs::absolute(p.recipe_dir) / p.build_script, {}, {}, nullptr};
     return run_staging_script(ctx, p, st, s, timing);
 }
@@ -285,11 +311,16 @@ Result<void> run_staging_outputs(Ctx& ctx, const plan::BuildPlan& p, std::map<st
     const auto& b = *sts.at("").build;
     for (size_t i = 0; i < b.stagings.size(); ++i) {
         const render::StagingOutput& so = b.stagings[i];
+        if (ctx.time_up) return {};  // not started: the resumed build runs it
         Staging& st = sts[so.name];
         st.build = &b;
+        if (st.done) continue;
         stdfs::path base = ctx.work / ("staging-" + b.label) / std::to_string(i);
-        SF_TRY_VOID(prepare_staging(ctx, p, st, base, so.sources, timing));
-        if (so.script.empty() && so.script_lines.empty()) continue;  // no script and no build.sh
+        if (!st.restored) SF_TRY_VOID(prepare_staging(ctx, p, st, base, so.sources, timing));
+        if (so.script.empty() && so.script_lines.empty()) {  // no script and no build.sh
+            st.done = true;
+            continue;
+        }
         StagingScript s{"staging output " + so.name, &so.requirements, plan::staging_python(so.requirements, b.variant),
                         so.script.empty() ? stdfs::path() : stdfs::absolute(p.recipe_dir) / so.script, so.script_lines,
                         so.script_env, &so};
@@ -624,9 +655,9 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
     // "": the top level's work dir; recipe.yaml's staging outputs by name.
     std::map<std::string, Staging> sts;
     sts[""].build = &b;
-    if (ctx.restoring) {
+    if (ctx.restoring)
         if (auto ok = detail::restore_staging(ctx, p, b, ctx.opts.from_staging, *ctx.restoring, sts); !ok) return ok;
-    } else {
+    if (!ctx.restoring || ctx.restoring->partial) {
         auto ran = run_staging(ctx, p, sts[""], timing);
         if (ran) ran = run_staging_outputs(ctx, p, sts, timing);
         if (!ran) {
@@ -637,7 +668,7 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
         }
     }
     auto t_out = std::chrono::steady_clock::now();
-    if (staging_only) {
+    if (staging_only || ctx.time_up) {
         if (auto ok = archive_staging(ctx, p, b, sts); !ok) return ok;
     } else {
         Publisher pub(ctx, tally);
@@ -670,6 +701,10 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     Ctx ctx(opts);
     report_warnings(ctx.reporter, p.warnings);
     if (auto ok = detail::check_build_tools(opts, p, prepared.env); !ok) return unexpected(ok.error());
+    if (opts.deadline && p.builds.size() > 1)
+        return fail("--time-limit stops and resumes one staging build; this selection has " +
+                        std::to_string(p.builds.size()),
+                    "narrow the selection with -m or --variant to one (one CI job each)");
     std::optional<detail::StagingManifest> restoring;
     if (!opts.from_staging.empty()) {
         auto m = detail::manifest_to_restore(opts, p);
@@ -691,6 +726,7 @@ Result<BuildReport> run_build(const BuildOptions& opts, const PreparedBuild& pre
     Tally tally{p.output_count()};
     for (const auto& b : p.builds)
         if (auto ok = run_staging_build(ctx, p, b, tally); !ok) return unexpected(ok.error());
+    ctx.report.partial = ctx.time_up;
     if (auto ok = channel::index_channel(ctx.output); !ok) return unexpected(ok.error());
     ctx.report.seconds = detail::seconds_since(t_all);
     ctx.report.warnings = ctx.warnings();

@@ -6,7 +6,9 @@
 // prefix (while the next output builds), and only then add it to the output
 // channel. A failing test puts the package in <output>/broken/ and fails the
 // build.
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +51,10 @@ struct BuildOptions {
     KeepGoing keep_going = KeepGoing::no;
     StagingOnly staging_only = StagingOnly::no;
     std::filesystem::path from_staging;                         // --from-staging: restore, do not run, the staging build
+                                                                // (a partial archive: run what it had left)
+    // --time-limit (with --staging-only): a staging script still running then
+    // is stopped, and what it built is kept as a partial staging archive.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
     env::ProviderKind provider = env::ProviderKind::system;
     std::string provider_tool;                                  // external tool path (tests: a fake)
     env::StandIns stand_ins = env::StandIns::allowed;           // --no-system: refused
@@ -104,6 +110,7 @@ struct BuildReport {
     std::vector<std::string> exported;  // interpreter packages added to the channel
     std::filesystem::path work_dir;      // when kept
     std::vector<std::filesystem::path> staging_archives;  // --staging-only
+    bool partial = false;                // --time-limit stopped a staging build: its archive is .partial
     std::vector<Error> warnings;         // every warning the build reported, in order
     double seconds = 0;
 };

@@ -84,6 +84,7 @@ public:
     std::optional<std::int64_t> timestamp_ms;
     BuildReport report;
     const StagingManifest* restoring = nullptr;  // --from-staging: its checked manifest
+    bool time_up = false;  // --time-limit stopped a staging script: run nothing more, archive what is done
     // True the first time `key` is told in this build (host tools, warnings);
     // the test worker tells too, so it is locked.
     bool tell_once(const std::string& key);
@@ -126,6 +127,8 @@ struct Staging {
     // outputs inheriting it add to their run requirements.
     std::vector<InheritedExport> run_exports;
     std::vector<std::string> build_env, host_env;  // what its envs held (the staging archive's manifest)
+    bool restored = false;  // from a partial staging archive: sources (and build tree) are there
+    bool done = false;      // its script ran to the end (or it has none)
 };
 
 // What the outputs inheriting a staging output get from its run_exports

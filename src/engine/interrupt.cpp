@@ -57,6 +57,30 @@ InterruptGuard::~InterruptGuard() {
     if (!interrupted()) sigaction(SIGALRM, &g_old_alrm, nullptr);
 }
 
+StopAt::StopAt(std::chrono::steady_clock::time_point when) {
+    timer_ = std::thread([this, when] {
+        std::unique_lock<std::mutex> lock(m_);
+        if (cv_.wait_until(lock, when, [this] { return done_; })) return;
+        fired_ = true;
+        process::forward_signal(SIGINT);
+    });
+}
+
+StopAt::~StopAt() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        done_ = true;
+    }
+    cv_.notify_all();
+    timer_.join();
+    if (fired_ && !interrupted()) process::clear_stop();  // a Ctrl-C meanwhile still stops all
+}
+
+bool StopAt::fired() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return fired_;
+}
+
 bool interrupted() { return g_signal.load() != 0; }
 int interrupt_signal() { return g_signal.load(); }
 

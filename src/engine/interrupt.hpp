@@ -12,6 +12,11 @@
 // first one kBackstopSeconds later (the next build sweeps the work dir it left).
 // Either way the exit status is the signal's, and the children's watchdogs
 // end what is left of them.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 namespace sf::engine {
 
 inline constexpr unsigned kBackstopSeconds = 10;
@@ -28,5 +33,24 @@ bool interrupted();
 // The signal that interrupted us (SIGINT, SIGTERM), 0 if none: the CLI
 // exits 128 + it, as a shell reports a job the signal ended.
 int interrupt_signal();
+
+// `build --time-limit`: while it lives, the children get SIGINT at `when`,
+// as a Ctrl-C would (ninja and make stop their jobs and remove what those
+// were writing), but the build is not interrupted(): its caller sees fired()
+// and keeps what is done. A StopAt whose time has passed fires at once.
+class StopAt {
+public:
+    explicit StopAt(std::chrono::steady_clock::time_point when);
+    ~StopAt();  // lets further children run again when it fired
+    StopAt(const StopAt&) = delete;
+    StopAt& operator=(const StopAt&) = delete;
+    bool fired() const;
+
+private:
+    mutable std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false, fired_ = false;
+    std::thread timer_;
+};
 
 }  // namespace sf::engine

@@ -69,6 +69,7 @@ nlohmann::json report_json(const BuildReport& r) {
     for (const auto& w : r.warnings) j["warnings"].push_back(w.str());
     j["seconds"] = r.seconds;
     if (!r.work_dir.empty()) j["work_dir"] = r.work_dir.string();
+    j["partial"] = r.partial;  // --time-limit stopped a staging build (exit 75)
     j["staging_archives"] = nlohmann::json::array();
     for (const auto& a : r.staging_archives) j["staging_archives"].push_back(a.string());
     return j;

@@ -25,12 +25,13 @@ nlohmann::json to_json(const StagingManifest& m) {
     for (const auto& d : m.dirs) {
         nlohmann::json ex = nlohmann::json::array();
         for (const auto& e : d.run_exports) ex.push_back({{"spec", e.spec}, {"from", e.from}});
-        dirs.push_back({{"staging", d.staging}, {"base", d.base}, {"staged_files", d.staged_files}, {"run_exports", ex}});
+        dirs.push_back({{"staging", d.staging}, {"base", d.base}, {"staged_files", d.staged_files}, {"run_exports", ex},
+                        {"done", d.done}});
     }
     return {{"format", m.format},          {"id", m.id},
             {"recipe_hash", m.recipe_hash}, {"platform", m.platform},
             {"splitforge_version", m.splitforge_version}, {"variant", m.variant},
-            {"work_dir", m.work_dir},      {"host_prefix", m.host_prefix},
+            {"partial", m.partial},        {"work_dir", m.work_dir},      {"host_prefix", m.host_prefix},
             {"build_env", m.build_env},    {"host_env", m.host_env},
             {"dirs", dirs}};
 }
@@ -54,13 +55,14 @@ Result<StagingManifest> from_json(const nlohmann::json& j, const std::string& wh
         m.platform = j.at("platform").get<std::string>();
         m.splitforge_version = j.at("splitforge_version").get<std::string>();
         m.variant = j.at("variant").get<std::map<std::string, std::string>>();
+        m.partial = j.value("partial", false);
         m.work_dir = j.at("work_dir").get<std::string>();
         m.host_prefix = j.at("host_prefix").get<std::string>();
         m.build_env = j.at("build_env").get<std::vector<std::string>>();
         m.host_env = j.at("host_env").get<std::vector<std::string>>();
         for (const auto& d : j.at("dirs")) {
             StagingManifest::Dir dir{d.at("staging").get<std::string>(), d.at("base").get<std::string>(),
-                                     d.at("staged_files").get<std::vector<std::string>>(), {}};
+                                     d.at("staged_files").get<std::vector<std::string>>(), {}, d.value("done", true)};
             for (const auto& e : d.at("run_exports"))
                 dir.run_exports.push_back({e.at("spec").get<std::string>(), e.at("from").get<std::string>()});
             if (!safe_relative(dir.base)) return fail(SourceLoc{where}, "dirs: '" + dir.base + "' is not a path below the work dir");
@@ -119,11 +121,17 @@ Result<StagingManifest> make_manifest(const Ctx& ctx, const plan::BuildPlan& p, 
     m.variant = staging_keys(b);
     m.work_dir = ctx.work.lexically_normal().string();
     m.host_prefix = ctx.host_prefix.string();
+    m.partial = ctx.time_up;
+    // Each record once: a resumed build's dirs all carry the archive's lists.
+    auto add = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
+        for (const auto& r : from)
+            if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+    };
     for (const auto& [name, st] : sts) {
-        m.build_env.insert(m.build_env.end(), st.build_env.begin(), st.build_env.end());
-        m.host_env.insert(m.host_env.end(), st.host_env.begin(), st.host_env.end());
+        add(m.build_env, st.build_env);
+        add(m.host_env, st.host_env);
         m.dirs.push_back({name, st.src_dir.parent_path().lexically_relative(ctx.work).generic_string(), st.staged_files,
-                          st.run_exports});
+                          st.run_exports, st.done});
     }
     return m;
 }
@@ -133,7 +141,8 @@ Result<stdfs::path> write_staging_archive(const Ctx& ctx, const StagingManifest&
     if (!root) return unexpected(root.error());
     auto dir = root->sub("staging", fs::Create::yes);  // never through a symlink
     if (!dir) return unexpected(dir.error());
-    const stdfs::path file = dir->path() / (m.id + ".tar.zst");
+    const std::string full = m.id + ".tar.zst", partial = m.id + ".partial.tar.zst";
+    const stdfs::path file = dir->path() / (m.partial ? partial : full);
     const std::string top = "staging-" + b.label;
     auto tree = archive::tree_with_dirs(ctx.work / top, top);
     if (!tree) return unexpected(tree.error());
@@ -144,6 +153,8 @@ Result<stdfs::path> write_staging_archive(const Ctx& ctx, const StagingManifest&
     // Level 3: a build tree is large and its archive short-lived.
     archive::Compression c{archive::Codec::zstd, 3, std::max(1, ctx.cpu_count)};
     if (auto ok = archive::write_tree_archive(file, *tree, c); !ok) return unexpected(ok.error());
+    // One archive per staging id: its latest state.
+    if (auto ok = dir->remove(m.partial ? full : partial); !ok) return unexpected(ok.error());
     return file;
 }
 
@@ -240,6 +251,9 @@ Result<StagingManifest> manifest_to_restore(const BuildOptions& opts, const plan
                                                   std::to_string(p.builds.size()) + (labels.empty() ? "" : ": " + str::join(labels, ", ")),
                     "narrow the selection with -m or --variant to the archive's (" + m->id + ")");
     }
+    if (opts.staging_only == StagingOnly::yes && !m->partial)
+        return fail(SourceLoc{file.string()}, "the archive's staging build is complete: --staging-only has nothing to resume",
+                    "build its outputs with --from-staging and without --staging-only");
     if (auto ok = check_manifest(*m, file, p, p.builds.front()); !ok) return unexpected(ok.error());
     if (auto ok = check_restore_dir(*m, file, p, opts); !ok) return unexpected(ok.error());
     return m;
@@ -280,6 +294,8 @@ Result<void> restore_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::Sta
         st.run_exports = d.run_exports;
         st.build_env = m.build_env;
         st.host_env = m.host_env;
+        st.restored = true;
+        st.done = d.done;
     }
     if (!sts.count("")) return fail(SourceLoc{file.string()}, "the manifest names no top-level staging dir");
     return {};

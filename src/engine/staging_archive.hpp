@@ -28,6 +28,7 @@ struct StagingManifest {
     std::string platform;
     std::string splitforge_version;
     std::map<std::string, std::string> variant;  // the staging keys (staging_keys())
+    bool partial = false;            // --time-limit stopped it: `--staging-only --from-staging` resumes
     std::string work_dir;            // absolute: where the trees were built
     std::string host_prefix;         // the padded host prefix the staging script installed into
     std::vector<std::string> build_env, host_env;  // what the staging envs held
@@ -36,6 +37,7 @@ struct StagingManifest {
         std::string base;            // relative to work_dir: staging-LABEL[/N]
         std::vector<std::string> staged_files;
         std::vector<InheritedExport> run_exports;
+        bool done = true;            // false: its script was stopped (or not started) in a partial archive
     };
     std::vector<Dir> dirs;
 };
@@ -53,7 +55,8 @@ Result<std::string> recipe_hash(const stdfs::path& recipe_dir);
 Result<StagingManifest> make_manifest(const Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b,
                                       const std::map<std::string, Staging>& sts);
 
-// Writes <output>/staging/<id>.tar.zst: the manifest first, then
+// Writes <output>/staging/<id>.tar.zst (<id>.partial.tar.zst when
+// m.partial, removing the other one): the manifest first, then
 // staging-LABEL with its mtimes. Returns its path.
 Result<stdfs::path> write_staging_archive(const Ctx& ctx, const StagingManifest& m, const plan::StagingBuild& b);
 
@@ -78,7 +81,8 @@ Result<void> check_restore_dir(const StagingManifest& m, const stdfs::path& file
 Result<StagingManifest> manifest_to_restore(const BuildOptions& opts, const plan::BuildPlan& p);
 
 // Restores staging-LABEL into ctx.work (which is m.work_dir) and fills
-// `sts` as the staging build that wrote it left them.
+// `sts` as the staging build that wrote it left them (of a partial archive:
+// each dir restored, and done or not).
 Result<void> restore_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b,
                              const stdfs::path& file, const StagingManifest& m, std::map<std::string, Staging>& sts);
 

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <functional>
 
-#include <boost/regex.hpp>
-
 #include "feedstock/ci_job.hpp"
 #include "recipe/selectors.hpp"
 #include "recipe/v1_recipe.hpp"
+#include "util/duration.hpp"
 #include "util/fs.hpp"
 #include "types/platform.hpp"
 #include "util/strings.hpp"
@@ -322,11 +321,8 @@ std::string CiSettings::time_limit_for(const std::string& platform, Gpu gpu) con
 }
 
 int duration_minutes(const std::string& text) {
-    static const boost::regex form(R"((?:([0-9]{1,4})h)?(?:([0-9]{1,5})m)?)");
-    boost::smatch m;
-    if (text.empty() || !boost::regex_match(text, m, form)) return -1;
-    int h = m[1].matched ? std::stoi(m[1].str()) : 0, min = m[2].matched ? std::stoi(m[2].str()) : 0;
-    return h * 60 + min;
+    auto d = util::parse_duration(text);
+    return d ? static_cast<int>((d->count() + 59) / 60) : -1;
 }
 
 }  // namespace sf::feedstock

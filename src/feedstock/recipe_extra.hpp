@@ -52,7 +52,7 @@ struct CiSettings {
     std::string time_limit_for(const std::string& platform, Gpu gpu = Gpu::no) const;  // "" when none
 };
 
-// "5h30m", "90m", "6h" -> minutes; -1 when it is not that form.
+// "5h30m", "90m", "6h" (util::parse_duration) -> whole minutes, rounded up; -1 when it is not that form.
 int duration_minutes(const std::string& text);
 
 // Checks `extra: splitforge:` as written: unknown keys (with a did-you-mean),

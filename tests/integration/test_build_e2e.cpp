@@ -5,6 +5,7 @@
 // recompiles only Python objects, and the magma flip only linalg objects.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -300,6 +301,69 @@ TEST_CASE("e2e: cpu demo from a staging archive: strace sees no compile outside 
     INFO(str::join(compiled, " "));
     CHECK(!compiled.empty());
     for (const auto& obj : compiled) CHECK(str::starts_with(obj, "python/"));
+}
+
+// Issue 35's resume proof: the edges of one uninterrupted staging build
+// against a chain of --time-limit jobs at -j1 (the first stopped after 1 s),
+// each in a fresh output folder resuming the previous job's partial archive:
+// the same edges, none run twice.
+TEST_CASE("e2e: cpu demo staging under --time-limit: chained resumes run the uninterrupted build's edges, each once",
+          "[e2e][slow]") {
+    auto found = env::discover_pythons(process::minimal_env());
+    if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
+    fs::TempDir tmp("sf-e2e-resume");
+    const stdfs::path channel = tmp.path() / "deps", demo = test::source_dir() / "demo";
+    for (const char* dep : {"minimagma", "miniblas"})
+        build_json({"build", (demo / dep / "recipe").string(), "--output-folder", channel.string(), "-q", "--json"});
+    auto job = [&](const stdfs::path& folder, std::vector<std::string> extra) {
+        std::vector<std::string> argv = {test::binary().string(), "build", (demo / "minitorch/recipe").string(),
+                                         "-c", channel.string(), "-q", "--json", "--staging-only",
+                                         "--output-folder", folder.string(), "--variant", "cuda_compiler_version=None",
+                                         "--variant", "blas_impl=generic", "--variant", "python=3.12"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        process::Command c{argv, {}, process::current_env(), {}, {}, {}};
+        c.env["CPU_COUNT"] = "1";  // one edge at a time: a stop lands between edges of a long chain
+        auto r = process::capture(c);
+        REQUIRE(r);
+        return Run{r->exit_code, r->out, r->err};
+    };
+    auto edges = [](const Run& r) {
+        INFO(r.err);
+        REQUIRE((r.rc == 0 || r.rc == 75));
+        auto j = nlohmann::json::parse(r.out);
+        REQUIRE(j["stagings"].size() == 1);
+        REQUIRE(j["staging_archives"].size() == 1);
+        CHECK(j["partial"] == (r.rc == 75));
+        return std::make_pair(j["stagings"][0]["rebuilt"].get<std::vector<std::string>>(),
+                              j["staging_archives"][0].get<std::string>());
+    };
+    auto [want, full_archive] = edges(job(tmp.path() / "full", {}));
+    REQUIRE(want.size() >= 5);
+
+    std::vector<std::string> got;
+    std::string archive;
+    int links = 0, rc = 75;
+    for (; rc == 75 && links < 12; ++links) {
+        std::vector<std::string> extra = {"--time-limit", links == 0 ? "1s" : "2s"};
+        if (!archive.empty()) extra.insert(extra.end(), {"--from-staging", archive});
+        auto r = job(tmp.path() / ("job-" + std::to_string(links)), extra);
+        rc = r.rc;
+        if (links == 0 && rc == 0) test::skip("the demo's staging build finished within 1 s at -j1: nothing to resume");
+        auto [done, file] = edges(r);
+        INFO("link " << links << ": " << str::join(done, " "));
+        got.insert(got.end(), done.begin(), done.end());
+        // The next job's copy: the partial is its own output folder's, which
+        // that job would not have.
+        archive = (tmp.path() / ("part-" + std::to_string(links) + ".tar.zst")).string();
+        stdfs::copy_file(file, archive);
+    }
+    REQUIRE(rc == 0);
+    INFO("links: " << links << ", edges: " << str::join(got, " "));
+    CHECK(links >= 2);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());  // no edge twice
+    CHECK(got == want);
 }
 
 TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identical packages", "[e2e][slow]") {

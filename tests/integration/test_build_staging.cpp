@@ -2,11 +2,14 @@
 // (tests/data/engine/files_glob): the archive carries the staging tree to a
 // fresh work dir, and a manifest that does not fit this build, or points the
 // restore at a dir that is not a fresh work area's, is an input error (exit 2)
-// that touches nothing. The demo's megabuild through an archive is in test_build_e2e.
+// that touches nothing. `--time-limit` stops a staging build (tests/data/
+// engine/time_limit) into a partial archive that later jobs resume. The
+// demo's megabuild through an archive is in test_build_e2e.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -146,6 +149,10 @@ TEST_CASE("build --from-staging: an archive that does not fit, or is hostile, is
         expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "--work-dir");
         CHECK_FALSE(stdfs::exists(tmp.path() / "home"));
     }
+    SECTION("a complete archive given to --staging-only: nothing to resume") {
+        expect_input_error(build("files_glob", out, {"--staging-only", "--from-staging", archive.string()}),
+                           "nothing to resume");
+    }
     SECTION("a staging dir that climbs out of the work dir") {
         const stdfs::path edited = with_manifest(archive, tmp.path() / "e4", [](nlohmann::json& m) {
             m["dirs"][0]["base"] = "../../escape";
@@ -153,4 +160,76 @@ TEST_CASE("build --from-staging: an archive that does not fit, or is hostile, is
         expect_input_error(build("files_glob", out, {"--from-staging", edited.string()}), "below the work dir");
         CHECK_FALSE(stdfs::exists(tmp.path() / "escape"));
     }
+}
+
+namespace {
+
+// The ninja edges one run's staging build ran (its JSON report).
+std::vector<std::string> edges_of(const Run& r) {
+    auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["stagings"].size() == 1);
+    return j["stagings"][0]["rebuilt"].get<std::vector<std::string>>();
+}
+
+}  // namespace
+
+// Ten edges of 0.5 s: a run of limit L finishes at most 2L of them, so
+// links of 1 s and 2 s both stop early, and whatever is left the third run
+// (no limit, outputs too) finishes: every edge once over the three runs.
+TEST_CASE("build --time-limit stops the staging build into a partial archive (exit 75), and resumed runs finish it",
+          "[engine][staging]") {
+    fs::TempDir tmp("sf-staging-tl");
+    const stdfs::path out = tmp.path() / "out", out2 = tmp.path() / "out2";
+    const stdfs::path partial = out / "staging/sf-time-limit-1.0.0-default.partial.tar.zst";
+    std::vector<std::string> all;
+
+    auto r1 = build("time_limit", out, {"--staging-only", "--time-limit", "1s"});
+    INFO(r1.err);
+    REQUIRE(r1.rc == 75);
+    CHECK(nlohmann::json::parse(r1.out)["partial"] == true);
+    CHECK(r1.err.find("stopped at the --time-limit") != std::string::npos);
+    REQUIRE(stdfs::exists(partial));
+    CHECK_FALSE(stdfs::exists(out / "staging/sf-time-limit-1.0.0-default.tar.zst"));
+    for (auto& e : edges_of(r1)) all.push_back(e);
+    CHECK(all.size() <= 2);
+
+    // Link 2 resumes in the same output folder and writes the partial anew.
+    auto r2 = build("time_limit", out, {"--staging-only", "--time-limit", "2s", "--from-staging", partial.string()});
+    INFO(r2.err);
+    REQUIRE(r2.rc == 75);
+    for (auto& e : edges_of(r2)) all.push_back(e);
+    CHECK(all.size() <= 6);
+    REQUIRE(stdfs::exists(partial));
+
+    // The last job: a fresh checkout (another output folder), no limit, and
+    // the outputs built from the finished staging build.
+    const stdfs::path moved = tmp.path() / "part.tar.zst";
+    stdfs::rename(partial, moved);
+    auto r3 = build("time_limit", out2, {"--from-staging", moved.string()});
+    INFO(r3.err);
+    REQUIRE(r3.rc == 0);
+    auto j3 = nlohmann::json::parse(r3.out);
+    CHECK(j3["partial"] == false);
+    REQUIRE(j3["outputs"].size() == 1);
+    CHECK(j3["outputs"][0]["status"] == "built");
+    CHECK(j3["outputs"][0]["test"] == "passed");
+    for (auto& e : edges_of(r3)) all.push_back(e);
+
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // no edge twice
+    std::vector<std::string> want;
+    for (int i = 1; i <= 10; ++i) want.push_back(std::string("o") + (i < 10 ? "0" : "") + std::to_string(i));
+    CHECK(all == want);
+}
+
+TEST_CASE("build --time-limit: only with --staging-only, and only a duration", "[engine][staging]") {
+    fs::TempDir tmp("sf-staging-tl");
+    const stdfs::path out = tmp.path() / "out";
+    auto no_staging = build("time_limit", out, {"--time-limit", "5h"});
+    CHECK(no_staging.rc == 2);
+    CHECK(test::last_line(no_staging.err).find("--staging-only") != std::string::npos);
+    auto bad = build("time_limit", out, {"--staging-only", "--time-limit", "soon"});
+    CHECK(bad.rc == 2);
+    CHECK(test::last_line(bad.err).find("--time-limit: 'soon' is not a duration") != std::string::npos);
+    CHECK_FALSE(stdfs::exists(out / "staging"));
 }

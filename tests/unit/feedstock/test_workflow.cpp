@@ -205,8 +205,9 @@ TEST_CASE("github workflow: without ci_setup a job fails saying how to get split
     CHECK(r->front().text.find("extra/splitforge/ci_setup") != std::string::npos);
 }
 
-TEST_CASE("time_limit durations: hours and minutes, nothing else") {
+TEST_CASE("time_limit durations: hours, minutes and seconds, in whole minutes rounded up") {
     CHECK(duration_minutes("5h30m") == 330);
+    CHECK(duration_minutes("90s") == 2);
     CHECK(duration_minutes("90m") == 90);
     CHECK(duration_minutes("6h") == 360);
     CHECK(duration_minutes("") == -1);
