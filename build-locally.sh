@@ -10,8 +10,20 @@
 #   ./build-locally.sh --all            build every config in sequence
 #   ./build-locally.sh --list           print the config names
 #   --filter GLOB                       narrow the menu / --all / --list (e.g. 'linux_64_*')
-#   --docker IMAGE                      run inside IMAGE when a Docker engine is reachable
+#   --docker IMAGE, --podman IMAGE      run each job inside IMAGE, as conda-forge's
+#                                       run_docker_build.sh does (see below)
 #   --force                             rebuild configs already marked done
+#
+# In a container: the feedstock is mounted at /home/conda/feedstock_root (a
+# recipe, variants or artifacts dir outside it gets a mount of its own:
+# /home/conda/recipe_root, variants_root, build_artifacts), with CONFIG, CPU_COUNT and
+# HOST_USER_ID (default: yours) set. SPLITFORGE, when set, is mounted
+# read-only as /usr/local/bin/splitforge (the image must run it: the same
+# distribution); else the image's `splitforge`, else scripts/configure.sh
+# builds one in build-container/. What the job writes in build_artifacts/ is
+# handed to HOST_USER_ID, and the config's done-marker must exist when the
+# container exits. CONDA_FORGE_DOCKER_RUN_ARGS adds `run` options, as in
+# conda-smithy. scripts/container-image.sh builds a Debian image offline.
 #
 # Output: build_artifacts/channel (packages), build_artifacts/<config>-log.txt,
 # build_artifacts/build-done-<config> (a rerun skips these configs).
@@ -31,10 +43,9 @@ artifacts=${SF_ARTIFACTS:-build_artifacts}
 die() { echo "build-locally: error: $*" >&2; exit 1; }
 say() { echo "build-locally: $*" >&2; }
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-filter='*' mode='' config='' docker_image='' force=0
-orig_args=("$@")
+filter='*' mode='' config='' engine='' image='' force=0
 while (($#)); do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -44,37 +55,73 @@ while (($#)); do
         --force) force=1 ;;
         --filter) [[ $# -ge 2 ]] || die "--filter needs a GLOB"; filter=$2; shift ;;
         --filter=*) filter=${1#--filter=} ;;
-        --docker) [[ $# -ge 2 ]] || die "--docker needs an IMAGE"; docker_image=$2; shift ;;
-        --docker=*) docker_image=${1#--docker=} ;;
+        --docker|--podman) [[ $# -ge 2 ]] || die "$1 needs an IMAGE"; engine=${1#--}; image=$2; shift ;;
+        --docker=*|--podman=*) engine=${1%%=*}; engine=${engine#--}; image=${1#*=} ;;
         -*) die "unknown option '$1' (see --help)" ;;
         *) [[ -z $config ]] || die "one CONFIG at a time (or --all)"; config=${1%.yaml}; config=${config##*/}; mode=one ;;
     esac
     shift
 done
 
-# --docker: re-run this script inside the container, on the same checkout.
-if [[ -n $docker_image && -z ${SF_IN_DOCKER:-} ]]; then
-    if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
-        args=()
-        skip=0
-        for a in "${orig_args[@]}"; do
-            if ((skip)); then skip=0; continue; fi
-            case $a in --docker) skip=1 ;; --docker=*) ;; *) args+=("$a") ;; esac
-        done
-        tty=(); [[ -t 0 && -t 1 ]] && tty=(-it)
-        say "running in Docker image $docker_image"
-        exec docker run --rm "${tty[@]}" -v "$PWD:/feedstock" -w /feedstock \
-            -e SF_IN_DOCKER=1 -e CPU_COUNT="${CPU_COUNT:-}" -e SF_RECIPE="$recipe" \
-            -e SF_VARIANTS_DIR="$variants" -e SF_ARTIFACTS="$artifacts" \
-            "$docker_image" ./build-locally.sh "${args[@]}"
-    fi
-    say "no Docker engine reachable (docker info failed); building on the host instead"
+# Inside the container, as root for another user: build_artifacts/ is theirs
+# in the end, whatever the job did.
+if [[ -n ${SF_IN_CONTAINER:-} && $(id -u) == 0 && ${HOST_USER_ID:-0} != 0 ]]; then
+    trap 'chown -R "$HOST_USER_ID:${HOST_GROUP_ID:-$HOST_USER_ID}" "$artifacts" 2>/dev/null || true' EXIT
+fi
+if [[ -n $engine && -z ${SF_IN_CONTAINER:-} ]]; then
+    command -v "$engine" >/dev/null 2>&1 || die "--$engine: no '$engine' command (Debian: apt-get install ${engine/docker/docker.io})"
+    "$engine" info >/dev/null 2>&1 || die "--$engine: '$engine info' failed: no container engine reachable (drop --$engine to build on the host)"
 fi
 
 [[ -n ${CPU_COUNT:-} ]] && export CPU_COUNT
 
+# A host path as the container sees it, in $cpath: below the feedstock root
+# it is there already; elsewhere it gets a mount of its own at /home/conda/NAME.
+mounts=()
+container_path() {  # HOST_DIR NAME
+    local abs
+    abs=$(cd "$1" && pwd)
+    case $abs/ in
+        "$PWD"/*) cpath=/home/conda/feedstock_root${abs#"$PWD"} ;;
+        *) mounts+=(-v "$abs:/home/conda/$2:rw,z"); cpath=/home/conda/$2 ;;
+    esac
+}
+
+# One job in the container (CONFIG: a config name, or demo), then this
+# script inside it with ARGS; 0 only when the job's done-marker is there.
+run_in_container() {  # CONFIG ARGS...
+    local c=$1; shift
+    local marker=$artifacts/build-done-$c
+    mkdir -p "$artifacts"
+    rm -f "$marker"
+    mounts=(-v "$PWD:/home/conda/feedstock_root:rw,z")
+    local envs=(-e SF_IN_CONTAINER=1 -e CONFIG="$c" -e HOST_USER_ID="${HOST_USER_ID:-$(id -u)}"
+                -e HOST_GROUP_ID="${HOST_GROUP_ID:-$(id -g)}" -e SF_BUILD_DIR=build-container)
+    # A recipe in the feedstock stays there, so that its relative source paths still resolve.
+    container_path "$recipe" recipe_root; envs+=(-e SF_RECIPE="$cpath")
+    [[ -n ${CPU_COUNT:-} ]] && envs+=(-e CPU_COUNT="$CPU_COUNT")
+    container_path "$artifacts" build_artifacts; envs+=(-e SF_ARTIFACTS="$cpath")
+    if [[ -d $variants ]]; then container_path "$variants" variants_root; envs+=(-e SF_VARIANTS_DIR="$cpath"); fi
+    if [[ -n ${SPLITFORGE:-} ]]; then
+        mounts+=(-v "$(readlink -f "$SPLITFORGE"):/usr/local/bin/splitforge:ro")
+        envs+=(-e SPLITFORGE=/usr/local/bin/splitforge)
+    fi
+    local extra=()
+    [[ $engine == podman && $(id -u) != 0 ]] && extra+=(--userns=keep-id)  # rootless: files stay the user's
+    [[ -t 0 && -t 1 ]] && extra+=(-it)
+    # shellcheck disable=SC2206  # the user's extra options, split as conda-smithy splits them
+    extra+=(${CONDA_FORGE_DOCKER_RUN_ARGS:-})
+    say "running $c in $engine image $image"
+    local rc=0
+    "$engine" run --rm "${extra[@]}" "${mounts[@]}" "${envs[@]}" -w /home/conda/feedstock_root "$image" \
+        bash /home/conda/feedstock_root/build-locally.sh "$@" || rc=$?
+    ((rc == 0)) || { say "the $engine job for $c exited $rc"; return 1; }
+    [[ -f $marker ]] || { say "the $engine job for $c ended without its done-marker $marker"; return 1; }
+}
+
 # --demo, or no config and no terminal: the embedded demo.
 if [[ $mode == demo || ( -z $mode && ! ( -t 0 && -t 1 ) ) ]]; then
+    if [[ -n $engine && -z ${SF_IN_CONTAINER:-} ]]; then run_in_container demo --demo; exit; fi
     [[ -f scripts/demo.sh ]] || die "scripts/demo.sh is missing; pass CONFIG or --all"
     [[ $mode == demo ]] || say "no terminal: building the default demo (scripts/demo.sh)"
     if [[ -z ${SPLITFORGE:-} ]]; then
@@ -82,7 +129,9 @@ if [[ $mode == demo || ( -z $mode && ! ( -t 0 && -t 1 ) ) ]]; then
         bash scripts/configure.sh splitforge
         export SPLITFORGE=$PWD/${SF_BUILD_DIR:-build}/src/splitforge
     fi
-    exec bash scripts/demo.sh "$artifacts/demo-channel"
+    bash scripts/demo.sh "$artifacts/demo-channel"
+    mkdir -p "$artifacts" && date -u +%FT%TZ > "$artifacts/build-done-demo"
+    exit 0
 fi
 
 [[ -d $variants ]] || die "variants directory '$variants' not found (run: splitforge rerender $recipe)"
@@ -133,9 +182,23 @@ if [[ -z $mode ]]; then  # a terminal: let the user choose
     configs=("${configs[$((pick - 1))]}")
 fi
 
-# The tool: $SPLITFORGE, or build it (scripts/configure.sh installs deps too).
+# In containers: one job per config, skipping those already done.
+if [[ -n $engine && -z ${SF_IN_CONTAINER:-} ]]; then
+    failed=()
+    for c in "${configs[@]}"; do
+        if [[ -f $artifacts/build-done-$c && $force -eq 0 ]]; then say "skipped $c (done: $artifacts/build-done-$c; --force rebuilds)"; continue; fi
+        run_in_container "$c" "$c" || failed+=("$c")
+    done
+    ((${#failed[@]} == 0)) || die "failed in $engine: ${failed[*]}"
+    exit 0
+fi
+
+# The tool: $SPLITFORGE, the image's splitforge in a container, or build it
+# (scripts/configure.sh installs deps too).
 if [[ -n ${SPLITFORGE:-} ]]; then
     sf=$SPLITFORGE
+elif [[ -n ${SF_IN_CONTAINER:-} ]] && command -v splitforge >/dev/null; then
+    sf=$(command -v splitforge)
 else
     say "building splitforge (scripts/configure.sh)"
     bash scripts/configure.sh splitforge

@@ -2,6 +2,10 @@
 // build-locally.sh -- rerender/--check, ci-matrix, lint, submodules errors,
 // and build-locally.sh --all on a tiny two-config feedstock.
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "process/process.hpp"
@@ -171,7 +175,7 @@ TEST_CASE("build-locally.sh --all builds every config once, and a rerun skips th
     CHECK(second.err.find("built 0, skipped 2, failed 0") != std::string::npos);
 }
 
-TEST_CASE("build-locally.sh: one config, --filter, a failing config, CPU_COUNT, --docker fallback") {
+TEST_CASE("build-locally.sh: one config, --filter, a failing config, CPU_COUNT, no container engine") {
     fs::TempDir tmp("sf-it-feed");
     const stdfs::path art = tmp.path() / "ba", calls = tmp.path() / "calls.txt";
     process::Env env = {{"SPLITFORGE", (tiny() / "fake-splitforge.sh").string()},
@@ -223,15 +227,27 @@ TEST_CASE("build-locally.sh: one config, --filter, a failing config, CPU_COUNT, 
         CHECK(r->out.find(" 2) linux_64_flavourplain") != std::string::npos);
         CHECK(test::slurp(calls) == "linux_64_flavourplain CPU_COUNT=3\n");
     }
-    SECTION("--docker without a reachable engine builds on the host and says so") {
-        env["PATH"] = "/usr/bin:/bin";  // whatever docker is there, `docker info` must fail without an engine
-        auto r = build_locally({"--docker", "debian:12", "--all"}, env);
-        INFO(r.out << r.err);
-        bool engine = run({"bash", "-c", "docker info >/dev/null 2>&1"}).exit_code == 0;
-        if (!engine) {
-            CHECK(r.err.find("no Docker engine reachable") != std::string::npos);
-            CHECK(r.exit_code == 0);
+    SECTION("--docker or --podman without a reachable engine is one error line; nothing is built on the host") {
+        const stdfs::path bin = tmp.path() / "bin";
+        stdfs::create_directories(bin);
+        // Engine commands whose `info` fails, as docker's client does without a daemon.
+        for (const char* engine : {"docker", "podman"}) {
+            std::ofstream(bin / engine) << "#!/bin/sh\necho 'Cannot connect to the daemon' >&2\nexit 1\n";
+            stdfs::permissions(bin / engine, stdfs::perms::owner_all);
         }
+        env["PATH"] = bin.string() + ":/usr/bin:/bin";
+        for (std::string engine : {"docker", "podman"}) {
+            auto r = build_locally({"--" + engine, "debian:12", "--all"}, env);
+            CHECK(r.exit_code == 1);
+            check_one_line_error(r, "--" + engine + ": '" + engine + " info' failed");
+        }
+        if (!stdfs::exists("/usr/bin/docker") && !stdfs::exists("/bin/docker")) {
+            stdfs::remove(bin / "docker");
+            auto r = build_locally({"--docker", "debian:12", "--all"}, env);
+            check_one_line_error(r, "--docker: no 'docker' command");
+        }
+        CHECK(!stdfs::exists(calls));
+        CHECK(!stdfs::exists(art / "build-done-linux_64_flavourplain"));
     }
 }
 
