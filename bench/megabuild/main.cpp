@@ -13,7 +13,11 @@
 // libtorch package, so A = 5 builds' outputs + 5 wheels + 1 archive, B = 1 +
 // 1 + 1, C = 5 x (1 + 1 + 1). The ratios are printed with and without them;
 // --no-binaries skips them (the numbers of the bench before they counted).
-//   bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,3.10,...]
+// --fanout instead measures the megabuild across CI jobs (issue 35): one
+// `--staging-only` job, then one `--from-staging ARCHIVE --variant
+// python=X` job per Python, each in a fresh output folder with no work dir,
+// against A's builds; and the archive's size and its write and restore times.
+//   bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--fanout] [--pythons 3.9,3.10,...]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -58,6 +62,7 @@ struct PerPython {
     double seconds = 0, envs = 0, script = 0, package = 0, test = 0, channel = 0;
 };
 PerPython g_last;
+nlohmann::json g_last_json;  // the last --json summary
 
 PerPython per_python(const std::string& json) {
     PerPython p;
@@ -84,7 +89,10 @@ double run_sf(const std::vector<std::string>& argv) {
         std::cerr << "bench_megabuild: failed: " << str::join(argv, " ") << "\n" << (r ? r->err : "") << "\n";
         std::exit(1);
     }
-    if (std::find(argv.begin(), argv.end(), "--json") != argv.end()) g_last = per_python(r->out);
+    if (std::find(argv.begin(), argv.end(), "--json") != argv.end()) {
+        g_last = per_python(r->out);
+        g_last_json = nlohmann::json::parse(r->out, nullptr, false);
+    }
     return s;
 }
 
@@ -129,20 +137,71 @@ void seed(const stdfs::path& base, const stdfs::path& dest) {
     stdfs::copy(base, dest, stdfs::copy_options::recursive);
 }
 
+double staging_field(const char* key) {
+    const auto& st = g_last_json["stagings"];
+    return st.is_array() && !st.empty() ? st[0].value(key, 0.0) : 0.0;
+}
+
+// --fanout: the staging job, then each Python's job from its archive, each
+// in a fresh output folder seeded from `base` (as a CI job's checkout and
+// channel), against the in-place megabuild `mega`.
+void fanout(const stdfs::path& tmp, const stdfs::path& base, const stdfs::path& recipe,
+            const std::vector<std::string>& cpu, const std::vector<std::string>& pythons, const Mode& mega) {
+    auto args = [&](std::vector<std::string> extra) {
+        auto v = cpu;
+        v.insert(v.end(), extra.begin(), extra.end());
+        return v;
+    };
+    const stdfs::path staging_out = tmp / "fan-staging";
+    seed(base, staging_out);
+    double cpu0 = children_cpu();
+    double staging = run_build(recipe, staging_out, args({"--staging-only", "--variant", "python=" + str::join(pythons, ",")}));
+    double staging_cpu = children_cpu() - cpu0, write_s = staging_field("archive_s");
+    const std::string archive = g_last_json["staging_archives"][0].get<std::string>();
+    std::error_code ec;
+    auto size = stdfs::file_size(archive, ec);
+    double sum = 0, longest = 0, jobs_cpu = 0, restore = 0;
+    for (const auto& py : pythons) {
+        const stdfs::path out = tmp / ("fan-py" + py);
+        seed(base, out);
+        stdfs::remove_all(staging_out / ".splitforge-work");  // another runner: no work dir
+        double c0 = children_cpu();
+        double s = run_build(recipe, out, args({"--from-staging", archive, "--variant", "python=" + py}));
+        jobs_cpu += children_cpu() - c0;
+        restore += staging_field("archive_s");
+        sum += s, longest = std::max(longest, s);
+    }
+    const double n = static_cast<double>(pythons.size());
+    std::printf("megabuild across CI jobs, cpu generic, %zu Pythons (%s)%s\n", pythons.size(),
+                str::join(pythons, ",").c_str(), g_tests ? ", with tests" : ", no tests");
+    std::printf("  A  in-place megabuild:                 %7.2f s wall, %7.2f s CPU\n", mega.build, mega.cpu);
+    std::printf("  S  staging job (--staging-only):       %7.2f s wall, %7.2f s CPU\n", staging, staging_cpu);
+    std::printf("  P  %zu per-Python jobs (--from-staging): %7.2f s wall in all (longest %.2f s), %7.2f s CPU\n",
+                pythons.size(), sum, longest, jobs_cpu);
+    std::printf("  S + longest P = %.2f s: the critical path with a runner per Python; %.2f of A\n", staging + longest,
+                (staging + longest) / mega.build);
+    std::printf("  S + all P = %.2f s of machine time; %.2f of A (CPU: %.2f of A)\n", staging + sum,
+                (staging + sum) / mega.build, (staging_cpu + jobs_cpu) / mega.cpu);
+    std::printf("  staging archive: %.1f KiB, written in %.2f s, restored in %.2f s (mean of %zu)\n", size / 1024.0,
+                write_s, restore / n, pythons.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     stdfs::path self = stdfs::read_symlink("/proc/self/exe");
     g_sf = self.parent_path().parent_path() / "src/splitforge";  // build-X/bench/.. -> build-X/src
     std::vector<std::string> pythons;
+    bool fan = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--splitforge" && i + 1 < argc) g_sf = argv[++i];
         else if (a == "--with-tests") g_tests = true;
         else if (a == "--no-binaries") g_binaries = false;
+        else if (a == "--fanout") fan = true;
         else if (a == "--pythons" && i + 1 < argc) pythons = str::split(argv[++i], ',');
         else {
-            std::cerr << "usage: bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--pythons 3.9,...]\n";
+            std::cerr << "usage: bench_megabuild [--splitforge PATH] [--with-tests] [--no-binaries] [--fanout] [--pythons 3.9,...]\n";
             return 2;
         }
     }
@@ -192,8 +251,13 @@ int main(int argc, char** argv) {
         m.cpu = children_cpu() - cpu0;
         return m;
     };
+    if (fan) g_binaries = false;  // the jobs are compared build for build
     Mode mega = mode(all);
     PerPython mega_py = g_last;
+    if (fan) {
+        fanout(tmp.path(), base, recipe, cpu, pythons, mega);
+        return 0;
+    }
     Mode single = mode("3.12");
     Mode independent;
     for (const auto& py : pythons) independent.add(mode(py));

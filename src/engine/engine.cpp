@@ -655,8 +655,11 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
     // "": the top level's work dir; recipe.yaml's staging outputs by name.
     std::map<std::string, Staging> sts;
     sts[""].build = &b;
-    if (ctx.restoring)
+    if (ctx.restoring) {
+        auto t = std::chrono::steady_clock::now();
         if (auto ok = detail::restore_staging(ctx, p, b, ctx.opts.from_staging, *ctx.restoring, sts); !ok) return ok;
+        timing.archive_s += detail::seconds_since(t);
+    }
     if (!ctx.restoring || ctx.restoring->partial) {
         auto ran = run_staging(ctx, p, sts[""], timing);
         if (ran) ran = run_staging_outputs(ctx, p, sts, timing);
@@ -669,7 +672,9 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
     }
     auto t_out = std::chrono::steady_clock::now();
     if (staging_only || ctx.time_up) {
+        auto t = std::chrono::steady_clock::now();
         if (auto ok = archive_staging(ctx, p, b, sts); !ok) return ok;
+        timing.archive_s += detail::seconds_since(t);
     } else {
         Publisher pub(ctx, tally);
         for (const auto& step : b.steps) {

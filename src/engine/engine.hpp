@@ -101,6 +101,7 @@ struct OutputResult {
 struct StagingTiming {
     std::string label;
     double source_s = 0, staging_s = 0, outputs_s = 0;
+    double archive_s = 0;  // writing (--staging-only) or restoring (--from-staging) its staging archive
     std::vector<std::string> rebuilt;  // ninja edges the top-level build.sh ran
 };
 

@@ -32,8 +32,9 @@ std::string summary_table(const BuildReport& r) {
                                               : " (the host's runtime)\n");
     for (const auto& s : r.stagings)
         if (s.staging_s > 0 || s.outputs_s > 0) {
-            os << fmt::format("staging {}: source {:.1f}s, staging build {:.1f}s, outputs {:.1f}s\n", s.label,
-                              s.source_s, s.staging_s, s.outputs_s);
+            os << fmt::format("staging {}: source {:.1f}s, staging build {:.1f}s, outputs {:.1f}s", s.label,
+                              s.source_s, s.staging_s, s.outputs_s)
+               << (s.archive_s > 0 ? fmt::format(", staging archive {:.1f}s", s.archive_s) : "") << "\n";
         }
     os << fmt::format("total {:.1f}s\n", r.seconds);
     if (!r.work_dir.empty()) os << "work dir kept: " << r.work_dir.string() << "\n";
@@ -63,7 +64,8 @@ nlohmann::json report_json(const BuildReport& r) {
     j["stagings"] = nlohmann::json::array();
     for (const auto& s : r.stagings)
         j["stagings"].push_back(
-            {{"label", s.label}, {"source_s", s.source_s}, {"staging_s", s.staging_s}, {"outputs_s", s.outputs_s}, {"rebuilt", s.rebuilt}});
+            {{"label", s.label}, {"source_s", s.source_s}, {"staging_s", s.staging_s}, {"outputs_s", s.outputs_s}, {"archive_s", s.archive_s},
+             {"rebuilt", s.rebuilt}});
     j["exported"] = r.exported;
     j["warnings"] = nlohmann::json::array();
     for (const auto& w : r.warnings) j["warnings"].push_back(w.str());
