@@ -172,6 +172,13 @@ Result<std::vector<package::ExtraFile>> license_files(const Staging& st, const r
 // about.license_file's entries as written (a string is one entry).
 std::vector<std::string> license_file_entries(const nlohmann::json& about);
 
+// The recipe folder's regular files (relative, sorted; recipe_files.cpp).
+// Symlinks are not followed; dirs of `leave_out` inside it (the output and
+// work folders) are left out. `hidden`: also dot-files and dot-folders
+// (rattler-build's CopyDir::ignore_hidden_files).
+std::vector<std::string> recipe_dir_files(const stdfs::path& root, const std::vector<stdfs::path>& leave_out,
+                                          bool hidden);
+
 // info/recipe/ of one output (recipe_files.cpp): conda-build's copy_recipe
 // for meta.yaml (the recipe's files, its rendering and the variant; an
 // output's under parent/), rattler-build's write_recipe_folder for recipe.yaml.

@@ -21,23 +21,24 @@ bool inside(const stdfs::path& p, const stdfs::path& dir) {
     return !rel.empty() && *rel.begin() != "..";
 }
 
-// The recipe folder's regular files (relative, sorted). Symlinks are not
-// followed nor packaged; the output and work folders are left out when they
-// lie inside it. `hidden`: also leave out dot-files and dot-folders
-// (rattler-build's CopyDir::ignore_hidden_files).
-std::vector<std::string> recipe_dir_files(const Ctx& ctx, const stdfs::path& root, bool hidden) {
+}  // namespace
+
+std::vector<std::string> recipe_dir_files(const stdfs::path& root, const std::vector<stdfs::path>& leave_out,
+                                          bool hidden) {
     std::vector<std::string> out;
     std::error_code ec;
-    stdfs::path output = stdfs::weakly_canonical(ctx.output, ec), work = stdfs::weakly_canonical(ctx.work, ec);
+    std::vector<stdfs::path> skip;
+    for (const auto& d : leave_out)
+        if (!d.empty()) skip.push_back(stdfs::weakly_canonical(d, ec));
     stdfs::path canon = stdfs::weakly_canonical(root, ec);
     auto it = stdfs::recursive_directory_iterator(root, ec);
     for (; !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
         stdfs::path abs = canon / stdfs::relative(it->path(), root, ec);
         std::string name = it->path().filename().string();
         if (it->is_directory(ec) && !it->is_symlink(ec)) {
-            if (inside(abs, output) || abs == output || abs == work || inside(abs, work) ||
-                (hidden && str::starts_with(name, ".")))
-                it.disable_recursion_pending();
+            bool skipped = hidden && str::starts_with(name, ".");
+            for (const auto& d : skip) skipped = skipped || abs == d || inside(abs, d);
+            if (skipped) it.disable_recursion_pending();
             continue;
         }
         if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
@@ -47,6 +48,8 @@ std::vector<std::string> recipe_dir_files(const Ctx& ctx, const stdfs::path& roo
     std::sort(out.begin(), out.end());
     return out;
 }
+
+namespace {
 
 // conda-build's utils.filter_files on the recipe's file list.
 bool conda_build_filtered(const std::string& rel) {
@@ -103,7 +106,7 @@ std::string rendered(const render::RenderedOutput& o, const std::string& origin)
 
 std::vector<package::ExtraFile> conda_build_recipe(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o) {
     std::vector<package::ExtraFile> out;
-    auto files = recipe_dir_files(ctx, st.recipe_dir, false);
+    auto files = recipe_dir_files(st.recipe_dir, {ctx.output, ctx.work}, false);
     std::erase_if(files, conda_build_filtered);
     if (o.is_staging) {
         // The recipe's own package: its files, the template and its rendering.
@@ -128,7 +131,7 @@ std::vector<package::ExtraFile> conda_build_recipe(const Ctx& ctx, const Staging
 // the rendered recipe.
 std::vector<package::ExtraFile> rattler_recipe(const Ctx& ctx, const Staging& st, const render::RenderedOutput& o) {
     std::vector<package::ExtraFile> out;
-    for (const auto& f : recipe_dir_files(ctx, st.recipe_dir, true))
+    for (const auto& f : recipe_dir_files(st.recipe_dir, {ctx.output, ctx.work}, true))
         if (f != "variant_config.yaml" && f != "rendered_recipe.yaml") out.push_back({f, st.recipe_dir / f, {}});
     std::map<std::string, std::string> used(o.used.begin(), o.used.end());
     YAML::Emitter e;

@@ -92,17 +92,10 @@ std::string staging_id(const plan::BuildPlan& p, const plan::StagingBuild& b) {
     return p.name + "-" + p.version + "-" + b.label;
 }
 
-Result<std::string> recipe_hash(const stdfs::path& recipe_dir) {
-    std::vector<std::pair<std::string, stdfs::path>> files;
-    std::error_code ec;
-    for (stdfs::recursive_directory_iterator it(recipe_dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && !it->is_symlink(ec))
-            files.emplace_back(it->path().lexically_relative(recipe_dir).generic_string(), it->path());
-    if (ec) return fail(SourceLoc{recipe_dir.string()}, "cannot list the recipe dir: " + ec.message());
-    std::sort(files.begin(), files.end());
+Result<std::string> recipe_hash(const stdfs::path& recipe_dir, const std::vector<stdfs::path>& leave_out) {
     std::string key;
-    for (const auto& [rel, path] : files) {
-        auto h = hash::file_sha256(path);
+    for (const auto& rel : recipe_dir_files(recipe_dir, leave_out, true)) {
+        auto h = hash::file_sha256(recipe_dir / rel);
         if (!h) return unexpected(h.error());
         key += rel + "\n" + *h + "\n";
     }
@@ -113,7 +106,7 @@ Result<StagingManifest> make_manifest(const Ctx& ctx, const plan::BuildPlan& p, 
                                       const std::map<std::string, Staging>& sts) {
     StagingManifest m;
     m.id = staging_id(p, b);
-    auto h = recipe_hash(stdfs::absolute(p.recipe_dir));
+    auto h = recipe_hash(stdfs::absolute(p.recipe_dir), {ctx.output, ctx.work});
     if (!h) return unexpected(h.error());
     m.recipe_hash = *h;
     m.platform = p.platform.name();
@@ -171,7 +164,7 @@ Result<StagingManifest> read_staging_manifest(const stdfs::path& file) {
 }
 
 Result<void> check_manifest(const StagingManifest& m, const stdfs::path& file, const plan::BuildPlan& p,
-                            const plan::StagingBuild& b) {
+                            const plan::StagingBuild& b, const std::vector<stdfs::path>& leave_out) {
     const SourceLoc at{file.string()};
     const std::string hint = "build the staging archive again from this recipe and selection";
     if (m.id != staging_id(p, b))
@@ -181,7 +174,7 @@ Result<void> check_manifest(const StagingManifest& m, const stdfs::path& file, c
     if (m.splitforge_version != kVersion)
         return fail(at, "the archive was written by splitforge " + m.splitforge_version + ", this is " + kVersion,
                     "use the same splitforge in every job");
-    auto h = recipe_hash(stdfs::absolute(p.recipe_dir));
+    auto h = recipe_hash(stdfs::absolute(p.recipe_dir), leave_out);
     if (!h) return unexpected(h.error());
     if (m.recipe_hash != *h)
         return fail(at, "the recipe changed since the archive was written (recipe hash " + h->substr(0, 12) +
@@ -254,7 +247,10 @@ Result<StagingManifest> manifest_to_restore(const BuildOptions& opts, const plan
     if (opts.staging_only == StagingOnly::yes && !m->partial)
         return fail(SourceLoc{file.string()}, "the archive's staging build is complete: --staging-only has nothing to resume",
                     "build its outputs with --from-staging and without --staging-only");
-    if (auto ok = check_manifest(*m, file, p, p.builds.front()); !ok) return unexpected(ok.error());
+    std::error_code ec;
+    const std::vector<stdfs::path> leave_out = {stdfs::absolute(opts.output_folder, ec),
+                                                opts.work_dir.empty() ? stdfs::path(m->work_dir) : opts.work_dir};
+    if (auto ok = check_manifest(*m, file, p, p.builds.front(), leave_out); !ok) return unexpected(ok.error());
     if (auto ok = check_restore_dir(*m, file, p, opts); !ok) return unexpected(ok.error());
     return m;
 }

@@ -48,8 +48,9 @@ std::vector<std::string> env_records(const env::PreparedEnv& e);
 // <name>-<version>-<label>: the archive's file name without .tar.zst.
 std::string staging_id(const plan::BuildPlan& p, const plan::StagingBuild& b);
 
-// sha256 over the recipe dir's files (relative names and contents, sorted).
-Result<std::string> recipe_hash(const stdfs::path& recipe_dir);
+// sha256 over the recipe dir's files (relative names and contents, sorted;
+// dot-files and the `leave_out` dirs, the output and work folders, left out).
+Result<std::string> recipe_hash(const stdfs::path& recipe_dir, const std::vector<stdfs::path>& leave_out);
 
 // The manifest of a staging build that ran (`sts` by staging name).
 Result<StagingManifest> make_manifest(const Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b,
@@ -67,7 +68,7 @@ Result<StagingManifest> read_staging_manifest(const stdfs::path& file);
 // The archive fits this build: the same staging id, recipe, variant,
 // platform and splitforge version; else one error naming the difference.
 Result<void> check_manifest(const StagingManifest& m, const stdfs::path& file, const plan::BuildPlan& p,
-                            const plan::StagingBuild& b);
+                            const plan::StagingBuild& b, const std::vector<stdfs::path>& leave_out);
 
 // Where `m` is restored: its work dir, which must be a stable dir of this
 // recipe (<folder>/.splitforge-work/<name>-<hash>), not yet existing unless

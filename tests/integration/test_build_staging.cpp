@@ -233,3 +233,22 @@ TEST_CASE("build --time-limit: only with --staging-only, and only a duration", "
     CHECK(test::last_line(bad.err).find("--time-limit: 'soon' is not a duration") != std::string::npos);
     CHECK_FALSE(stdfs::exists(out / "staging"));
 }
+
+// A recipe dir that holds the output folder (a feedstock built in place):
+// the archive and work dir written there are not part of the recipe hash.
+TEST_CASE("build --from-staging: an output folder inside the recipe dir does not change the recipe hash",
+          "[engine][staging]") {
+    fs::TempDir tmp("sf-staging-inplace");
+    const stdfs::path recipe = tmp.path() / "files_glob";
+    stdfs::copy(test::data_dir() / "engine/files_glob", recipe, stdfs::copy_options::recursive);
+    stdfs::copy(test::data_dir() / "engine/src", tmp.path() / "src", stdfs::copy_options::recursive);
+    const stdfs::path out = recipe / "out";
+    auto first = test::run_splitforge({"build", recipe.string(), "--output-folder", out.string(), "-q", "--json",
+                                       "--staging-only"});
+    const stdfs::path archive = staged_archive(first);
+    auto r = test::run_splitforge({"build", recipe.string(), "--output-folder", out.string(), "-q", "--json",
+                                   "--from-staging", archive.string()});
+    INFO(r.err);
+    CHECK(r.rc == 0);
+    CHECK(stdfs::exists(out / "linux-64/libsfglob-1.0.0-0.conda"));
+}
