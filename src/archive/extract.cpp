@@ -266,7 +266,8 @@ Result<void> TreeWriter::add(struct ::archive* a, const Entry& e) {
         }
         case EntryType::file: return write_data(a, dst, e, *rel);
         case EntryType::symlink:
-            if (!symlink_stays_inside(*rel, e.link_target))
+            if (e.link_target.empty() ||
+                (limits_.links == LinkTargets::inside && !symlink_stays_inside(*rel, e.link_target)))
                 return fail("unsafe member: symlink '" + *rel + "' -> '" + e.link_target + "' points outside the " +
                             limits_.container);
             if (::symlink(e.link_target.c_str(), dst.c_str()) != 0)

@@ -42,11 +42,18 @@ enum class OwnerAccess {
 // about: the zip reader computes it over what was actually written.
 enum class DataCrc { skip, crc32 };
 
+// Symlink targets a tree may hold: only ones that stay inside it (packages,
+// sources), or any, kept as written (a build tree restored where it was
+// built: its absolute links are the build's). Either way no member is ever
+// written through a symlink.
+enum class LinkTargets { inside, any };
+
 struct TreeLimits {
     std::uint64_t budget = 0;         // bytes; extraction_limit(archive size)
     std::string container = "package";  // "points outside the <container>"
     OwnerAccess access = OwnerAccess::as_stored;
     DataCrc crc = DataCrc::skip;
+    LinkTargets links = LinkTargets::inside;
 };
 
 // The data of the last regular file written (with DataCrc::crc32).

@@ -109,7 +109,8 @@ Result<void> extract_tree_archive(const stdfs::path& file, const stdfs::path& de
     auto r = open_reader(file);
     if (!r) return unexpected(r.error());
     fs::TempDir tmp("." + dest.filename().string() + ".extract", dest.parent_path());
-    TreeWriter tree(tmp.path(), {extraction_limit(stdfs::file_size(file, ec)), "archive", OwnerAccess::as_stored});
+    TreeWriter tree(tmp.path(), {extraction_limit(stdfs::file_size(file, ec)), "archive", OwnerAccess::as_stored,
+                                 DataCrc::skip, LinkTargets::any});
     struct archive_entry* e = nullptr;
     while (true) {
         int rc = archive_read_next_header(r->a.get(), &e);

@@ -28,7 +28,8 @@ Result<std::string> read_first_member(const std::filesystem::path& file, const s
                                       std::size_t max_bytes);
 
 // Extracts the whole archive into `dest`, which must not exist yet: `dest`
-// appears complete, or not at all.
+// appears complete, or not at all. Symlinks keep their targets, absolute
+// ones too (LinkTargets::any); no member is written through one.
 Result<void> extract_tree_archive(const std::filesystem::path& file, const std::filesystem::path& dest);
 
 }  // namespace sf::archive

@@ -79,3 +79,35 @@ TEST_CASE("tree archive: the destination must not exist, and a missing first mem
     stdfs::create_directories(tmp.path() / "dest");
     CHECK_FALSE(extract_tree_archive(file, tmp.path() / "dest"));
 }
+
+// A build tree holds absolute symlinks (into the work dir it is restored at,
+// or to the system): kept as they are, never followed while extracting.
+TEST_CASE("tree archive: absolute symlinks are kept as written and nothing is written through them", "[tree_archive]") {
+    sf::fs::TempDir tmp("sf-test-tree-archive");
+    const stdfs::path src = tmp.path() / "src", outside = tmp.path() / "outside";
+    stdfs::create_directories(src / "build");
+    stdfs::create_directories(outside);
+    stdfs::create_symlink("/usr/lib", src / "build/syslib");
+    stdfs::create_symlink(outside, src / "build/out");
+    auto entries = tree_with_dirs(src, "top");
+    REQUIRE(entries);
+    // A hostile member after the link: a file whose path goes through it.
+    TarEntry through;
+    through.name = "top/build/out/planted";
+    through.content = "x";
+    entries->push_back(through);
+    const stdfs::path file = tmp.path() / "t.tar.zst";
+    REQUIRE(write_tree_archive(file, *entries, Compression{Codec::zstd, 3, 1}));
+    auto ok = extract_tree_archive(file, tmp.path() / "dest");
+    CHECK_FALSE(ok);
+    CHECK_FALSE(stdfs::exists(outside / "planted"));
+    CHECK_FALSE(stdfs::exists(tmp.path() / "dest"));  // nothing half-written
+
+    entries->pop_back();
+    REQUIRE(write_tree_archive(file, *entries, Compression{Codec::zstd, 3, 1}));
+    auto ok2 = extract_tree_archive(file, tmp.path() / "dest2");
+    INFO((ok2 ? std::string() : ok2.error().str()));
+    REQUIRE(ok2);
+    CHECK(stdfs::read_symlink(tmp.path() / "dest2/top/build/syslib") == "/usr/lib");
+    CHECK(stdfs::read_symlink(tmp.path() / "dest2/top/build/out") == outside);
+}
