@@ -1,4 +1,4 @@
-// End-to-end (slow, in test_build_e2e): build-locally.sh --podman runs a
+// End-to-end (slow, its own binary): build-locally.sh --podman runs a
 // feedstock's job in a container as conda-forge's run_docker_build.sh does.
 // No registry is reachable here, so scripts/container-image.sh makes the
 // image from a debootstrap of Debian; where no engine can run, SKIPPED.
@@ -50,7 +50,7 @@ std::map<std::string, std::string> container_image(const stdfs::path& conf) {
 
 }  // namespace
 
-TEST_CASE("e2e: build-locally.sh --podman builds the demo's cpu config in a local Debian image", "[e2e][slow]") {
+TEST_CASE("build-locally.sh --podman builds the demo's cpu config in a local Debian image", "[container][slow]") {
     auto found = env::discover_pythons(process::minimal_env(), {"3.12"});
     if (!found.count("3.12") || found.at("3.12").prefix == "/usr")
         test::skip("needs a CPython 3.12 with headers in a prefix of its own (pyenv) to lend the container");
