@@ -286,14 +286,19 @@ const std::string& host_gcc_version(Ctx& ctx) {
 
 // The compilers' run_exports name runtimes the host meets (libgcc-ng >=12):
 // each goes into the channel as the host's empty package of that name, so
-// the channel solves on its own, when the host's version satisfies it.
-Result<void> export_runtimes(Ctx& ctx, const std::vector<std::string>& depends) {
+// the channel solves on its own, when the host's version satisfies it. Not
+// with --no-system, nor for a name the channels or this build's outputs have.
+Result<void> export_runtimes(Ctx& ctx, const plan::StagingBuild& b, const std::vector<std::string>& depends) {
     if (ctx.opts.provider != env::ProviderKind::system) return {};
     for (const auto& d : depends) {
         auto ms = types::MatchSpec::parse(d);
         if (!ms) continue;
         const env::MapEntry* e = ctx.map.find(ms->name());
         if (!e || e->kind != env::MapKind::ignore || str::starts_with(ms->name(), "sysroot_")) continue;
+        if (ctx.opts.stand_ins == env::StandIns::refused ||
+            std::any_of(b.steps.begin(), b.steps.end(), [&](const plan::Step& s) { return s.output.name == ms->name(); }) ||
+            channels_have(ctx.local_channels, ctx.opts.selection.platform, ms->name()))
+            continue;
         auto v = types::Version::parse(host_gcc_version(ctx));
         if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
         auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,
@@ -498,7 +503,7 @@ Result<BuiltOutput> build_output(Ctx& ctx, Staging& st, const plan::Step& step) 
                              constrains = types::dependency_strings(o.requirements.run_constrained);
     apply_run_exports(o, benv, henv, depends, constrains);
     add_inherited_exports(o, st.run_exports, depends);
-    if (auto ok = export_runtimes(ctx, depends); !ok) return err("runtime", ok.error());
+    if (auto ok = export_runtimes(ctx, *st.build, depends); !ok) return err("runtime", ok.error());
 
     package::MakeOptions mo;
     mo.postprocess.emplace();

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "channel/index.hpp"
 #include "package/python_files.hpp"
@@ -20,6 +23,26 @@ namespace sf::engine {
 namespace stdfs = std::filesystem;
 
 std::string python_package_build() { return "0_system"; }
+
+bool channels_have(const std::vector<stdfs::path>& channels, const types::Platform& platform,
+                   const std::string& name, const std::string& minor) {
+    auto fits = [&](const std::string& v) { return minor.empty() || v == minor || str::starts_with(v, minor + "."); };
+    for (const auto& ch : channels)
+        for (const auto& sd : {platform.name(), std::string("noarch")}) {
+            std::ifstream in(ch / sd / "repodata.json");
+            if (!in) continue;
+            auto j = nlohmann::json::parse(in, nullptr, false);
+            if (!j.is_object()) continue;
+            for (const char* key : {"packages", "packages.conda"}) {
+                if (!j.contains(key) || !j[key].is_object()) continue;
+                for (const auto& [fn, rec] : j[key].items())
+                    if (rec.value("name", "") == name && rec.value("build", "") != python_package_build() &&
+                        fits(rec.value("version", "")))
+                        return true;
+            }
+        }
+    return false;
+}
 
 stdfs::path python_package_in(const stdfs::path& channel, const types::Platform& platform, const env::Interpreter& py) {
     std::error_code ec;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "env/python_env.hpp"
@@ -20,6 +21,13 @@
 namespace sf::engine {
 
 std::string python_package_build();  // "0_system"
+
+// A package named `name` (of version `minor` or minor.*, when given) in one
+// of `channels` (local dirs: their repodata.json for `platform` and noarch),
+// other than these exports (build 0_system): the channel's real package
+// wins, and no host stand-in is exported beside it.
+bool channels_have(const std::vector<std::filesystem::path>& channels, const types::Platform& platform,
+                   const std::string& name, const std::string& minor = {});
 
 // The package's path when already in the channel, else "".
 std::filesystem::path python_package_in(const std::filesystem::path& channel, const types::Platform& platform,

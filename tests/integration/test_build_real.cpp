@@ -3,10 +3,14 @@
 // from Debian), then compared with what conda-forge published (its
 // compare.py: names, versions, build strings, depends with the compilers'
 // run_exports, constrains, file lists, passing tests). Slow: its own binary
-// test_build_real, labelled `slow`.
+// test_build_real, labelled `slow`. The second case takes every requirement
+// from a channel: the forge (tests/data/forge, issue 33).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,33 @@
 namespace stdfs = std::filesystem;
 using namespace sf;
 
+namespace {
+
+// fmt before spdlog: spdlog's host needs fmt from the output folder.
+const char* const kCases[] = {"fmt", "spdlog", "lz4-c", "yaml", "yaml-cpp", "gtest", "libdeflate", "benchmark"};
+
+// The environment the builds run in: a copy of the shipped source cache
+// (splitforge writes lock files into it) as SPLITFORGE_CACHE.
+process::Env cache_env(const stdfs::path& corpus, const stdfs::path& cache) {
+    REQUIRE(fs::copy_tree(corpus / "sources", cache / "src"));
+    process::Env env = process::current_env();
+    env["SPLITFORGE_CACHE"] = cache.string();
+    return env;
+}
+
+// compare.py on the output folder: every published output matches.
+void check_compare(const stdfs::path& corpus, const stdfs::path& out) {
+    process::Command cmp{{"python3", (corpus / "compare.py").string(), out.string()}, {}, process::current_env(),
+                         {}, {}, {}};
+    auto res = process::capture(cmp);
+    REQUIRE(res);
+    INFO(res->out << res->err);
+    CHECK(res->exit_code == 0);
+    CHECK(res->out.find(" 0 failed") != std::string::npos);
+}
+
+}  // namespace
+
 TEST_CASE("build-real: every case builds and matches what conda-forge published", "[build-real]") {
     const stdfs::path corpus = test::shared_dir() / "build-real";
     if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
@@ -25,13 +56,9 @@ TEST_CASE("build-real: every case builds and matches what conda-forge published"
     if (!process::find_executable("python3", env.count("PATH") ? env.at("PATH") : ""))
         test::skip("python3 is not on PATH (compare.py needs it)");
     fs::TempDir tmp("sf-build-real");
-    const stdfs::path cache = tmp.path() / "cache", out = tmp.path() / "out";
-    // splitforge writes lock files into the cache: a copy of the shipped one.
-    REQUIRE(fs::copy_tree(corpus / "sources", cache / "src"));
-    process::Env run_env = env;
-    run_env["SPLITFORGE_CACHE"] = cache.string();
-    // fmt before spdlog: spdlog's host needs fmt from the output folder.
-    for (const char* fs : {"fmt", "spdlog", "lz4-c", "yaml", "yaml-cpp", "gtest", "libdeflate", "benchmark"}) {
+    const stdfs::path out = tmp.path() / "out";
+    const process::Env run_env = cache_env(corpus, tmp.path() / "cache");
+    for (const char* fs : kCases) {
         const stdfs::path r = corpus / "recipes" / fs;
         process::Command c{{test::binary().string(), "build", (r / "recipe").string(), "-m",
                             (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(), "-c",
@@ -42,10 +69,87 @@ TEST_CASE("build-real: every case builds and matches what conda-forge published"
         INFO(fs << ": " << res->err);
         CHECK(res->exit_code == 0);
     }
-    process::Command cmp{{"python3", (corpus / "compare.py").string(), out.string()}, {}, env, {}, {}, {}};
-    auto res = process::capture(cmp);
-    REQUIRE(res);
-    INFO(res->out << res->err);
-    CHECK(res->exit_code == 0);
-    CHECK(res->out.find(" 0 failed") != std::string::npos);
+    check_compare(corpus, out);
+}
+
+namespace {
+
+// The programs a strace -f -e trace=execve log shows started.
+std::set<std::string> execs_in(const stdfs::path& log) {
+    std::set<std::string> out;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        auto at = line.find("execve(\"");
+        if (at == std::string::npos || line.find(" = -1 ") != std::string::npos) continue;
+        auto end = line.find('"', at + 8);
+        if (end != std::string::npos) out.insert(line.substr(at + 8, end - at - 8));
+    }
+    return out;
+}
+
+bool strace_works() {
+    process::Command c{{"strace", "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"},
+                       {}, process::current_env(), {}, {}, {}};
+    auto r = process::capture(c);
+    return r && r->exit_code == 0;
+}
+
+}  // namespace
+
+// Issue 33: with `-c OUT -c FORGE --no-system` nothing comes from the host's
+// stand-ins: the compilers, cmake, make, ... are the forge's packages, set
+// up by their activation scripts, and the libgcc-ng/libstdcxx-ng depends
+// come from the forge compilers' run_exports. compare.py must pass as with
+// the stand-ins; and fmt's build, under strace where it can run, starts the
+// forge's x86_64-conda-linux-gnu-c++, never the host's gcc or g++ drivers.
+TEST_CASE("build-real: with -c forge --no-system every case builds from the forge's toolchain and matches",
+          "[build-real][forge]") {
+    const stdfs::path corpus = test::shared_dir() / "build-real";
+    if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
+    fs::TempDir tmp("sf-build-real-forge");
+    const stdfs::path out = tmp.path() / "out", forge = tmp.path() / "forge";
+    const process::Env run_env = cache_env(corpus, tmp.path() / "cache");
+    for (const char* r : {"runtimes", "tools", "compilers"}) {
+        process::Command c{{test::binary().string(), "build", (test::data_dir() / "forge" / r).string(), "--output-folder",
+                            forge.string(), "-q", "--compression-level", "3"},
+                           {}, run_env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO("forge " << r << ": " << res->err);
+        REQUIRE(res->exit_code == 0);
+    }
+    const bool traced = strace_works();
+    if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
+    const stdfs::path trace = tmp.path() / "fmt.strace";
+    for (const char* fs : kCases) {
+        const stdfs::path r = corpus / "recipes" / fs;
+        std::vector<std::string> argv = {test::binary().string(), "build", (r / "recipe").string(), "-m",
+                                         (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(),
+                                         "-c", out.string(), "-c", forge.string(), "--no-system", "--keep-going", "-q"};
+        if (traced && std::string(fs) == "fmt")
+            argv.insert(argv.begin(), {"strace", "-f", "-qq", "-e", "trace=execve", "-o", trace.string()});
+        process::Command c{argv, {}, run_env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO(fs << ": " << res->err);
+        CHECK(res->exit_code == 0);
+        CHECK(res->err.find("stand-in") == std::string::npos);
+    }
+    // Nothing of the host was exported as a package: the forge has them.
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+        CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
+    check_compare(corpus, out);
+    if (traced) {
+        auto execs = execs_in(trace);
+        std::vector<std::string> host_drivers;
+        bool forge_cxx = false;
+        for (const auto& p : execs) {
+            const std::string name = stdfs::path(p).filename().string();
+            static const std::regex driver(R"((x86_64-linux-gnu-)?(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?)");
+            if (str::starts_with(p, "/usr/") && std::regex_match(name, driver)) host_drivers.push_back(p);
+            forge_cxx = forge_cxx || name == "x86_64-conda-linux-gnu-c++";
+        }
+        CHECK(host_drivers == std::vector<std::string>{});
+        CHECK(forge_cxx);
+    }
 }
