@@ -212,3 +212,26 @@ TEST_CASE("upload: nginx's WebDAV PUT takes the packages and the index, and inst
     CHECK(stdfs::exists(tmp.path() / "www/conda/main/linux-64" / bar.filename()));
     CHECK(test::slurp(tmp.path() / "www/conda/main/linux-64/repodata.json") == before);
 }
+
+// build --upload-to: after a build with no failed output, its packages go to
+// the target as `upload --to` sends them (here a file:// channel, indexed);
+// a build with a failed output uploads nothing.
+TEST_CASE("build --upload-to file://DIR puts the built packages into DIR's channel, a failed build nothing") {
+    fs::TempDir tmp("sf-build-upload");
+    const stdfs::path pub = tmp.path() / "pub", pub2 = tmp.path() / "pub2";
+    auto r = test::run_splitforge({"build", (test::data_dir() / "engine/files_glob").string(), "--output-folder",
+                                   (tmp.path() / "out").string(), "-q", "--json", "--upload-to", "file://" + pub.string()});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j.contains("upload"));
+    for (const char* f : {"libsfglob-1.0.0-0.conda", "libsfglob-devel-1.0.0-0.conda"}) {
+        INFO(f);
+        CHECK(stdfs::exists(pub / "linux-64" / f));
+        CHECK(test::slurp(pub / "linux-64/repodata.json").find(f) != std::string::npos);
+    }
+    auto bad = test::run_splitforge({"build", (test::data_dir() / "engine/failing_script").string(), "--output-folder",
+                                     (tmp.path() / "out2").string(), "-q", "--upload-to", "file://" + pub2.string()});
+    CHECK(bad.rc == 1);
+    CHECK_FALSE(stdfs::exists(pub2));
+}
