@@ -2,6 +2,8 @@
 //   [-c CHANNEL]... [--skip-existing] [--keep-going] [--no-test] [--keep-build|--dirty]
 //   [--env-provider P] [--skip-unavailable] [--system-map FILE]... [--no-system] [--source-cache DIR] [--json] [--dry-run]
 //   [--[no-]error-overlinking] [--[no-]error-overdepending]
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -32,6 +34,8 @@ struct BuildArgs {
     bool staging_only = false;
     std::string from_staging;
     std::string time_limit;  // --time-limit DURATION (with --staging-only)
+    std::string nightly;     // --nightly [YYYYMMDD]
+    CLI::Option* nightly_opt = nullptr;
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -60,10 +64,36 @@ nlohmann::json plan_json(const plan::BuildPlan& p) {
             {"skipped", skipped}};
 }
 
+// --nightly's date: the one given (YYYYMMDD, a real day), else today in UTC,
+// from SOURCE_DATE_EPOCH when it is set, as every timestamp of the build.
+std::string nightly_date(const std::string& given) {
+    std::tm tm{};
+    if (given.empty()) {
+        std::time_t now = std::time(nullptr);
+        if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) now = std::strtoll(sde, nullptr, 10);
+        ::gmtime_r(&now, &tm);
+        char buf[16];
+        std::strftime(buf, sizeof buf, "%Y%m%d", &tm);
+        return buf;
+    }
+    bool digits = given.size() == 8 && given.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) {
+        tm.tm_year = std::stoi(given.substr(0, 4)) - 1900;
+        tm.tm_mon = std::stoi(given.substr(4, 2)) - 1;
+        tm.tm_mday = std::stoi(given.substr(6, 2));
+        std::tm back{};
+        std::time_t t = ::timegm(&tm);
+        ::gmtime_r(&t, &back);
+        if (back.tm_mday == std::stoi(given.substr(6, 2)) && back.tm_mon == tm.tm_mon) return given;
+    }
+    throw Failure(Error{{}, "--nightly: '" + given + "' is not a date", "write YYYYMMDD, e.g. 20261202, or no value for today"});
+}
+
 engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     engine::BuildOptions o;
     o.recipe_dir = checked_recipe_dir(a.recipe);
     o.selection = a.variants.selection();
+    if (a.nightly_opt && a.nightly_opt->count() > 0) o.selection.nightly = nightly_date(a.nightly);
     o.output_folder = a.output;
     o.channels = a.channels;
     for (const auto& f : a.system_maps) o.system_maps.emplace_back(f);
@@ -158,6 +188,10 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_option("--from-staging", a->from_staging,
                     "Restore a staging archive where it was built and build the outputs from it, without the staging script (with --variant python=X: that Python's)")
         ->check(CLI::ExistingFile);
+    a->nightly_opt = sub->add_option("--nightly", a->nightly,
+                                     "Build nightly versions: X.Y.Z becomes X.Y.Z.devYYYYMMDD in every package and "
+                                     "pin (and so in the wheels and libtorch archives made from them); default: today, UTC")
+                         ->expected(0, 1);
     sub->add_option("--time-limit", a->time_limit,
                     "With --staging-only: stop the staging build at this time after the start (5h30m, 90m, 45s), "
                     "write <output>/staging/<id>.partial.tar.zst and exit 75; --staging-only --from-staging PARTIAL resumes it")

@@ -276,6 +276,26 @@ Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::st
     return out;
 }
 
+void nightly_specs(const std::vector<RenderedOutput*>& outs, const variant::Selection& sel, SpecMemo& memo) {
+    if (sel.nightly.empty()) return;
+    const std::string suffix = ".dev" + sel.nightly;
+    std::map<std::string, std::string> nightly;  // written version -> its nightly form, by output name
+    for (const auto* o : outs)
+        if (str::ends_with(o->version, suffix)) nightly[o->name] = o->version;
+    for (auto* o : outs)
+        for (auto* l : {&o->requirements.build, &o->requirements.host, &o->requirements.run,
+                        &o->requirements.run_constrained, &o->test.requires_})
+            for (auto& d : *l) {
+                if (d.is_pin()) continue;
+                auto it = nightly.find(d.name());
+                if (it == nightly.end()) continue;
+                auto parts = str::split(std::string(str::trim(d.str())), ' ');
+                if (parts.size() < 2 || parts[1] != it->second.substr(0, it->second.size() - suffix.size())) continue;
+                parts[1] = it->second;
+                replace(d, str::join(parts, " "), memo);
+            }
+}
+
 void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build,
                   SpecMemo& memo) {
     for (auto& o : outs) apply_run_as_build(o, run_as_build, memo);

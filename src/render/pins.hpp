@@ -12,6 +12,7 @@
 #include "render/output.hpp"
 #include "types/dependency.hpp"
 #include "variant/config.hpp"
+#include "variant/selection.hpp"
 
 namespace sf::render {
 
@@ -53,5 +54,10 @@ Result<std::vector<types::Dependency>> dependencies_of(const std::vector<std::st
 // version the host pins.
 void resolve_pins(std::vector<RenderedOutput>& outs, const std::map<std::string, variant::PinRunAsBuild>& run_as_build,
                   SpecMemo& memo);
+
+// `build --nightly`: a spec naming one of `outs` at exactly its version as
+// written (`pytorch-cpu 0.3.0`, from `{{ version }}`) names its nightly
+// version, as the pins between outputs do.
+void nightly_specs(const std::vector<RenderedOutput*>& outs, const variant::Selection& sel, SpecMemo& memo);
 
 }  // namespace sf::render

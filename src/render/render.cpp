@@ -406,7 +406,7 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
     RenderedOutput o;
     const Meta& m = om.meta;
     o.name = om.name;
-    o.version = str_of(sub(m, "package").value("version", Meta("")));
+    o.version = variant::nightly_version(str_of(sub(m, "package").value("version", Meta(""))), sel_);
     o.build_number = build_number(m);
     o.is_staging = !om.is_output;
     o.variant = v;
@@ -604,7 +604,7 @@ Result<RenderedRecipe> Renderer::run() {
     auto loop_top = variant::loop_vars(variants, spec_.specials, as_vec(used_top));
     auto top_loop = variant::reduce(variants, spec_.specials, loop_top);
     rr.name = str_of(sub((*p0)->vt.meta, "package").value("name", Meta("")));
-    rr.version = str_of(sub((*p0)->vt.meta, "package").value("version", Meta("")));
+    rr.version = variant::nightly_version(str_of(sub((*p0)->vt.meta, "package").value("version", Meta(""))), sel_);
     if (auto ok = check_recipe_identity(rr, SourceLoc{raw_.meta_file}, SourceLoc{raw_.meta_file}); !ok)
         return unexpected(ok.error());
     if (raw_.script_text("build.sh")) rr.build_script = "build.sh";
@@ -661,6 +661,9 @@ Result<RenderedRecipe> Renderer::run() {
         if (auto ok = check_identifiers(o, IdentifierMarks::file(raw_.meta_file), !opts_.smithy); !ok) return unexpected(ok.error());
     order_outputs(outs);
     resolve_pins(outs, spec_.specials.pin_run_as_build, cache_.specs);
+    std::vector<RenderedOutput*> all;
+    for (auto& o : outs) all.push_back(&o);
+    nightly_specs(all, sel_, cache_.specs);
     rr.outputs = std::move(outs);
     rr.staging_keys = loop_top;
     rr.used_keys = as_vec(all_used);

@@ -429,15 +429,25 @@ Result<RenderedRecipe> render_v1(const recipe::V1Recipe& r, const variant::Selec
         auto env = std::make_unique<v1::Env>(r, sel.platform, sel.build_platform, combos[ci].typed, cache,
                                               sel.extra_environ);
         SF_TRY_VOID(env->eval_context());
-        if (rr.name.empty()) SF_TRY_VOID(name_and_version(*env, r.section(r.multi_output() ? "recipe" : "package"), rr));
+        if (rr.name.empty()) {
+            SF_TRY_VOID(name_and_version(*env, r.section(r.multi_output() ? "recipe" : "package"), rr));
+            rr.version = variant::nightly_version(rr.version, sel);
+        }
         SF_TRY(outs, v1::evaluate_outputs(*env, combos[ci].typed, staging_keys));
         SF_TRY_VOID(unique_names(outs));
+        for (auto& ev : outs) ev.out.version = variant::nightly_version(ev.out.version, sel);
         for (auto& ev : outs)
             if (!ev.skip) items.push_back(Item{std::move(ev), static_cast<int>(ci)});
         envs.push_back(std::move(env));
     }
     SF_TRY_VOID(build_strings(items, envs, combos));
     SF_TRY_VOID(resolve_subpackage_pins(items));
+    {
+        std::vector<RenderedOutput*> all;
+        for (auto& it : items) all.push_back(&it.ev.out);
+        SpecMemo memo;
+        nightly_specs(all, sel, memo);
+    }
     rr.staging_keys.assign(staging_keys.begin(), staging_keys.end());
     SF_TRY(combo_top, group_tops(rr, envs, combos));
     std::set<std::string> dists, keys;

@@ -31,7 +31,15 @@ struct Selection {
     // (recipe::EnvOverlay: conda-smithy's os.environ assignments), in the
     // order set. Nothing writes them into the process environment.
     std::vector<std::pair<std::string, std::string>> extra_environ;
+    // `build --nightly`: YYYYMMDD. Every rendered version X.Y.Z becomes
+    // X.Y.Z.devYYYYMMDD (nightly_version()), the pins between outputs too.
+    std::string nightly;
 };
+
+// `version` as this selection builds it: itself, or its nightly form.
+inline std::string nightly_version(const std::string& version, const Selection& sel) {
+    return sel.nightly.empty() || version.empty() ? version : version + ".dev" + sel.nightly;
+}
 
 // The selection from command-line values. The platform is decided here and
 // only here: `platform` when given (it must be a known subdir), else the
