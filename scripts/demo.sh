@@ -4,7 +4,8 @@
 #   2. minitorch for every available variant (cpu always; cuda when nvcc is
 #      found; mkl when MKL is found) and every Python found (PATH + pyenv);
 #   3. the other two kinds of binaries from the same build, nothing
-#      recompiled: wheels (`splitforge wheel`) into demo-wheels/ and libtorch
+#      recompiled: wheels (`splitforge wheel`) into demo-wheels/<variant>/
+#      (a pip index each: cpu/, cu130/) and libtorch
 #      archives (`splitforge libtorch-archive`) into demo-libtorch/, both
 #      beside OUTPUT_DIR;
 #   4. `splitforge check` on every package, wheel and archive (the host's
@@ -45,11 +46,24 @@ if ! "$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" --output-folder "$art/
   failed+=("libtorch archives")
   echo '{"archives": []}' > "$art/demo-libtorch.json"
 fi
-# What this run wrote: the paths the two commands report.
-mapfile -t written < <(python3 -c 'import json, sys
-for f, key, field in ((sys.argv[1], "wheels", "wheel"), (sys.argv[2], "archives", "path")):
-    for item in json.load(open(f))[key]:
-        print(item[field])' "$art/demo-wheels.json" "$art/demo-libtorch.json")
+# One pip index per variant, as PyTorch's whl/cpu/ and whl/cu130/: a wheel's
+# local label (+cpu, +cu130, +cpu.mkl) names its folder under demo-wheels/,
+# whose simple/ `pip install --index-url` reads. What this run wrote: the
+# wheels where they now are, then the archives the second command reports.
+mapfile -t written < <(python3 -c 'import json, os, sys
+root = sys.argv[3]
+for item in json.load(open(sys.argv[1]))["wheels"]:
+    name = os.path.basename(item["wheel"])
+    version = name.split("-")[1]
+    dest = os.path.join(root, version.split("+", 1)[1] if "+" in version else "default")
+    os.makedirs(dest, exist_ok=True)
+    os.replace(item["wheel"], os.path.join(dest, name))
+    print(os.path.join(dest, name))
+for item in json.load(open(sys.argv[2]))["archives"]:
+    print(item["path"])' "$art/demo-wheels.json" "$art/demo-libtorch.json" "$art/demo-wheels")
+for d in "$art"/demo-wheels/*/; do
+  "$SPLITFORGE" index "$d" > /dev/null || failed+=("the pip index of $d")
+done
 echo "==> ${#written[@]} wheel(s) and archive(s) in $(( $(date +%s) - t1 ))s; splitforge check" >&2
 packages=()
 for p in "$out"/*/*.conda "$out"/*/*.tar.bz2; do

@@ -13,7 +13,7 @@
 #
 # Usage: scripts/gpu-check.sh ARTIFACTS_DIR
 #   ARTIFACTS_DIR: what `./build-locally.sh --demo` wrote (build_artifacts/),
-#   holding demo-channel/, demo-wheels/ and demo-libtorch/.
+#   holding demo-channel/, demo-wheels/<variant>/ and demo-libtorch/.
 # SPLITFORGE=/path/to/splitforge picks the binary (default: the newest
 # build*/src/splitforge of this checkout, or ARTIFACTS_DIR/splitforge).
 # GPU_CHECK_EXPECT_GPU=no runs the same steps expecting no GPU (the smoke
@@ -49,10 +49,10 @@ fi
 [[ -x "${SPLITFORGE:-}" ]] || problems+=("no splitforge binary (build it, or set SPLITFORGE)")
 shopt -s nullglob
 conda_pkgs=("$art"/demo-channel/linux-64/pytorch-gpu-*.conda)
-wheels=("$art"/demo-wheels/*.whl)
+wheels=("$art"/demo-wheels/*/*.whl)
 archives=("$art"/demo-libtorch/*+cu[0-9]*.zip)
 [[ ${#conda_pkgs[@]} -gt 0 ]] || problems+=("no CUDA conda packages: $art/demo-channel/linux-64/pytorch-gpu-*.conda")
-[[ ${#wheels[@]} -gt 0 ]] || problems+=("no wheels: $art/demo-wheels/*.whl")
+[[ ${#wheels[@]} -gt 0 ]] || problems+=("no wheels: $art/demo-wheels/*/*.whl")
 [[ ${#archives[@]} -gt 0 ]] || problems+=("no CUDA libtorch archives: $art/demo-libtorch/*+cu[0-9]*.zip")
 if [[ ${#problems[@]} -gt 0 ]]; then
   for p in "${problems[@]}"; do echo "gpu-check: $p" >&2; done

@@ -604,7 +604,16 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     for (const auto& e : stdfs::directory_iterator(art / "demo-channel/linux-64"))
         cuda = cuda || str::starts_with(e.path().filename().string(), "pytorch-gpu-");
     std::vector<std::string> wheels, zips;
-    for (const auto& e : stdfs::directory_iterator(art / "demo-wheels")) wheels.push_back(e.path().filename().string());
+    // demo-wheels/<local label>/: one pip index per variant, as PyTorch's whl/cpu/.
+    for (const auto& e : stdfs::recursive_directory_iterator(art / "demo-wheels")) {
+        const std::string n = e.path().filename().string();
+        if (!str::ends_with(n, ".whl")) continue;
+        wheels.push_back(n);
+        const std::string label = n.substr(n.find('+') + 1, n.find('-', n.find('+')) - n.find('+') - 1);
+        CHECK(e.path().parent_path().filename() == label);
+        CHECK(stdfs::exists(e.path().parent_path() / "simple/index.html"));
+    }
+    CHECK(stdfs::exists(art / "demo-wheels/cpu/simple/torch/index.html"));
     for (const auto& e : stdfs::directory_iterator(art / "demo-libtorch")) zips.push_back(e.path().filename().string());
     std::size_t variants = cuda ? 2 : 1;
     CHECK(wheels.size() == variants);
