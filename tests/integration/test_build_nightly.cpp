@@ -61,7 +61,7 @@ TEST_CASE("build --nightly: every package and the exact pin between outputs take
     CHECK(pinned);
 }
 
-TEST_CASE("build --nightly: no value is today in UTC, from SOURCE_DATE_EPOCH when set; a bad date is exit 2",
+TEST_CASE("build --nightly: no value is today in UTC, from SOURCE_DATE_EPOCH when set, and a bad date is exit 2",
           "[engine][nightly]") {
     fs::TempDir tmp("sf-nightly");
     process::Env env = process::current_env();
