@@ -76,15 +76,16 @@ std::string nightly_date(const std::string& given) {
         std::strftime(buf, sizeof buf, "%Y%m%d", &tm);
         return buf;
     }
-    bool digits = given.size() == 8 && given.find_first_not_of("0123456789") == std::string::npos;
-    if (digits) {
-        tm.tm_year = std::stoi(given.substr(0, 4)) - 1900;
-        tm.tm_mon = std::stoi(given.substr(4, 2)) - 1;
-        tm.tm_mday = std::stoi(given.substr(6, 2));
+    if (given.size() == 8 && given.find_first_not_of("0123456789") == std::string::npos) {
+        // A real day: timegm normalizes what is not one (month 13, Feb 30),
+        // so the day read back differs from the one written.
+        const int year = std::stoi(given.substr(0, 4)), month = std::stoi(given.substr(4, 2)),
+                  day = std::stoi(given.substr(6, 2));
+        tm.tm_year = year - 1900, tm.tm_mon = month - 1, tm.tm_mday = day;
         std::tm back{};
         std::time_t t = ::timegm(&tm);
         ::gmtime_r(&t, &back);
-        if (back.tm_mday == std::stoi(given.substr(6, 2)) && back.tm_mon == tm.tm_mon) return given;
+        if (back.tm_year == year - 1900 && back.tm_mon == month - 1 && back.tm_mday == day) return given;
     }
     throw Failure(Error{{}, "--nightly: '" + given + "' is not a date", "write YYYYMMDD, e.g. 20261202, or no value for today"});
 }

@@ -267,9 +267,10 @@ Result<void> run_staging_script(Ctx& ctx, const plan::BuildPlan& p, Staging& st,
         // the resumed script picks up from there.
         auto done = script::ninja_edges_since(st.src_dir, logs);
         timing.rebuilt.insert(timing.rebuilt.end(), done.begin(), done.end());
-        timing.staging_s += detail::seconds_since(t);
-        ctx.notice("==> " + who + ": stopped at the --time-limit after " + detail::fmt_seconds(detail::seconds_since(t)) +
-                   ", " + std::to_string(done.size()) + " ninja edges done");
+        const double secs = detail::seconds_since(t);
+        timing.staging_s += secs;
+        ctx.notice("==> " + who + ": stopped at the --time-limit after " + detail::fmt_seconds(secs) + ", " +
+                   std::to_string(done.size()) + " ninja edges done");
         return {};
     }
     if (!r) {
@@ -566,11 +567,11 @@ Result<void> export_host_pip(Ctx& ctx, const env::Interpreter& py) {
 Result<void> export_pythons(Ctx& ctx, const plan::BuildPlan& p) {
     if (ctx.opts.provider != env::ProviderKind::system) return {};
     std::set<std::string> needed;
+    // --no-system: the tests take python from the channels, or fail naming it.
+    if (ctx.opts.stand_ins == env::StandIns::refused) return {};
     for (const auto& b : p.builds)
         for (const auto& st : b.steps)
             if (!st.python.empty() && !in_channel(ctx, p.platform, st.output.dist())) needed.insert(st.python);
-    // --no-system: the tests take python from the channels, or fail naming it.
-    if (ctx.opts.stand_ins == env::StandIns::refused) return {};
     for (const auto& minor : needed) {
         if (channels_have(ctx.local_channels, p.platform, "python", minor)) continue;  // the channel's python
         const auto& py = ctx.pythons.at(minor);
@@ -624,15 +625,16 @@ void fail_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& 
 
 // --staging-only: the staging build that ran, as OUT/staging/<id>.tar.zst.
 Result<void> archive_staging(Ctx& ctx, const plan::BuildPlan& p, const plan::StagingBuild& b,
-                             const std::map<std::string, Staging>& sts) {
+                             const std::map<std::string, Staging>& sts, StagingTiming& timing) {
     auto t = std::chrono::steady_clock::now();
     auto m = detail::make_manifest(ctx, p, b, sts);
     if (!m) return unexpected(m.error());
     auto file = detail::write_staging_archive(ctx, *m, b);
     if (!file) return rewrap(file.error(), p.name + " [" + b.label + "]: staging archive: ");
     std::error_code ec;
+    timing.archive_s += detail::seconds_since(t);
     ctx.progress("==> " + p.name + " [" + b.label + "]: staging archive " + file->string() + ", " +
-                 detail::human_size(stdfs::file_size(*file, ec)) + ", " + detail::fmt_seconds(detail::seconds_since(t)));
+                 detail::human_size(stdfs::file_size(*file, ec)) + ", " + detail::fmt_seconds(timing.archive_s));
     ctx.report.staging_archives.push_back(*file);
     return {};
 }
@@ -675,9 +677,7 @@ Result<void> run_staging_build(Ctx& ctx, const plan::BuildPlan& p, const plan::S
     }
     auto t_out = std::chrono::steady_clock::now();
     if (staging_only || ctx.time_up) {
-        auto t = std::chrono::steady_clock::now();
-        if (auto ok = archive_staging(ctx, p, b, sts); !ok) return ok;
-        timing.archive_s += detail::seconds_since(t);
+        if (auto ok = archive_staging(ctx, p, b, sts, timing); !ok) return ok;
     } else {
         Publisher pub(ctx, tally);
         for (const auto& step : b.steps) {

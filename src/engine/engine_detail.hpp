@@ -85,6 +85,10 @@ public:
     BuildReport report;
     const StagingManifest* restoring = nullptr;  // --from-staging: its checked manifest
     bool time_up = false;  // --time-limit stopped a staging script: run nothing more, archive what is done
+    // Runtime names a local channel has a real package of (export_runtimes):
+    // read once per name, as the channels' repodata may be large. What this
+    // build adds later is its own outputs, which export_runtimes checks apart.
+    std::map<std::string, bool> channel_runtimes;
     // True the first time `key` is told in this build (host tools, warnings);
     // the test worker tells too, so it is locked.
     bool tell_once(const std::string& key);

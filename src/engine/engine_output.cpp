@@ -296,9 +296,11 @@ Result<void> export_runtimes(Ctx& ctx, const plan::StagingBuild& b, const std::v
         const env::MapEntry* e = ctx.map.find(ms->name());
         if (!e || e->kind != env::MapKind::ignore || str::starts_with(ms->name(), "sysroot_")) continue;
         if (ctx.opts.stand_ins == env::StandIns::refused ||
-            std::any_of(b.steps.begin(), b.steps.end(), [&](const plan::Step& s) { return s.output.name == ms->name(); }) ||
-            channels_have(ctx.local_channels, ctx.opts.selection.platform, ms->name()))
+            std::any_of(b.steps.begin(), b.steps.end(), [&](const plan::Step& s) { return s.output.name == ms->name(); }))
             continue;
+        auto [known, fresh] = ctx.channel_runtimes.try_emplace(ms->name());
+        if (fresh) known->second = channels_have(ctx.local_channels, ctx.opts.selection.platform, ms->name());
+        if (known->second) continue;
         auto v = types::Version::parse(host_gcc_version(ctx));
         if (!v || !ms->version().matches(*v)) continue;  // the tests say so ([host-compiler-version])
         auto r = export_host_runtime(ms->name(), v->str(), ctx.output, ctx.opts.selection.platform, ctx.work,

@@ -69,6 +69,13 @@ nlohmann::json build_json(const std::vector<std::string>& args) {
     return j;
 }
 
+// minitorch's dependencies (minimagma, miniblas: the demo's libcblas) into `channel`.
+void build_demo_deps(const stdfs::path& channel) {
+    for (const char* dep : {"minimagma", "miniblas"})
+        build_json({"build", (test::source_dir() / "demo" / dep / "recipe").string(), "--output-folder", channel.string(),
+                    "-q", "--json"});
+}
+
 }  // namespace
 
 TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects", "[e2e][slow]") {
@@ -201,8 +208,7 @@ TEST_CASE("e2e: cpu demo through a staging archive: each Python job rebuilds onl
     fs::TempDir tmp("sf-e2e");
     const stdfs::path channel = tmp.path() / "deps", out = tmp.path() / "build_artifacts";
     const stdfs::path demo = test::source_dir() / "demo";
-    for (const char* dep : {"minimagma", "miniblas"})
-        build_json({"build", (demo / dep / "recipe").string(), "--output-folder", channel.string(), "-q", "--json"});
+    build_demo_deps(channel);
     const std::vector<std::string> common = {(demo / "minitorch/recipe").string(), "-c", channel.string(),
                                              "-q", "--json", "--variant",
                                              "cuda_compiler_version=None", "--variant", "blas_impl=generic"};
@@ -258,8 +264,7 @@ TEST_CASE("e2e: cpu demo from a staging archive: strace sees no compile outside 
     }
     const stdfs::path channel = tmp.path() / "deps", out = tmp.path() / "build_artifacts";
     const stdfs::path demo = test::source_dir() / "demo";
-    for (const char* dep : {"minimagma", "miniblas"})
-        build_json({"build", (demo / dep / "recipe").string(), "--output-folder", channel.string(), "-q", "--json"});
+    build_demo_deps(channel);
     std::vector<std::string> args = {"build", (demo / "minitorch/recipe").string(), "-c", channel.string(), "-q",
                                      "--json", "--variant", "cuda_compiler_version=None", "--variant",
                                      "blas_impl=generic", "--output-folder"};
@@ -313,8 +318,7 @@ TEST_CASE("e2e: cpu demo staging under --time-limit: chained resumes run the uni
     if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
     fs::TempDir tmp("sf-e2e-resume");
     const stdfs::path channel = tmp.path() / "deps", demo = test::source_dir() / "demo";
-    for (const char* dep : {"minimagma", "miniblas"})
-        build_json({"build", (demo / dep / "recipe").string(), "--output-folder", channel.string(), "-q", "--json"});
+    build_demo_deps(channel);
     auto job = [&](const stdfs::path& folder, std::vector<std::string> extra) {
         std::vector<std::string> argv = {test::binary().string(), "build", (demo / "minitorch/recipe").string(),
                                          "-c", channel.string(), "-q", "--json", "--staging-only",
@@ -373,8 +377,7 @@ TEST_CASE("e2e: cpu demo --nightly 20261202: packages, wheel and libtorch archiv
     if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
     fs::TempDir tmp("sf-e2e-nightly");
     const stdfs::path out = tmp.path() / "ch", demo = test::source_dir() / "demo";
-    for (const char* dep : {"minimagma", "miniblas"})
-        build_json({"build", (demo / dep / "recipe").string(), "--output-folder", out.string(), "-q", "--json"});
+    build_demo_deps(out);
     auto j = build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
                          "--nightly", "20261202", "--variant", "cuda_compiler_version=None", "--variant",
                          "blas_impl=generic", "--variant", "python=3.12"});

@@ -75,7 +75,7 @@ TEST_CASE("build --nightly: no value is today in UTC, from SOURCE_DATE_EPOCH whe
     INFO(r->err);
     REQUIRE(r->exit_code == 0);
     CHECK(depends_in(tmp.path() / "d").count("libsfglob-1.0.0.dev20251202-0.conda"));
-    for (const char* bad : {"20261340", "2026-12-02", "tomorrow"}) {
+    for (const char* bad : {"20261340", "20261315", "20260230", "2026-12-02", "tomorrow"}) {
         auto b = build("files_glob", tmp.path() / "b", {"--nightly", bad});
         CHECK(b.rc == 2);
         CHECK(test::last_line(b.err).find(std::string("--nightly: '") + bad + "' is not a date") != std::string::npos);
