@@ -14,6 +14,7 @@
 #include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
 #include "feedstock/forge_config.hpp"
+#include "publish/release.hpp"
 #include "publish/upload.hpp"
 #include "util/duration.hpp"
 
@@ -36,6 +37,7 @@ struct BuildArgs {
     std::string time_limit;  // --time-limit DURATION (with --staging-only)
     std::string nightly;     // --nightly [YYYYMMDD]
     CLI::Option* nightly_opt = nullptr;
+    std::string release;     // --release TAG
     bool error_overlinking = false, error_overdepending = false;
     CLI::Option* overlinking_flag = nullptr;  // given on the command line: wins over conda-forge.yml
     CLI::Option* overdepending_flag = nullptr;
@@ -143,6 +145,24 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     return o;
 }
 
+// --release TAG names the version the recipe builds (PyTorch's tag rule: no
+// v, nothing from the first '-'); the recipe's version is not rewritten, as
+// its sources are that version's.
+void check_release(const BuildArgs& a, const plan::BuildPlan& p) {
+    if (a.release.empty()) return;
+    auto r = value_or_throw(publish::parse_release_tag(a.release));
+    if (r.version != p.version)
+        throw Failure(Error{{}, "--release " + r.tag + " is version " + r.version + ", but " + a.recipe +
+                                    " builds " + p.version,
+                            "give the tag of version " + p.version + ", or set the recipe's version to " + r.version});
+}
+
+publish::BuildKind build_kind(const BuildArgs& a) {
+    if (!a.release.empty()) return publish::BuildKind::release;
+    if (a.nightly_opt && a.nightly_opt->count() > 0) return publish::BuildKind::nightly;
+    return publish::BuildKind::plain;
+}
+
 // The packages a build left in its channel (built now, or there already).
 Result<publish::UploadReport> upload_built(const engine::BuildReport& report, const std::string& target) {
     std::vector<std::filesystem::path> files;
@@ -193,6 +213,10 @@ void register_build(CLI::App& app, Cli& cli) {
                                      "Build nightly versions: X.Y.Z becomes X.Y.Z.devYYYYMMDD in every package and "
                                      "pin (and so in the wheels and libtorch archives made from them); default: today, UTC")
                          ->expected(0, 1);
+    sub->add_option("--release", a->release,
+                    "Build a release from tag TAG (v2.6.0-rc3 is version 2.6.0, which must be the recipe's); "
+                    "its packages are labelled for the test channel (--json's \"label\")")
+        ->excludes(a->nightly_opt);
     sub->add_option("--time-limit", a->time_limit,
                     "With --staging-only: stop the staging build at this time after the start (5h30m, 90m, 45s), "
                     "write <output>/staging/<id>.partial.tar.zst and exit 75; --staging-only --from-staging PARTIAL resumes it")
@@ -228,10 +252,15 @@ void register_build(CLI::App& app, Cli& cli) {
             // still input (2), a failed script, test or patch run the job (1).
             auto prepared = value_or_throw(engine::prepare_build(o));
             const auto& p = prepared.plan;
+            check_release(*a, p);
+            const std::string label = publish::channel_label(build_kind(*a));
             if (a->dry_run) {
                 print_warnings(cli.console, p.warnings);
-                if (cli.console.json)
-                    cli.console.print_json(plan_json(p));
+                if (cli.console.json) {
+                    auto j = plan_json(p);
+                    j["label"] = label;
+                    cli.console.print_json(j);
+                }
                 else
                     std::cout << plan::describe(p);
                 return 0;
@@ -240,6 +269,7 @@ void register_build(CLI::App& app, Cli& cli) {
             int failed = 0;
             for (const auto& r : report.outputs) failed += r.status == engine::Status::failed;
             auto json = engine::report_json(report);
+            json["label"] = label;
             if (!cli.console.json) std::cerr << "\n" << engine::summary_table(report);
             if (!a->upload_to.empty() && failed == 0) {
                 auto up = value_or_throw(upload_built(report, a->upload_to));

@@ -82,3 +82,30 @@ TEST_CASE("build --nightly: no value is today in UTC, from SOURCE_DATE_EPOCH whe
     }
     CHECK_FALSE(stdfs::exists(tmp.path() / "b/linux-64"));
 }
+
+TEST_CASE("build --release TAG: the tag names the recipe's version, the packages are labelled test, a mismatch is exit 2",
+          "[engine][release]") {
+    fs::TempDir tmp("sf-release");
+    auto r = build("files_glob", tmp.path() / "r", {"--release", "v1.0.0-rc2", "--json"});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    CHECK(nlohmann::json::parse(r.out)["label"] == "test");
+    CHECK(depends_in(tmp.path() / "r").count("libsfglob-1.0.0-0.conda"));
+
+    auto plain = build("files_glob", tmp.path() / "p", {"--dry-run", "--json"});
+    REQUIRE(plain.rc == 0);
+    CHECK(nlohmann::json::parse(plain.out)["label"] == "main");
+    auto nightly = build("files_glob", tmp.path() / "p", {"--dry-run", "--json", "--nightly", "20261202"});
+    REQUIRE(nightly.rc == 0);
+    CHECK(nlohmann::json::parse(nightly.out)["label"] == "nightly");
+
+    auto other = build("files_glob", tmp.path() / "o", {"--release", "v2.6.0-rc3"});
+    CHECK(other.rc == 2);
+    CHECK(test::last_line(other.err).find("--release v2.6.0-rc3 is version 2.6.0, but") != std::string::npos);
+    auto bad = build("files_glob", tmp.path() / "o", {"--release", "nightly"});
+    CHECK(bad.rc == 2);
+    CHECK(test::last_line(bad.err).find("'nightly' is not a release tag") != std::string::npos);
+    auto both = build("files_glob", tmp.path() / "o", {"--release", "v1.0.0", "--nightly"});
+    CHECK(both.rc == 2);
+    CHECK_FALSE(stdfs::exists(tmp.path() / "o"));
+}
