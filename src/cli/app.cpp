@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
         {"install", register_install},   {"inspect", register_inspect},     {"cmake-cache", register_cmake_cache},
         {"rerender", register_rerender}, {"ci-matrix", register_ci_matrix}, {"submodules", register_submodules},
         {"lint", register_lint},         {"check", register_check},         {"libtorch-archive", register_libtorch_archive},
-        {"wheel", register_wheel},       {"config", register_config},       {"upload", register_upload}};
+        {"wheel", register_wheel},       {"config", register_config},       {"upload", register_upload},
+        {"smoke", register_smoke}};
     std::string named;
     for (int i = 1; i < argc; ++i) {
         std::string w = argv[i];

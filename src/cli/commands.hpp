@@ -35,6 +35,7 @@ void register_libtorch_archive(CLI::App& app, Cli& cli);
 void register_wheel(CLI::App& app, Cli& cli);
 void register_config(CLI::App& app, Cli& cli);
 void register_upload(CLI::App& app, Cli& cli);
+void register_smoke(CLI::App& app, Cli& cli);
 
 // `render --output FORMAT`, the old spelling of `--format FORMAT`, rewritten
 // in place; true when it was there (the caller prints a note).

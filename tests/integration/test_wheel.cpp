@@ -274,6 +274,34 @@ TEST_CASE("wheel: indexed as a pip index and served by nginx, pip installs it by
     CHECK(wheel);
 }
 
+TEST_CASE("wheel: smoke --index installs the served wheel into a fresh venv with pip and runs the smoke test") {
+    NEEDS_TOOLS();
+    fs::TempDir tmp("sf-it-wheel");
+    const Fixture f = make_fixture(tmp.path(), *py);
+    wheel_json(f, tmp.path() / "whl/cpu");
+    REQUIRE(sf_run({"index", (tmp.path() / "whl/cpu").string()}).exit_code == 0);
+    test::Nginx web(tmp.path() / "whl");
+    const auto script = tmp.path() / "smoke_test.py";
+    std::ofstream(script) << "import sys, torch\nassert torch.compute(5) == 113, torch.compute(5)\nprint('multiplied')\n";
+    auto ok = sf_run({"smoke", "--index", web.url("/cpu/simple"), "torch", "--script", script.string(), "--python",
+                      py->exe.string(), "--json"});
+    INFO(ok.out << ok.err << web.access_log());
+    REQUIRE(ok.exit_code == 0);
+    CHECK(nlohmann::json::parse(ok.out)["passed"] == true);
+    CHECK(ok.err.find("multiplied") != std::string::npos);
+    bool wheel = false;
+    for (const auto& h : web.hits()) wheel = wheel || (str::ends_with(h.path, ".whl") && h.status == 200);
+    CHECK(wheel);  // from the server, not from a cache
+
+    // A password in the index URL shows in no line, the failing pip's included.
+    std::string url = web.url("/nope/simple");
+    url.insert(url.find("://") + 3, "sfuser:s3cr3tpw@");
+    auto bad = sf_run({"smoke", "--index", url, "torch", "--script", script.string(), "--python", py->exe.string()});
+    CHECK(bad.exit_code == 1);
+    CHECK(test::last_line(bad.err).find("pip install from http://") != std::string::npos);
+    CHECK((bad.out + bad.err).find("s3cr3tpw") == std::string::npos);
+}
+
 TEST_CASE("wheel: the same packages give the same bytes") {
     NEEDS_TOOLS();
     fs::TempDir tmp("sf-it-wheel");
