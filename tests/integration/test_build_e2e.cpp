@@ -18,6 +18,7 @@
 #include "env/python_env.hpp"
 #include "package/elf.hpp"
 #include "process/process.hpp"
+#include "s3rver.hpp"
 #include "types/match_spec.hpp"
 #include "testutil.hpp"
 #include "util/strings.hpp"
@@ -372,7 +373,7 @@ TEST_CASE("e2e: cpu demo staging under --time-limit: chained resumes run the uni
 
 // Issue 36: --nightly gives one version to the demo's packages, the pins
 // between them, and so to the wheel and the libtorch archive made from them.
-TEST_CASE("e2e: cpu demo --nightly 20261202: packages, wheel and libtorch archive are 0.3.0.dev20261202", "[e2e][slow]") {
+TEST_CASE("e2e: cpu demo --nightly 20261202: packages, wheel and libtorch archive are 0.3.0.dev20261202, uploaded to s3rver they pass smoke", "[e2e][slow]") {
     auto found = env::discover_pythons(process::minimal_env());
     if (!found.count("3.12")) test::skip("needs python 3.12 with headers");
     fs::TempDir tmp("sf-e2e-nightly");
@@ -403,6 +404,30 @@ TEST_CASE("e2e: cpu demo --nightly 20261202: packages, wheel and libtorch archiv
     REQUIRE(names.size() == 2);
     CHECK(names[0].find("torch-0.3.0.dev20261202+cpu-cp312-") == 0);
     CHECK(names[1] == "libtorch-cxx11-abi-shared-with-deps-0.3.0.dev20261202+cpu.zip");
+
+    // Published as PyTorch publishes: uploaded to a bucket (s3rver), then
+    // smoke-tested from there in a fresh prefix by the demo's smoke test.
+    test::S3rver s3(tmp.path() / "s3");
+    std::vector<std::string> up = {"env", "AWS_ACCESS_KEY_ID=S3RVER", "AWS_SECRET_ACCESS_KEY=S3RVER",
+                                   "AWS_ENDPOINT_URL=" + s3.endpoint(), "AWS_REGION=us-east-1",
+                                   test::binary().string(), "upload", "--to", "s3://forge/demo"};
+    for (const char* sub : {"linux-64", "noarch"})
+        for (const auto& e : stdfs::directory_iterator(out / sub))
+            if (str::ends_with(e.path().string(), ".conda")) up.push_back(e.path().string());
+    auto u = test::run(up);
+    INFO(u.out << u.err);
+    REQUIRE(u.rc == 0);
+    auto smoke = run({"smoke", "--channel", s3.endpoint() + "/forge/demo", "pytorch-cpu", "python 3.12.*", "--script",
+                      (demo / "minitorch/recipe/smoke_test.py").string(), "--arg=--expect-gpu", "--arg=no",
+                      "--pkgs-dir", (tmp.path() / "pkgs").string(), "--json"});
+    INFO(smoke.err);
+    REQUIRE(smoke.rc == 0);
+    INFO(smoke.out);
+    bool nightly_torch = false;
+    const auto installed = nlohmann::json::parse(smoke.out)["installed"];
+    for (const auto& d : installed)
+        nightly_torch = nightly_torch || d.get<std::string>().rfind("pytorch-cpu-0.3.0.dev20261202-", 0) == 0;
+    CHECK(nightly_torch);
 }
 
 TEST_CASE("e2e: two cpu demo builds in different output folders give byte-identical packages", "[e2e][slow]") {

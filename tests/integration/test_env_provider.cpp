@@ -26,7 +26,8 @@ std::string recipe(const std::string& name) { return (test::data_dir() / "engine
 // Each output's test result by name, from a build's --json report.
 std::map<std::string, std::string> tests_of(const std::string& json) {
     std::map<std::string, std::string> out;
-    for (const auto& o : nlohmann::json::parse(json)["outputs"])
+    const auto report = nlohmann::json::parse(json);  // a temporary's element would dangle in the loop
+    for (const auto& o : report["outputs"])
         out[o["name"].get<std::string>()] = o["test"].get<std::string>();
     return out;
 }

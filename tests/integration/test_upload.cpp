@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "nginx.hpp"
+#include "s3rver.hpp"
 #include "security/craft.hpp"
 #include "testproc.hpp"
 
@@ -23,66 +24,6 @@ namespace stdfs = std::filesystem;
 namespace craft = sf::test::craft;
 
 namespace {
-
-// s3rver on a free port, serving `dir`, with the bucket "forge"; killed by the destructor.
-class S3rver {
-public:
-    explicit S3rver(const stdfs::path& dir) {
-        if (!test::have_tool("node") || !test::have_tool("npm")) FAIL("needs node and npm (bash scripts/deps.sh installs them)");
-        auto env = process::current_env();
-        env["SF_BUILD_DIR"] = test::binary().parent_path().parent_path().filename().string();
-        process::Command c;
-        c.argv = {"bash", (test::source_dir() / "scripts/s3rver.sh").string(), "--install-only"};
-        c.env = env;
-        auto inst = process::capture(c);
-        REQUIRE(inst);
-        INFO(inst->err);
-        REQUIRE(inst->exit_code == 0);
-        stdfs::create_directories(dir);
-        for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
-            port_ = 20000 + static_cast<int>((::getpid() * 7 + attempt * 131) % 30000);
-            start(env, dir);
-        }
-        REQUIRE(pid_ > 0);
-    }
-    ~S3rver() {
-        if (pid_ > 0) {
-            ::kill(-pid_, SIGTERM);
-            ::waitpid(pid_, nullptr, 0);
-        }
-    }
-    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-private:
-    void start(const process::Env& env, const stdfs::path& dir) {
-        const std::string script = (test::source_dir() / "scripts/s3rver.sh").string();
-        const std::string port = std::to_string(port_), data = dir.string();
-        const std::string build = env.at("SF_BUILD_DIR");
-        pid_t pid = ::fork();
-        if (pid == 0) {
-            ::setpgid(0, 0);
-            ::setenv("SF_BUILD_DIR", build.c_str(), 1);
-            if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
-            ::execlp("bash", "bash", script.c_str(), "-d", data.c_str(), "-a", "127.0.0.1", "-p", port.c_str(), "-s",
-                     "--configure-bucket", "forge", static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        for (int i = 0; i < 200; ++i) {  // up to 20 s
-            int st = 0;
-            if (::waitpid(pid, &st, WNOHANG) == pid) return;
-            auto r = test::run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", endpoint() + "/forge"});
-            if (r.out != "000") {
-                pid_ = pid;
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        ::kill(-pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-    }
-    int port_ = 0;
-    pid_t pid_ = -1;
-};
 
 craft::Pkg pkg(const std::string& name, const std::string& data) {
     return craft::pkg_with(name, {{"share/" + name + ".txt", 'f', data}});
@@ -96,7 +37,7 @@ test::Ran sf_env(const std::vector<std::string>& env, std::vector<std::string> a
     return test::run(argv);
 }
 
-std::vector<std::string> aws(const S3rver& s3, const std::string& secret = "S3RVER") {
+std::vector<std::string> aws(const test::S3rver& s3, const std::string& secret = "S3RVER") {
     return {"AWS_ACCESS_KEY_ID=S3RVER", "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_ENDPOINT_URL=" + s3.endpoint(),
             "AWS_REGION=us-east-1"};
 }
@@ -105,7 +46,7 @@ std::vector<std::string> aws(const S3rver& s3, const std::string& secret = "S3RV
 
 TEST_CASE("upload: s3rver takes the packages and their index, and install reads the channel from it") {
     fs::TempDir tmp("sf-it-upload");
-    S3rver s3(tmp.path() / "s3");
+    test::S3rver s3(tmp.path() / "s3");
     const auto foo = craft::write_pkg(tmp.path() / "a", pkg("foo", "one"));
     const auto bar = craft::write_pkg(tmp.path() / "a", pkg("bar", "two"));
     auto up = sf_env(aws(s3), {"upload", "--to", "s3://forge/demo", foo.string()});
@@ -146,7 +87,7 @@ TEST_CASE("upload: s3rver takes the packages and their index, and install reads 
 
 TEST_CASE("upload: credentials never show, in errors or in a dry run") {
     fs::TempDir tmp("sf-it-upload");
-    S3rver s3(tmp.path() / "s3");
+    test::S3rver s3(tmp.path() / "s3");
     const auto foo = craft::write_pkg(tmp.path() / "a", pkg("foo", "one"));
     // An access key s3rver does not know: refused, and neither secret prints.
     auto bad = sf_env({"AWS_ACCESS_KEY_ID=NOPE", "AWS_SECRET_ACCESS_KEY=very-secret-key", "AWS_SESSION_TOKEN=session-tok-123",
