@@ -53,10 +53,14 @@ Result<void> read_repodata(ChannelIndex& index, const std::string& text, const S
     if (!rd) return Unexpected<Error>{rd.error()};
     for (const auto& s : rd->skipped) skip(index, s.name, s.why);
     const std::string& subdir = src.subdir;
+    // A remote repodata.json's CEP-15 base_url; the shard index gives its own.
+    std::string package_base = src.package_base;
+    if (package_base.empty() && src.local_dir.empty() && !rd->base_url.empty())
+        package_base = resolve_dir_url(src.url + "/" + subdir + "/repodata.json", rd->base_url);
     for (auto& rec : rd->packages) {
         Candidate c;
         if (!src.local_dir.empty()) c.file = src.local_dir / rec.fn;
-        else c.download_url = (src.package_base.empty() ? src.url + "/" + subdir + "/" : src.package_base) + rec.fn;
+        else c.download_url = (package_base.empty() ? src.url + "/" + subdir + "/" : package_base) + rec.fn;
         // What records and messages show: never a token or a password.
         rec.channel = src.display + "/" + subdir;
         rec.url = rec.channel + "/" + rec.fn;

@@ -176,6 +176,10 @@ Result<RepoData> RepoData::parse(std::string_view text, std::string_view source,
             if (auto ok = check_subdir(*subdir); !ok)
                 return fail(info.what() + ": 'subdir': " + ok.error().message, ok.error().hint);
         rd.subdir = std::move(*subdir);
+        // conda and rattler read base_url from version 2 on; before, it is not the CEP's key.
+        auto version = j.find("repodata_version");
+        if (version != j.end() && version->is_number_integer() && version->get<long long>() >= 2)
+            if (auto b = it->find("base_url"); b != it->end() && b->is_string()) rd.base_url = b->get<std::string>();
     }
     for (const char* section : {"packages", "packages.conda"}) {
         auto it = j.find(section);

@@ -54,6 +54,9 @@ enum class BadRecord { fail, skip };
 
 struct RepoData {
     std::string subdir;
+    // CEP-15: with repodata_version 2, info.base_url says where the packages
+    // are (absolute, or relative to repodata.json); "" when not given.
+    std::string base_url;
     std::vector<PackageRecord> packages;
     // Under BadRecord::skip: each record left out, with its "name" as written
     // (empty when it has none) and the error naming the file and the record.

@@ -255,3 +255,34 @@ TEST_CASE("http channel: basic auth from the URL is sent, masked, and without it
     CHECK(no.err.find("401") != std::string::npos);
     CHECK(no.err.find("credentials") != std::string::npos);
 }
+
+TEST_CASE("http channel: repodata_version 2's base_url (CEP-15) says where the packages are, version 1's is not read") {
+    sf::fs::TempDir tmp("sf-http");
+    Nginx server(tmp.path() / "www");
+    const auto ch = tmp.path() / "www/ch";
+    write_channel(ch, {hello()});
+    const std::string fn = hello().fn();
+    stdfs::create_directories(tmp.path() / "www/store/linux-64");
+    stdfs::copy_file(ch / "linux-64" / fn, tmp.path() / "www/store/linux-64" / fn);
+    auto rd = nlohmann::json::parse(sf::test::slurp(ch / "linux-64/repodata.json"));
+    rd["repodata_version"] = 2;
+    rd["info"]["base_url"] = "../../store/linux-64/";
+    std::ofstream(ch / "linux-64/repodata.json") << rd.dump();
+    stdfs::remove(ch / "linux-64" / fn);
+    const std::string pkgs = (tmp.path() / "pkgs").string();
+    auto r = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p1").string(), "-c", server.url("/ch"), "--pkgs-dir",
+                                  pkgs, "hello"});
+    INFO(r.err << server.access_log());
+    REQUIRE(r.exit == 0);
+    CHECK(count(server.hits(), "/store/linux-64/" + fn, 200) == 1);
+
+    // The same key under version 1 is no CEP-15 key: the package is looked for beside repodata.json.
+    rd["repodata_version"] = 1;
+    std::ofstream(ch / "linux-64/repodata.json") << rd.dump();
+    stdfs::copy_file(tmp.path() / "www/store/linux-64" / fn, ch / "linux-64" / fn);
+    auto v1 = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p2").string(), "-c", server.url("/ch"),
+                                   "--pkgs-dir", (tmp.path() / "pkgs2").string(), "hello"});
+    INFO(v1.err << server.access_log());
+    REQUIRE(v1.exit == 0);
+    CHECK(count(server.hits(), "/ch/linux-64/" + fn, 200) == 1);
+}
