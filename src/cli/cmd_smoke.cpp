@@ -20,11 +20,7 @@ struct SmokeArgs {
 
 // The script: --script, else the feedstock's recipe/smoke_test.py.
 std::filesystem::path smoke_script(const SmokeArgs& a) {
-    if (!a.script.empty()) {
-        if (!std::filesystem::is_regular_file(a.script))
-            throw Failure(Error{{}, "smoke test " + a.script + " not found", "give --script FILE"});
-        return a.script;
-    }
+    if (!a.script.empty()) return a.script;
     if (std::filesystem::is_regular_file("recipe/smoke_test.py")) return "recipe/smoke_test.py";
     throw Failure(Error{{}, "no smoke test: no --script, and no recipe/smoke_test.py here",
                         "give --script FILE (the demo's is demo/minitorch/recipe/smoke_test.py)"});
@@ -82,7 +78,9 @@ void register_smoke(CLI::App& app, Cli& cli) {
                     throw Failure(Error{{}, "--work-dir " + a->work_dir + " exists", "give a new directory"});
                 std::filesystem::create_directories(o.work);
             }
-            auto r = job_or_throw(publish::smoke(o));
+            // Each error keeps its kind: a missing script or interpreter is
+            // input (2), a failed install, venv or pip the job (1).
+            auto r = value_or_throw(publish::smoke(o));
             if (cli.console.json)
                 cli.console.print_json({{"from", r.from}, {"place", a->work_dir.empty() ? "" : r.place.string()},
                                         {"installed", r.installed}, {"script", o.script.string()},

@@ -14,9 +14,9 @@ namespace stdfs = std::filesystem;
 process::Env clean_env() {
     process::Env env = process::current_env();
     for (const char* k : {"LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONHOME", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
-                          "PIP_FIND_LINKS", "PIP_CONFIG_FILE", "CONDA_PREFIX", "VIRTUAL_ENV"})
+                          "PIP_FIND_LINKS", "CONDA_PREFIX", "VIRTUAL_ENV"})
         env.erase(k);
-    env["PIP_CONFIG_FILE"] = "/dev/null";
+    env["PIP_CONFIG_FILE"] = "/dev/null";  // nor the user's pip.conf
     return env;
 }
 
@@ -75,8 +75,9 @@ Result<SmokeResult> smoke(const SmokeOptions& o) {
         out.installed = r->linked;
         python = out.place / "bin/python";
         if (!stdfs::exists(python))
-            return fail({}, "the packages installed no bin/python to run " + o.script.filename().string() + " with",
-                        "add python (or the package that brings it) to the specs");
+            return unexpected(Error{{},
+                                    "the packages installed no bin/python to run " + o.script.filename().string() + " with",
+                                    "add python (or the package that brings it) to the specs", ErrorKind::runtime});
     } else {
         if (!o.python.empty() && !stdfs::exists(o.python))
             return fail({}, "--python " + o.python.string() + " not found", "give the path of a Python interpreter");

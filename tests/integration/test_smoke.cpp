@@ -38,16 +38,33 @@ stdfs::path write_script(const stdfs::path& dir) {
     return p;
 }
 
+// The crafted channel served by nginx, the smoke test, a package cache, and
+// `splitforge smoke --channel <served>/CH SPEC --script S --pkgs-dir P EXTRA...`.
+struct Served {
+    fs::TempDir tmp{"sf-smoke"};
+    test::Nginx web{tmp.path()};  // before anything is written: it skips where nginx is missing
+    stdfs::path script;
+    std::string pkgs = (tmp.path() / "pkgs").string();
+    Served() {
+        make_channel(tmp.path());
+        script = write_script(tmp.path());
+    }
+    test::Ran smoke(const std::string& ch, const std::string& spec, std::vector<std::string> extra = {}) const {
+        std::vector<std::string> args = {"smoke", "--channel", web.url(ch), spec, "--script", script.string(),
+                                         "--pkgs-dir", pkgs};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return test::run_splitforge(args);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("smoke --channel: installs from the served channel into a fresh prefix and runs the smoke test", "[smoke]") {
-    fs::TempDir tmp("sf-smoke");
-    test::Nginx web(tmp.path());  // first: it skips where nginx is missing
-    make_channel(tmp.path());
-    const auto script = write_script(tmp.path());
-    const std::string pkgs = (tmp.path() / "pkgs").string();
-    auto ok = test::run_splitforge({"smoke", "--channel", web.url("/ch"), "answer", "--script", script.string(),
-                                    "--arg", "42", "--pkgs-dir", pkgs, "--json"});
+    const Served s;
+    const auto& tmp = s.tmp;
+    const auto& web = s.web;
+    const auto& script = s.script;
+    auto ok = s.smoke("/ch", "answer", {"--arg", "42", "--json"});
     INFO(ok.err);
     REQUIRE(ok.rc == 0);
     auto j = nlohmann::json::parse(ok.out);
@@ -55,30 +72,25 @@ TEST_CASE("smoke --channel: installs from the served channel into a fresh prefix
     CHECK(j["installed"].size() == 2);
     CHECK(ok.err.find("answer 42") != std::string::npos);  // the script's own output, streamed
 
-    auto wrong = test::run_splitforge({"smoke", "--channel", web.url("/ch"), "answer", "--script", script.string(),
-                                       "--arg", "41", "--pkgs-dir", pkgs});
+    auto wrong = s.smoke("/ch", "answer", {"--arg", "41"});
     CHECK(wrong.rc == 1);
     CHECK(test::last_line(wrong.err).find("smoke test " + script.string() + " failed (exit 3)") != std::string::npos);
 
     // Kept where asked: the prefix is there afterwards, and a directory that exists is refused.
     const auto kept = tmp.path() / "kept";
-    auto keep = test::run_splitforge({"smoke", "--channel", web.url("/ch"), "answer", "--script", script.string(),
-                                      "--arg", "42", "--pkgs-dir", pkgs, "--work-dir", kept.string()});
+    auto keep = s.smoke("/ch", "answer", {"--arg", "42", "--work-dir", kept.string()});
     CHECK(keep.rc == 0);
     CHECK(stdfs::is_regular_file(kept / "prefix/share/answer.txt"));
-    auto again = test::run_splitforge({"smoke", "--channel", web.url("/ch"), "answer", "--script", script.string(),
-                                       "--arg", "42", "--pkgs-dir", pkgs, "--work-dir", kept.string()});
+    auto again = s.smoke("/ch", "answer", {"--arg", "42", "--work-dir", kept.string()});
     CHECK(again.rc == 2);
 }
 
 TEST_CASE("smoke: nothing to install, no bin/python, no script, or no place is one line", "[smoke]") {
-    fs::TempDir tmp("sf-smoke");
-    test::Nginx web(tmp.path());  // first: it skips where nginx is missing
-    make_channel(tmp.path());
-    const auto script = write_script(tmp.path());
-    const std::string pkgs = (tmp.path() / "pkgs").string();
-    auto missing = test::run_splitforge({"smoke", "--channel", web.url("/ch"), "nosuchpkg", "--script", script.string(),
-                                         "--pkgs-dir", pkgs});
+    const Served s;
+    const auto& tmp = s.tmp;
+    const auto& web = s.web;
+    const auto& script = s.script;
+    auto missing = s.smoke("/ch", "nosuchpkg");
     CHECK(missing.rc == 1);
     CHECK(test::last_line(missing.err).find("nosuchpkg") != std::string::npos);
     CHECK(missing.err.find("Traceback") == std::string::npos);
@@ -86,8 +98,7 @@ TEST_CASE("smoke: nothing to install, no bin/python, no script, or no place is o
     // pyshim alone has bin/python; a channel without it cannot run the script.
     craft::Pkg lone = craft::pkg_with("lone", {{"share/lone.txt", 'f', "x"}});
     craft::write_channel(tmp.path() / "ch2", {lone});
-    auto nopy = test::run_splitforge({"smoke", "--channel", web.url("/ch2"), "lone", "--script", script.string(),
-                                      "--pkgs-dir", pkgs});
+    auto nopy = s.smoke("/ch2", "lone");
     CHECK(nopy.rc == 1);
     CHECK(test::last_line(nopy.err).find("installed no bin/python") != std::string::npos);
 
