@@ -7,7 +7,8 @@
 #      recompiled: wheels (`splitforge wheel`) into demo-wheels/<variant>/
 #      (a pip index each: cpu/, cu130/) and libtorch
 #      archives (`splitforge libtorch-archive`) into demo-libtorch/, both
-#      beside OUTPUT_DIR;
+#      beside OUTPUT_DIR: the four kinds, shared and static (libtorch-static,
+#      cpu with the generic BLAS only) each with and without deps;
 #   4. `splitforge check` on every package, wheel and archive (the host's
 #      exported runtimes, *-0_system, are the host's, not the demo's), one
 #      summary line per kind;
@@ -42,7 +43,13 @@ if ! "$SPLITFORGE" wheel "$out" --output-folder "$art/demo-wheels" --json > "$ar
 fi
 shopt -s nullglob
 libtorch_pkgs=("$out"/linux-64/libtorch-[0-9]*.conda)
-if ! "$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" --output-folder "$art/demo-libtorch" --json > "$art/demo-libtorch.json"; then
+static_pkgs=("$out"/linux-64/libtorch-static-[0-9]*.conda)
+kinds=(--kind shared-with-deps --kind shared-without-deps)
+if ((${#static_pkgs[@]})); then
+  libtorch_pkgs+=("${static_pkgs[@]}")
+  kinds+=(--kind static-with-deps --kind static-without-deps)
+fi
+if ! "$SPLITFORGE" libtorch-archive "${libtorch_pkgs[@]}" "${kinds[@]}" --output-folder "$art/demo-libtorch" --json > "$art/demo-libtorch.json"; then
   failed+=("libtorch archives")
   echo '{"archives": []}' > "$art/demo-libtorch.json"
 fi
@@ -71,7 +78,8 @@ for p in "$out"/*/*.conda "$out"/*/*.tar.bz2; do
 done
 # --consumer: the archives are the ones this run just made, so building and
 # running the consumer program against them (their CMake code) is safe.
-"$SPLITFORGE" check --consumer "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
+# -c: where the without-deps archives' run dependencies come from.
+"$SPLITFORGE" check --consumer -c "$out" "${packages[@]}" "${written[@]}" || failed+=("splitforge check")
 echo "==> checking the channel with conda-check" >&2
 SF_BUILD_DIR=$(basename "$(dirname "$(dirname "$SPLITFORGE")")") \
   bash "$root/scripts/conda-check.sh" "$out" --strict --solve "pytorch,libtorch"

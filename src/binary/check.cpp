@@ -1,6 +1,9 @@
 #include "binary/check.hpp"
 
 #include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "archive/read.hpp"
 #include "archive/zip_read.hpp"
@@ -162,6 +165,8 @@ Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const s
     return run_links(t, res);
 }
 
+Result<void> check_libtorch_zip(ElfTree& t, const CheckOptions& o, const stdfs::path& work, CheckResult& res);
+
 Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
     ElfTree t;
     t.artifact = file.filename().string();
@@ -182,9 +187,60 @@ Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, cons
         check_manylinux(t, tag, res);
         return {};
     }
-    t.allowed = [](std::string_view so) { return libtorch_platform_library(so); };
-    for (const char* need : {"libtorch/lib/libtorch.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
-                             "libtorch/build-version", "libtorch/build-hash"})
+    return check_libtorch_zip(t, o, work, res);
+}
+
+// What a *-without-deps archive's user provides (libtorch/dependencies.json,
+// libtorch.hpp): the sonames it accepts as NEEDED, the specs the consumer
+// check installs. A finding when the archive does not say.
+struct ArchiveDeps {
+    std::set<std::string> libraries;
+    std::vector<std::string> run_dependencies;
+};
+
+std::optional<ArchiveDeps> archive_deps(const ElfTree& t, CheckResult& res) {
+    const std::string member = "libtorch/dependencies.json";
+    auto text = fs::read_file(t.root / member);
+    auto j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    if (!j.is_object() || !j.value("libraries", nlohmann::json()).is_object() ||
+        !j.value("run_dependencies", nlohmann::json()).is_array()) {
+        res.findings.push_back({t.artifact, member, text ? "is not the dependencies document (libraries, run_dependencies)"
+                                                         : "missing: a without-deps archive names what its user provides"});
+        return std::nullopt;
+    }
+    ArchiveDeps d;
+    for (const auto& [soname, _] : j["libraries"].items()) d.libraries.insert(soname);
+    for (const auto& spec : j["run_dependencies"])
+        if (spec.is_string()) d.run_dependencies.push_back(spec.get<std::string>());
+    return d;
+}
+
+// The run dependencies of a without-deps archive, installed from the
+// channels into `prefix` for the consumer to build and run against.
+Result<void> install_archive_deps(const ArchiveDeps& d, const CheckOptions& o, const stdfs::path& work,
+                                  const stdfs::path& prefix, const std::string& artifact) {
+    if (o.channels.empty())
+        return fail(SourceLoc{artifact}, "a without-deps archive's consumer needs its run dependencies",
+                    "pass -c CHANNEL holding " + str::join(d.run_dependencies, ", "));
+    env::InstallOptions io;
+    io.channels = env::channel_list(o.channels);
+    io.pkgs_dir = work / "deps-pkgs";
+    io.link_mode = env::LinkMode::copy;
+    io.host_provided = o.host_provided;
+    auto inst = env::install(prefix, d.run_dependencies, io);
+    if (!inst) return Unexpected<Error>{inst.error()};
+    return {};
+}
+
+Result<void> check_libtorch_zip(ElfTree& t, const CheckOptions& o, const stdfs::path& work, CheckResult& res) {
+    const auto kind = libtorch_archive_kind(t.artifact).value_or(LibtorchKind::shared_with_deps);
+    std::optional<ArchiveDeps> deps;
+    if (!with_deps(kind) && !(deps = archive_deps(t, res))) return {};
+    t.allowed = [&deps](std::string_view so) {
+        return libtorch_platform_library(so) || (deps && deps->libraries.count(std::string(so)));
+    };
+    const char* lib = is_static(kind) ? "libtorch/lib/libtorch.a" : "libtorch/lib/libtorch.so";
+    for (const char* need : {lib, "libtorch/share/cmake/Torch/TorchConfig.cmake", "libtorch/build-version", "libtorch/build-hash"})
         if (!t.available.count(need)) res.findings.push_back({t.artifact, need, "missing from the libtorch archive"});
     if (auto ok = run_links(t, res); !ok) return ok;
     if (!res.findings.empty()) return {};
@@ -195,7 +251,12 @@ Result<void> check_zip_kind(const stdfs::path& file, const CheckOptions& o, cons
         return {};
     }
     res.checks.push_back("consumer");
-    auto c = check_consumer(t.artifact, t.root / "libtorch", reporter_or_default(o.reporter));
+    stdfs::path deps_prefix;
+    if (deps) {
+        deps_prefix = work / "deps";
+        if (auto ok = install_archive_deps(*deps, o, work, deps_prefix, t.artifact); !ok) return ok;
+    }
+    auto c = check_consumer(t.artifact, t.root / "libtorch", deps_prefix, reporter_or_default(o.reporter));
     if (!c) return Unexpected<Error>{c.error()};
     res.findings.insert(res.findings.end(), c->begin(), c->end());
     return {};

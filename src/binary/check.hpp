@@ -8,9 +8,12 @@
 //   - the C++11 ABI: no old std::string / std::list in c10::, at::, torch::
 //     among exported symbols (check_abi.hpp);
 //   - a wheel's RECORD (check_record.hpp);
-//   - a libtorch archive: its layout, and (only when asked: it executes the
-//     archive's CMake code and libraries) the consumer program configured,
-//     built and run against it with LD_LIBRARY_PATH unset.
+//   - a libtorch archive: its layout for its kind (libtorch.hpp; a
+//     without-deps one may NEED the libraries its dependencies.json names),
+//     and (only when asked: it executes the archive's CMake code and
+//     libraries) the consumer program configured, built and run against it
+//     with LD_LIBRARY_PATH unset (without-deps: set to its run dependencies,
+//     installed from the channels).
 // Every problem is a Finding (one line naming the artifact, the file inside
 // it and the library, symbol or path); an Error is for an artifact that
 // cannot be read at all.
@@ -61,9 +64,12 @@ std::vector<KindSummary> summarize(const std::vector<CheckResult>& results);
 
 // Builds the consumer program against `libtorch_dir` (an unpacked archive's
 // libtorch/) in a temp dir and runs it, LD_LIBRARY_PATH unset; findings name
-// the step that failed and its last output lines.
+// the step that failed and its last output lines. `deps_prefix` (a
+// without-deps archive's run dependencies, installed; empty for none) is
+// what its user provides: on CMAKE_PREFIX_PATH, and on LD_LIBRARY_PATH for
+// every step (the linker finds a shared library's NEEDED there too).
 Result<std::vector<Finding>> check_consumer(const std::string& artifact, const std::filesystem::path& libtorch_dir,
-                                            Reporter& reporter);
+                                            const std::filesystem::path& deps_prefix, Reporter& reporter);
 
 }  // namespace sf::binary
 

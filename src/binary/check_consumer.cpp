@@ -43,9 +43,14 @@ process::Env consumer_env(const stdfs::path& scratch) {
 }  // namespace
 
 Result<std::vector<Finding>> check_consumer(const std::string& artifact, const stdfs::path& libtorch_dir,
-                                            Reporter& reporter) {
+                                            const stdfs::path& deps_prefix, Reporter& reporter) {
     fs::TempDir tmp("libtorch-consumer");
     process::Env env = consumer_env(tmp.path());
+    std::string prefix_path = stdfs::absolute(libtorch_dir).string();
+    if (!deps_prefix.empty()) {
+        prefix_path += ";" + stdfs::absolute(deps_prefix).string();
+        env["LD_LIBRARY_PATH"] = (stdfs::absolute(deps_prefix) / "lib").string();
+    }
     auto cmake = process::find_executable("cmake", env["PATH"]);
     if (!cmake) return fail_runtime(SourceLoc{artifact}, "cmake not found on PATH: the libtorch consumer check needs cmake and a C++ compiler",
                                     "install cmake, or leave out --consumer");
@@ -57,7 +62,7 @@ Result<std::vector<Finding>> check_consumer(const std::string& artifact, const s
     std::vector<std::string> configure = {cmake->string(), "-S", (tmp.path() / "src").string(), "-B", build.string(),
                                           "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
                                           "-DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF",
-                                          "-DCMAKE_PREFIX_PATH=" + stdfs::absolute(libtorch_dir).string()};
+                                          "-DCMAKE_PREFIX_PATH=" + prefix_path};
     if (process::find_executable("ninja", env["PATH"])) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
     struct Step {
         std::string what, member;
@@ -66,7 +71,9 @@ Result<std::vector<Finding>> check_consumer(const std::string& artifact, const s
     const Step steps[] = {
         {"find_package(Torch) failed", "libtorch/share/cmake/Torch/TorchConfig.cmake", configure},
         {"the consumer program does not compile or link", "libtorch/include", {cmake->string(), "--build", build.string()}},
-        {"the consumer program failed to run (LD_LIBRARY_PATH unset)", "libtorch/lib",
+        {deps_prefix.empty() ? "the consumer program failed to run (LD_LIBRARY_PATH unset)"
+                             : "the consumer program failed to run (LD_LIBRARY_PATH: its run dependencies only)",
+         "libtorch/lib",
          {(build / "libtorch_consumer").string()}},
     };
     for (const auto& s : steps) {
@@ -75,6 +82,7 @@ Result<std::vector<Finding>> check_consumer(const std::string& artifact, const s
         c.cwd = tmp.path();
         c.env = env;
         c.masks = {{tmp.path().string(), "$WORK"}};
+        if (!deps_prefix.empty()) c.masks.push_back({stdfs::absolute(deps_prefix).string(), "$DEPS"});
         auto r = process::capture(c);
         if (!r) return Unexpected<Error>{r.error()};
         if (r->exit_code != 0) return std::vector<Finding>{{artifact, s.member, s.what + ": " + tail_of(*r)}};

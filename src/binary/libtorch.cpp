@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "archive/read.hpp"
 #include "archive/write.hpp"
 #include "binary/check_elf.hpp"
@@ -29,26 +31,74 @@ bool is_shared_library(const std::string& name) {
     return so != std::string::npos && (so + 3 == name.size() || name[so + 3] == '.');
 }
 
-// The package's files under include/ and share/cmake/Torch/, and every
-// shared library in the prefix's lib/ (its own and its run dependencies'),
-// copied (links followed) into `stage`.
-Result<void> stage_prefix(const stdfs::path& prefix, const types::PathsJson& own, const stdfs::path& stage,
-                          std::vector<std::string>& bundled) {
-    std::set<std::string> own_libs;
-    for (const auto& p : own.paths) {
-        if (str::starts_with(p.path, "lib/")) own_libs.insert(p.path.substr(4));
-        if (!str::starts_with(p.path, "include/") && !str::starts_with(p.path, "share/cmake/Torch/")) continue;
-        stdfs::create_directories((stage / p.path).parent_path());
-        if (auto ok = fs::copy_file(prefix / p.path, stage / p.path); !ok) return ok;
+// torch's own packages: their libraries are the archive's, every other
+// package's are its dependencies.
+bool own_package(const std::string& name) {
+    return name == "libtorch" || name == "libtorch-static" || name == "libtorch-cuda-linalg";
+}
+
+// The packages installed in `prefix` and their files (conda-meta records).
+Result<std::map<std::string, std::vector<std::string>>> installed_files(const stdfs::path& prefix) {
+    std::map<std::string, std::vector<std::string>> out;
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(prefix / "conda-meta", ec)) {
+        if (e.path().extension() != ".json") continue;
+        auto text = fs::read_file(e.path());
+        if (!text) return Unexpected<Error>{text.error()};
+        auto j = nlohmann::json::parse(*text, nullptr, false);
+        if (!j.is_object() || !j.value("name", nlohmann::json()).is_string()) continue;
+        auto& files = out[j["name"].get<std::string>()];
+        if (j.contains("files") && j["files"].is_array())
+            for (const auto& f : j["files"])
+                if (f.is_string()) files.push_back(f.get<std::string>());
+    }
+    return out;
+}
+
+struct Staged {
+    std::vector<std::string> bundled;              // libraries from dependencies and the host
+    std::map<std::string, std::string> libraries;  // without-deps: soname -> package ("" the host)
+};
+
+// Copies (links followed) into `stage` what the kind takes from the
+// installed packages: libtorch's headers, the CMake package (libtorch's
+// share/cmake/Torch, or libtorch-static's share/cmake/TorchStatic renamed),
+// torch's own shared or static libraries, and for *-with-deps every other
+// package's shared libraries (without: their names, in `staged.libraries`).
+Result<void> stage_prefix(const stdfs::path& prefix, const std::map<std::string, std::vector<std::string>>& installed,
+                          LibtorchKind kind, const stdfs::path& stage, Staged& staged) {
+    auto copy = [&](const std::string& from, const std::string& to) -> Result<void> {
+        std::error_code ec;
+        stdfs::create_directories((stage / to).parent_path(), ec);
+        return fs::copy_file(prefix / from, stage / to);
+    };
+    const std::string cmake_dir = is_static(kind) ? "share/cmake/TorchStatic/" : "share/cmake/Torch/";
+    const std::string cmake_pkg = is_static(kind) ? "libtorch-static" : "libtorch";
+    for (const auto& [name, files] : installed) {
+        for (const auto& f : files) {
+            Result<void> ok;
+            if (name == "libtorch" && str::starts_with(f, "include/")) ok = copy(f, f);
+            else if (name == cmake_pkg && str::starts_with(f, cmake_dir)) ok = copy(f, "share/cmake/Torch/" + f.substr(cmake_dir.size()));
+            if (!ok) return ok;
+            if (!str::starts_with(f, "lib/") || f.find('/', 4) != std::string::npos) continue;
+            const std::string lib = f.substr(4);
+            if (own_package(name)) {
+                bool take = is_static(kind) ? name == "libtorch-static" && str::ends_with(lib, ".a")
+                                            : name != "libtorch-static" && is_shared_library(lib);
+                if (take)
+                    if (auto c = copy(f, f); !c) return c;
+            } else if (is_shared_library(lib)) {
+                if (!with_deps(kind)) {
+                    staged.libraries[lib] = name;
+                    continue;
+                }
+                if (auto c = copy(f, f); !c) return c;
+                staged.bundled.push_back(lib);
+            }
+        }
     }
     std::error_code ec;
     stdfs::create_directories(stage / "lib", ec);
-    for (const auto& e : stdfs::directory_iterator(prefix / "lib", ec)) {
-        std::string name = e.path().filename().string();
-        if (!is_shared_library(name) || !stdfs::is_regular_file(e.path(), ec)) continue;
-        if (auto ok = fs::copy_file(e.path(), stage / "lib" / name); !ok) return ok;
-        if (!own_libs.count(name)) bundled.push_back(name);
-    }
     return {};
 }
 
@@ -61,12 +111,13 @@ std::vector<stdfs::path> host_library_dirs() {
 // Copies in what lib/'s libraries need from the host, until nothing is
 // missing (the host's libraries need theirs too); each copy gets RUNPATH
 // $ORIGIN so it finds its siblings.
-Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& artifact,
-                                   std::vector<std::string>& bundled) {
+Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& artifact, LibtorchKind kind,
+                                   Staged& staged) {
     std::vector<std::string> copied;
     for (bool changed = true; changed;) {
         changed = false;
         for (const auto& name : list_tree(lib)) {
+            if (!is_shared_library(name)) continue;  // static libraries name no NEEDED
             auto elf = package::read_elf(lib / name);
             if (!elf) return fail(artifact + ": lib/" + name + ": " + elf.error().message);
             for (const auto& need : elf->needed) {
@@ -75,16 +126,20 @@ Result<void> bundle_host_libraries(const stdfs::path& lib, const std::string& ar
                     return fail(artifact + ": lib/" + name + ": NEEDED '" + need +
                                     "' is a path, not a library name: the archive would not be relocatable",
                                 "link it by its soname (e.g. patchelf --replace-needed) and rebuild the package");
-                if (libtorch_platform_library(need) || stdfs::exists(lib / need)) continue;
+                if (libtorch_platform_library(need) || stdfs::exists(lib / need) || staged.libraries.count(need)) continue;
                 auto dirs = host_library_dirs();
                 auto it = std::find_if(dirs.begin(), dirs.end(), [&](const stdfs::path& d) { return stdfs::exists(d / need); });
                 if (it == dirs.end())
                     return fail(artifact + ": lib/" + name + ": NEEDED " + need +
                                     " is in neither the package, its run dependencies nor this host's library dirs",
                                 "install it, or add the package that provides it to libtorch's run requirements");
+                if (!with_deps(kind)) {  // the user's host provides it
+                    staged.libraries[need] = "";
+                    continue;
+                }
                 if (auto ok = fs::copy_file(*it / need, lib / need); !ok) return ok;
                 copied.push_back(need);
-                bundled.push_back(need);
+                staged.bundled.push_back(need);
                 changed = true;
             }
         }
@@ -149,13 +204,63 @@ std::string libtorch_variant(const std::string& build) {
     return keep.empty() ? build : str::join(keep, "_");
 }
 
-std::string libtorch_archive_name(const std::string& version, const std::string& variant) {
-    return "libtorch-cxx11-abi-shared-with-deps-" + version + "+" + variant + ".zip";
+namespace {
+constexpr std::pair<LibtorchKind, std::string_view> kKinds[] = {
+    {LibtorchKind::shared_with_deps, "shared-with-deps"},
+    {LibtorchKind::shared_without_deps, "shared-without-deps"},
+    {LibtorchKind::static_with_deps, "static-with-deps"},
+    {LibtorchKind::static_without_deps, "static-without-deps"},
+};
+constexpr std::string_view kArchivePrefix = "libtorch-cxx11-abi-";
+}  // namespace
+
+std::string_view kind_name(LibtorchKind k) {
+    for (const auto& [kind, name] : kKinds)
+        if (kind == k) return name;
+    return "shared-with-deps";
+}
+
+std::optional<LibtorchKind> parse_libtorch_kind(std::string_view text) {
+    for (const auto& [kind, name] : kKinds)
+        if (name == text) return kind;
+    return std::nullopt;
+}
+
+std::optional<LibtorchKind> libtorch_archive_kind(std::string_view file) {
+    if (!str::starts_with(file, kArchivePrefix)) return std::nullopt;
+    file.remove_prefix(kArchivePrefix.size());
+    for (const auto& [kind, name] : kKinds)
+        if (str::starts_with(file, name) && file.size() > name.size() && file[name.size()] == '-') return kind;
+    return std::nullopt;
+}
+
+std::string libtorch_archive_name(const std::string& version, const std::string& variant, LibtorchKind kind) {
+    return std::string(kArchivePrefix) + std::string(kind_name(kind)) + "-" + version + "+" + variant + ".zip";
 }
 
 bool libtorch_platform_library(std::string_view soname) {
     return is_glibc_library(soname) || soname_matches(soname, "libstdc++.so") ||
            soname_matches(soname, "libgcc_s.so") || soname_matches(soname, "libcuda.so");
+}
+
+Result<std::vector<LibtorchKind>> kinds_for_package(const stdfs::path& package, const std::vector<LibtorchKind>& requested) {
+    auto meta = archive::read_package_metadata(package);
+    if (!meta) return Unexpected<Error>{meta.error()};
+    const std::string& name = meta->index.name;
+    const std::string artifact = package.filename().string();
+    if (name != "libtorch" && name != "libtorch-static")
+        return fail(artifact + ": is a '" + name + "' package, not libtorch or libtorch-static",
+                    "give the libtorch package (shared kinds) or libtorch-static (static kinds)");
+    const bool stat = name == "libtorch-static";
+    if (requested.empty()) return std::vector<LibtorchKind>{stat ? LibtorchKind::static_with_deps : LibtorchKind::shared_with_deps};
+    std::vector<LibtorchKind> out;
+    for (auto k : requested)
+        if (is_static(k) == stat) out.push_back(k);
+    if (out.empty())
+        return fail(artifact + ": a " + name + " package makes only " + (stat ? "static" : "shared") +
+                        "-* archives, and no such --kind was asked for",
+                    stat ? "add --kind static-with-deps or static-without-deps" : "add --kind shared-with-deps or shared-without-deps");
+    return out;
 }
 
 stdfs::path channel_of(const stdfs::path& package) {
@@ -169,7 +274,12 @@ Result<LibtorchArchive> make_libtorch_archive(const LibtorchOptions& o) {
     if (!meta) return Unexpected<Error>{meta.error()};
     const auto& rec = meta->index;
     std::string artifact = o.package.filename().string();
-    if (rec.name != "libtorch") return fail(artifact + ": is a '" + rec.name + "' package, not libtorch");
+    const std::string wanted = is_static(o.kind) ? "libtorch-static" : "libtorch";
+    if (rec.name != wanted)
+        return fail(artifact + ": is a '" + rec.name + "' package; a " + std::string(kind_name(o.kind)) +
+                        " archive is made from " + wanted,
+                    is_static(o.kind) ? "give the libtorch-static package (static libraries) for the static kinds"
+                                      : "give the libtorch package for the shared kinds");
     if (!meta->paths) return fail(artifact + ": has no info/paths.json");
     for (const auto& p : meta->paths->paths)
         if (!p.prefix_placeholder.empty())
@@ -194,15 +304,24 @@ Result<LibtorchArchive> make_libtorch_archive(const LibtorchOptions& o) {
     }
 
     stdfs::path stage = tmp.path() / "stage" / "libtorch";
-    if (auto ok = stage_prefix(tmp.path() / "prefix", *meta->paths, stage, res.bundled); !ok) return Unexpected<Error>{ok.error()};
-    if (auto ok = bundle_host_libraries(stage / "lib", artifact, res.bundled); !ok) return Unexpected<Error>{ok.error()};
+    auto installed = installed_files(tmp.path() / "prefix");
+    if (!installed) return Unexpected<Error>{installed.error()};
+    Staged staged;
+    if (auto ok = stage_prefix(tmp.path() / "prefix", *installed, o.kind, stage, staged); !ok) return Unexpected<Error>{ok.error()};
+    if (auto ok = bundle_host_libraries(stage / "lib", artifact, o.kind, staged); !ok) return Unexpected<Error>{ok.error()};
+    res.bundled = staged.bundled;
+    nlohmann::json deps = {{"kind", kind_name(o.kind)}, {"run_dependencies", nlohmann::json::array()},
+                           {"libraries", staged.libraries}};
+    for (const auto& d : rec.depends)
+        if (!own_package(d.substr(0, d.find(' ')))) deps["run_dependencies"].push_back(d);
+    if (auto ok = fs::write_file_atomic(stage / "dependencies.json", deps.dump(2) + "\n"); !ok) return Unexpected<Error>{ok.error()};
     auto digest = hash::file_sha256(o.package);
     if (!digest) return Unexpected<Error>{digest.error()};
     if (auto ok = fs::write_file_atomic(stage / "build-version", res.version + "+" + res.variant + "\n"); !ok) return Unexpected<Error>{ok.error()};
     if (auto ok = fs::write_file_atomic(stage / "build-hash", *digest + "\n"); !ok) return Unexpected<Error>{ok.error()};
 
     std::int64_t mtime = timestamp::source_date_epoch().value_or(rec.timestamp.value_or(0) / 1000);
-    res.path = o.output_dir / libtorch_archive_name(res.version, res.variant);
+    res.path = o.output_dir / libtorch_archive_name(res.version, res.variant, o.kind);
     std::error_code ec;
     stdfs::create_directories(o.output_dir, ec);
     auto size = write_zip(tmp.path() / "stage", res.path, mtime, res.members);

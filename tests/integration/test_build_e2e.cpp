@@ -187,14 +187,14 @@ TEST_CASE("e2e: cpu demo, v1 twin: the staging output builds once, each extra Py
         CHECK(o["status"] == "built");
         CHECK(o["test"] == "passed");
         ++built[o["name"].get<std::string>()];
-        if (o["name"] == "libtorch") CHECK(objects(o["rebuilt"]).empty());
+        if (o["name"] == "libtorch" || o["name"] == "libtorch-static") CHECK(objects(o["rebuilt"]).empty());
         if (o["name"] != "pytorch") continue;
         auto objs = objects(o["rebuilt"]);
         CHECK(!objs.empty());
         for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
     }
     const int n = static_cast<int>(pys.size());
-    CHECK(built == std::map<std::string, int>{{"libtorch", 1}, {"pytorch", n}, {"pytorch-cpu", n}});
+    CHECK(built == std::map<std::string, int>{{"libtorch", 1}, {"libtorch-static", 1}, {"pytorch", n}, {"pytorch-cpu", n}});
 }
 
 // The CI fan-out (issue 35): one job builds the staging tree and archives
@@ -542,16 +542,61 @@ TEST_CASE("e2e: a libtorch archive from a cpu demo build: the consumer builds an
     build_json({"build", (demo / "minitorch/recipe").string(), "--output-folder", out.string(), "-q", "--json",
                 "--no-test", "--variant", "cuda_compiler_version=None", "--variant", "blas_impl=generic",
                 "--variant", "python=3.12"});
-    stdfs::path libtorch_pkg;
-    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+    stdfs::path libtorch_pkg, static_pkg;
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64")) {
         if (str::starts_with(e.path().filename().string(), "libtorch-0.3.0-cpu_generic_")) libtorch_pkg = e.path();
+        if (str::starts_with(e.path().filename().string(), "libtorch-static-0.3.0-cpu_generic_")) static_pkg = e.path();
+    }
     REQUIRE(!libtorch_pkg.empty());
+    REQUIRE(!static_pkg.empty());
     auto made = run({"libtorch-archive", libtorch_pkg.string(), "--output-folder", tmp.path().string(), "--json"});
     INFO(made.err);
     REQUIRE(made.rc == 0);
     auto j = nlohmann::json::parse(made.out);
     stdfs::path zip = j["archives"][0]["path"].get<std::string>();
     CHECK(zip.filename() == "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip");
+
+    // PyTorch's four kinds, each linked into the consumer by `check
+    // --consumer` (the without-deps ones get their run dependencies from -c).
+    stdfs::path kinds_dir = tmp.path() / "kinds";
+    auto four = run({"libtorch-archive", libtorch_pkg.string(), static_pkg.string(), "--kind", "shared-with-deps",
+                     "--kind", "shared-without-deps", "--kind", "static-with-deps", "--kind", "static-without-deps",
+                     "--output-folder", kinds_dir.string(), "--json"});
+    INFO(four.err);
+    REQUIRE(four.rc == 0);
+    std::vector<std::string> zips;
+    const auto four_json = nlohmann::json::parse(four.out);
+    for (const auto& a : four_json["archives"]) zips.push_back(a["path"].get<std::string>());
+    REQUIRE(zips.size() == 4);
+    for (const char* kind : {"shared-with-deps", "shared-without-deps", "static-with-deps", "static-without-deps"})
+        CHECK(stdfs::exists(kinds_dir / ("libtorch-cxx11-abi-" + std::string(kind) + "-0.3.0+cpu.zip")));
+    {
+        auto names = [&](const std::string& kind) {
+            fs::TempDir x("sf-e2e-kind");
+            REQUIRE(archive::extract_zip(kinds_dir / ("libtorch-cxx11-abi-" + kind + "-0.3.0+cpu.zip"), x.path() / "u"));
+            std::set<std::string> libs;
+            for (const auto& e : stdfs::directory_iterator(x.path() / "u/libtorch/lib")) libs.insert(e.path().filename().string());
+            return libs;
+        };
+        auto swd = names("shared-without-deps"), stwd = names("static-with-deps"), stwo = names("static-without-deps");
+        CHECK(swd.count("libtorch_cpu.so") == 1);
+        CHECK(swd.count("libcblas.so.3") == 0);  // the dependency is not bundled
+        CHECK(stwd.count("libtorch_cpu.a") == 1);
+        CHECK(stwd.count("libcblas.so.3") == 1);
+        CHECK(stwd.count("libtorch_cpu.so") == 0);
+        CHECK(stwo == std::set<std::string>{"libc10.a", "libshm.a", "libtorch.a", "libtorch_cpu.a"});
+    }
+    std::vector<std::string> check_args = {"check", "--consumer", "-c", out.string()};
+    check_args.insert(check_args.end(), zips.begin(), zips.end());
+    auto checked = run(check_args);
+    INFO(checked.out << checked.err);
+    CHECK(checked.rc == 0);
+    CHECK(checked.err.find("4 passed, 0 failed") != std::string::npos);
+    CHECK(checked.err.find("consumer: ok: torch 0.3.0") != std::string::npos);
+    // Without a channel, a without-deps archive's consumer cannot get its dependencies: one line, exit 2.
+    auto no_channel = run({"check", "--consumer", (kinds_dir / "libtorch-cxx11-abi-shared-without-deps-0.3.0+cpu.zip").string()});
+    CHECK(no_channel.rc == 2);
+    CHECK(no_channel.err.find("a without-deps archive's consumer needs its run dependencies") != std::string::npos);
 
     // The build, its channel and the package cache are gone: only the zip is left.
     stdfs::remove_all(build_dir);
@@ -646,8 +691,11 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     std::size_t variants = cuda ? 2 : 1;
     CHECK(wheels.size() == variants);
     for (const auto& w : wheels) CHECK(w.find("-cp312-cp312-manylinux_") != std::string::npos);
-    CHECK(zips.size() == variants);
-    CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-shared-with-deps-0.3.0+cpu.zip") == 1);
+    // Both shared kinds per variant, and the static ones from the cpu variant's libtorch-static.
+    const std::size_t archives = 2 * variants + 2;
+    CHECK(zips.size() == archives);
+    for (const char* kind : {"shared-with-deps", "shared-without-deps", "static-with-deps", "static-without-deps"})
+        CHECK(std::count(zips.begin(), zips.end(), "libtorch-cxx11-abi-" + std::string(kind) + "-0.3.0+cpu.zip") == 1);
     // One summary line per kind, every artifact passed.
     CHECK(r.out.find("FAIL ") == std::string::npos);
     auto line = [&](const std::string& kind) {
@@ -656,7 +704,8 @@ TEST_CASE("e2e: demo.sh writes wheels and libtorch archives and every artifact p
     };
     std::string n = std::to_string(variants);
     CHECK(line("wheel").find(n + " checked,   " + n + " passed") != std::string::npos);
-    CHECK(line("libtorch").find(n + " checked,   " + n + " passed") != std::string::npos);
+    const std::string na = std::to_string(archives);
+    CHECK(line("libtorch").find(na + " checked,   " + na + " passed") != std::string::npos);
     CHECK(!line("conda").empty());
     CHECK(r.err.find(" 0 failed") != std::string::npos);
 

@@ -7,6 +7,7 @@ v0="$RECIPE_DIR/../recipe"
 case "${PYTORCH_BUILD_STAGE:?PYTORCH_BUILD_STAGE is set by recipe.yaml}" in
   build) exec bash "$v0/build.sh" ;;
   libtorch) exec bash "$v0/build_libtorch.sh" ;;
+  libtorch-static) exec bash "$v0/build_libtorch_static.sh" ;;
   linalg) exec bash "$v0/build_linalg.sh" ;;
   pytorch) exec bash "$v0/build_pytorch.sh" ;;
   *)

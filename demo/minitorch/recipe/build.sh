@@ -7,6 +7,10 @@
 # With CUDA, libtorch_cuda_linalg is built twice from this one tree: first
 # without magma (stashed), then USE_MAGMA is flipped in CMakeCache.txt and
 # only that target is rebuilt (stashed too). build_linalg.sh picks one.
+#
+# The CPU variant with the generic BLAS also configures a second, static tree
+# ($SRC_DIR/build-static, BUILD_SHARED_LIBS=OFF, no Python) for
+# libtorch-static, from which the static libtorch archives are made.
 set -euo pipefail
 : "${blas_impl:?blas_impl (generic/mkl) must be set by the engine}"
 
@@ -51,4 +55,12 @@ if [[ "$use_cuda" == ON ]]; then
   # Back to OFF, so that later re-configures (per-Python builds) do not need
   # minimagma in their host prefix. Nothing rebuilds linalg after this.
   "$SPLITFORGE" cmake-cache set "$build/CMakeCache.txt" USE_MAGMA:BOOL=OFF
+fi
+
+if [[ "$use_cuda" == OFF && "$blas_impl" == generic ]]; then
+  # shellcheck disable=SC2086
+  cmake -S "$SRC_DIR" -B "$SRC_DIR/build-static" ${CMAKE_ARGS:-} -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DBLAS=generic -DUSE_CUDA=OFF -DBUILD_PYTHON=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DTORCH_INSTALL_CMAKEDIR=share/cmake/TorchStatic
+  cmake --build "$SRC_DIR/build-static" -j "${CPU_COUNT:-2}"
 fi

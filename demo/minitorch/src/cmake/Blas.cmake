@@ -1,5 +1,6 @@
 # Defines the INTERFACE target `minitorch_blas` (CBLAS headers + library) and
-# TORCH_BLAS_NAME, from the BLAS cache option (generic | mkl).
+# TORCH_BLAS_NAME (and, for BLAS=generic, TORCH_BLAS_LINK_NAMES: the libraries
+# a static libtorch_cpu's user links, by name), from the BLAS cache option (generic | mkl).
 add_library(minitorch_blas INTERFACE)
 
 if(BLAS STREQUAL "mkl")
@@ -30,6 +31,7 @@ elseif(BLAS STREQUAL "generic")
   if(CBLAS_FOUND)
     target_link_libraries(minitorch_blas INTERFACE PkgConfig::CBLAS)
     set(TORCH_BLAS_NAME "${CBLAS_MODULE_NAME}")
+    set(TORCH_BLAS_LINK_NAMES ${CBLAS_LIBRARIES})
   else()
     find_package(BLAS QUIET)
     find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas)
@@ -40,6 +42,12 @@ elseif(BLAS STREQUAL "generic")
     target_include_directories(minitorch_blas INTERFACE ${CBLAS_INCLUDE_DIR})
     target_link_libraries(minitorch_blas INTERFACE ${BLAS_LIBRARIES})
     set(TORCH_BLAS_NAME "blas")
+    set(TORCH_BLAS_LINK_NAMES)
+    foreach(_lib IN LISTS BLAS_LIBRARIES)
+      get_filename_component(_name "${_lib}" NAME_WE)
+      string(REGEX REPLACE "^lib" "" _name "${_name}")
+      list(APPEND TORCH_BLAS_LINK_NAMES "${_name}")
+    endforeach()
   endif()
 else()
   message(FATAL_ERROR "BLAS must be 'generic' or 'mkl', got '${BLAS}'")
