@@ -222,3 +222,35 @@ TEST_CASE("upload: anaconda:// and prefix:// targets must name an owner or chann
               std::string::npos);
     }
 }
+
+// build --upload-to anaconda://OWNER: the label is the build's (nightly for
+// --nightly, test for --release), unless the target names one.
+TEST_CASE("build --upload-to anaconda://OWNER labels a nightly build nightly, and the target's label wins", "[anaconda][upload]") {
+    const auto py = test::fake_services_python();
+    fs::TempDir tmp("sf-build-anaconda");
+    test::FakeServices srv(py, tmp.path(), kToken);
+    const auto recipe = (test::data_dir() / "engine/files_glob").string();
+    const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+        {{"--nightly", "20260101", "--upload-to", "anaconda://forge"}, "anaconda://forge/nightly/linux-64/"},
+        {{"--release", "v1.0.0", "--upload-to", "anaconda://forge/main"}, "anaconda://forge/main/linux-64/"}};
+    int n = 0;
+    for (const auto& [args, dest] : runs) {
+        std::vector<std::string> argv = {"build", recipe, "--output-folder", (tmp.path() / ("out" + std::to_string(n++))).string(), "-q", "--json"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = sf_env(anaconda_env(srv), argv);
+        INFO(r.out << r.err);
+        REQUIRE(r.rc == 0);
+        auto j = nlohmann::json::parse(r.out);
+        REQUIRE(j["upload"]["files"].size() == 2);
+        for (const auto& f : j["upload"]["files"]) {
+            CHECK(f["action"] == "uploaded");
+            CHECK(f["to"].get<std::string>().rfind(dest, 0) == 0);
+        }
+        int commits = 0;
+        for (const auto& req : test::requests(srv.take_log())) {
+            CHECK(req.find("ERROR") == std::string::npos);
+            commits += req.rfind("POST /commit/forge/libsfglob", 0) == 0;
+        }
+        CHECK(commits == 2);
+    }
+}
