@@ -139,28 +139,30 @@ std::string md5_base64(const std::string& hex) {
 struct Client {
 
     // Below the API: package/O/N, release/O/N/V and WHAT/O/N/V/SUBDIR/FILE.
-    std::string package(const CondaFile& c) const { return "package/" + owner_ + "/" + c.name; }
-    std::string release(const CondaFile& c) const { return "release/" + owner_ + "/" + c.name + "/" + c.version; }
+    std::string package(const CondaFile& c) const { return "package/" + owner + "/" + c.name; }
+    std::string release(const CondaFile& c) const { return "release/" + owner + "/" + c.name + "/" + c.version; }
     std::string file(const char* what, const CondaFile& c) const {
-        return std::string(what) + "/" + owner_ + "/" + c.name + "/" + c.version + "/" + c.basename;
+        return std::string(what) + "/" + owner + "/" + c.name + "/" + c.version + "/" + c.basename;
     }
 
     Result<net::Answer> call(net::Method m, const std::string& path, const json* body = nullptr) const {
         net::Send s;
         s.method = m;
-        s.url = api_.base + "/" + uri_encode(path, true);
-        s.headers = {{"Authorization", "token " + api_.token}, {"x-binstar-api-version", kClientVersion},
+        s.url = api.base + "/" + uri_encode(path, true);
+        s.headers = {{"Authorization", "token " + api.token}, {"x-binstar-api-version", kClientVersion},
                      {"Accept", "application/json"}, {"Content-Type", "application/json"}};
         if (body) s.body = body->dump();
-        s.secrets = {api_.token};
+        s.secrets = {api.token};
         s.max_bytes = 16u << 20;
         return net::send(s);
     }
 
     Unexpected<Error> refused(const char* what, const std::string& path, const net::Answer& a) const {
-        return fail_runtime(SourceLoc{net::mask(api_.base) + "/" + path}, std::string(what) + " refused: " + service_answer(a.status, a.body, api_.token),
-                            a.status == 401 || a.status == 403 ? "check the token (--token, ANACONDA_API_TOKEN) and that it may upload to " + owner_
-                                                               : "check the owner and the server (ANACONDA_SERVER_URL)");
+        const bool auth = a.status == 401 || a.status == 403;
+        return fail_runtime(SourceLoc{net::mask(api.base) + "/" + path},
+                            std::string(what) + " refused: " + service_answer(a.status, a.body, api.token),
+                            auth ? "check the token (--token, ANACONDA_API_TOKEN) and that it may upload to " + owner
+                                 : "check the owner and the server (ANACONDA_SERVER_URL)");
     }
 
     // GET, then POST `payload` when the server has none (package, release).
@@ -175,22 +177,24 @@ struct Client {
         return {};
     }
 
-    const Service& api_;
-    std::string owner_;
+    const Service& api;
+    std::string owner;
 };
 
-// What the server holds under the file's name: nullopt when nothing, else whether it is the same bytes.
-Result<std::optional<bool>> same_dist(const Client& cl, const CondaFile& c) {
+// What the server holds under the file's name.
+enum class Held { nothing, same, other };
+
+Result<Held> held(const Client& cl, const CondaFile& c) {
     const std::string p = cl.file("dist", c);
     auto a = cl.call(net::Method::get, p);
     if (!a) return unexpected(a.error());
-    if (a->status == 404) return std::optional<bool>{};
+    if (a->status == 404) return Held::nothing;
     if (a->status != 200) return cl.refused("GET", p, *a);
-    json d = json::parse(a->body, nullptr, false);
-    const std::string sha = field(d, "sha256", "").is_string() ? field(d, "sha256", "").get<std::string>() : "";
-    const std::string md5 = field(d, "md5", "").is_string() ? field(d, "md5", "").get<std::string>() : "";
-    if (!sha.empty()) return std::optional<bool>{sha == c.item->sha256};
-    return std::optional<bool>{!md5.empty() && md5 == c.item->md5};
+    const json d = json::parse(a->body, nullptr, false);
+    const json sha = field(d, "sha256", ""), md5 = field(d, "md5", "");
+    // Its sha256, else (an older server) its md5; neither: not known to be ours.
+    if (sha.is_string() && !sha.get<std::string>().empty()) return sha == c.item->sha256 ? Held::same : Held::other;
+    return md5.is_string() && md5 == c.item->md5 ? Held::same : Held::other;
 }
 
 struct Staged {
@@ -202,7 +206,8 @@ Result<Staged> parse_staged(const std::string& where, const std::string& body) {
     ordered_json j = ordered_json::parse(body, nullptr, false);
     if (!j.is_object() || !j.contains("post_url") || !j["post_url"].is_string() || !j.contains("dist_id") ||
         !j.contains("form_data") || !j["form_data"].is_object())
-        return fail_runtime(SourceLoc{where}, "the stage answer is not {post_url, form_data, dist_id}", "check the server (ANACONDA_SERVER_URL)");
+        return fail_runtime(SourceLoc{where}, "the stage answer is not {post_url, form_data, dist_id}",
+                            "check the server (ANACONDA_SERVER_URL)");
     for (const auto& [k, v] : j["form_data"].items())
         if (!v.is_string()) return fail_runtime(SourceLoc{where}, "the stage answer's form_data." + k + " is not a string");
     const std::string id = j["dist_id"].is_string() ? j["dist_id"].get<std::string>() : j["dist_id"].dump();
@@ -229,8 +234,8 @@ Result<void> post_form(const Staged& st, const CondaFile& c, const std::string& 
     return {};
 }
 
-Result<void> send_file(const Client& cl, const CondaFile& c, const std::string& label, bool replace) {
-    if (replace) {  // anaconda-client's --force: the old file goes first
+Result<void> send_file(const Client& cl, const CondaFile& c, const std::string& label, Held held_now) {
+    if (held_now == Held::other) {  // anaconda-client's --force: the old file goes first
         const std::string p = cl.file("dist", c);
         auto del = cl.call(net::Method::del, p);
         if (!del) return unexpected(del.error());
@@ -243,11 +248,11 @@ Result<void> send_file(const Client& cl, const CondaFile& c, const std::string& 
     auto a = cl.call(net::Method::post, stage, &payload);
     if (!a) return unexpected(a.error());
     if (a->status == 409)
-        return fail(SourceLoc{net::mask(cl.api_.base) + "/" + stage}, "the server already has " + c.basename, "use --force to replace it");
+        return fail(SourceLoc{net::mask(cl.api.base) + "/" + stage}, "the server already has " + c.basename, "use --force to replace it");
     if (a->status != 200 && a->status != 201) return cl.refused("POST", stage, *a);
-    auto st = parse_staged(net::mask(cl.api_.base) + "/" + stage, a->body);
+    auto st = parse_staged(net::mask(cl.api.base) + "/" + stage, a->body);
     if (!st) return unexpected(st.error());
-    if (auto r = post_form(*st, c, cl.api_.token); !r) return r;
+    if (auto r = post_form(*st, c, cl.api.token); !r) return r;
     const std::string commit = cl.file("commit", c);
     const json done = {{"dist_id", st->dist_id}};
     auto com = cl.call(net::Method::post, commit, &done);
@@ -269,9 +274,9 @@ Result<UploadReport> upload_to_anaconda(const Target& t, const Plan& plan, const
         if (!c) return unexpected(c.error());
         UploadLine line{it.file.filename().string(), "anaconda://" + t.owner + "/" + label + "/" + it.key, "would upload"};
         if (opts.dry_run == DryRun::no) {
-            auto same = same_dist(cl, *c);
-            if (!same) return unexpected(same.error());
-            line.action = !same->has_value() ? "uploaded" : **same ? "unchanged" : "replaced";
+            auto h = held(cl, *c);
+            if (!h) return unexpected(h.error());
+            line.action = *h == Held::nothing ? "uploaded" : *h == Held::same ? "unchanged" : "replaced";
             if (line.action == "replaced" && opts.replace == Replace::no)
                 return fail(SourceLoc{line.dest}, "exists with other content; not replacing it", "use --force to replace it");
         }
@@ -282,7 +287,7 @@ Result<UploadReport> upload_to_anaconda(const Target& t, const Plan& plan, const
     for (std::size_t i = 0; i < files.size(); ++i) {
         const std::string& action = report.files[i].action;
         if (action == "unchanged") continue;
-        if (auto r = send_file(cl, files[i], label, action == "replaced"); !r) return unexpected(r.error());
+        if (auto r = send_file(cl, files[i], label, action == "replaced" ? Held::other : Held::nothing); !r) return unexpected(r.error());
     }
     return report;
 }
@@ -290,8 +295,9 @@ Result<UploadReport> upload_to_anaconda(const Target& t, const Plan& plan, const
 std::string service_answer(long status, const std::string& body, const std::string& token) {
     std::string out = net::status_text(status);
     json j = json::parse(body, nullptr, false);
-    for (const char* k : {"error", "detail", "message"})
-        if (j.is_object() && j.contains(k) && j[k].is_string()) return net::mask_secrets(out + ": " + j[k].get<std::string>().substr(0, 300), {token});
+    for (const char* k : {"error", "detail", "message"})  // anaconda.org's "error", a FastAPI "detail"
+        if (j.is_object() && j.contains(k) && j[k].is_string())
+            return net::mask_secrets(out + ": " + j[k].get<std::string>().substr(0, 300), {token});
     std::string text(str::trim(body.substr(0, 300)));
     if (!text.empty() && text.find('<') == std::string::npos) out += ": " + text;
     return net::mask_secrets(out, {token});

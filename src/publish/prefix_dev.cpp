@@ -81,7 +81,8 @@ Result<void> post_package(const Service& api, const std::string& channel, const 
     if (a->status >= 200 && a->status <= 299) return {};
     // Its repodata.json did not list the file (not indexed yet): which bytes it holds is not known here.
     if (a->status == 409)
-        return fail(SourceLoc{dest}, "the server already has a file of that name (HTTP 409); not replacing it", "use --force to replace it");
+        return fail(SourceLoc{dest}, "the server already has a file of that name (HTTP 409); not replacing it",
+                    "use --force to replace it");
     return fail_runtime(SourceLoc{net::mask(s.url)}, "POST refused: " + service_answer(a->status, a->body, api.token),
                         a->status == 401 || a->status == 403 ? "check the key (--token, PREFIX_API_KEY) and that it may write to " + channel
                                                              : "check the channel and the server (PREFIX_SERVER_URL)");

@@ -99,7 +99,8 @@ Result<detail::Service> service(const Target& t, const UploadOptions& opts, cons
     while (str::ends_with(s.base, "/")) s.base.pop_back();
     const std::string scheme = net::scheme_of(s.base);
     if (scheme != "http" && scheme != "https")
-        return fail(SourceLoc{std::string(url_var)}, "'" + net::mask(s.base) + "' is no http(s) URL", "set it to the server's URL or unset it");
+        return fail(SourceLoc{std::string(url_var)}, "'" + net::mask(s.base) + "' is no http(s) URL",
+                    "set it to the server's URL or unset it");
     if (s.token.empty() && opts.dry_run == DryRun::no)
         return fail(SourceLoc{"--to " + t.shown}, std::string("needs a token: set ") + variable + " or give --token");
     return s;
@@ -108,7 +109,8 @@ Result<detail::Service> service(const Target& t, const UploadOptions& opts, cons
 Result<UploadReport> to_service(const Target& t, const Plan& plan, const UploadOptions& opts) {
     const bool anaconda = t.kind == Target::Kind::anaconda;
     if (plan.kind == Plan::Kind::wheels)
-        return fail(SourceLoc{"--to " + t.shown}, std::string(anaconda ? "anaconda.org" : "prefix.dev") + " takes conda packages here, not wheels",
+        return fail(SourceLoc{"--to " + t.shown},
+                    std::string(anaconda ? "anaconda.org" : "prefix.dev") + " takes conda packages here, not wheels",
                     "upload wheels to a file://, s3:// or https:// wheel folder (a pip index), or to PyPI with twine");
     auto api = anaconda ? service(t, opts, "ANACONDA_SERVER_URL", "https://api.anaconda.org", "ANACONDA_API_TOKEN")
                         : service(t, opts, "PREFIX_SERVER_URL", "https://prefix.dev", "PREFIX_API_KEY");
