@@ -164,13 +164,16 @@ publish::BuildKind build_kind(const BuildArgs& a) {
 }
 
 // The packages a build left in its channel (built now, or there already).
-Result<publish::UploadReport> upload_built(const engine::BuildReport& report, const std::string& target) {
+// anaconda://OWNER with no label: the build's own (nightly, test or main).
+Result<publish::UploadReport> upload_built(const engine::BuildReport& report, const std::string& target, publish::BuildKind kind) {
     std::vector<std::filesystem::path> files;
     for (const auto& r : report.outputs)
         if ((r.status == engine::Status::built || r.status == engine::Status::skipped_existing) && !r.package.empty())
             files.push_back(r.package);
     if (files.empty()) return publish::UploadReport{};
-    return publish::upload(target, files, upload_options(false, false, false, {}));
+    auto opts = upload_options(false, false, false, {});
+    opts.label = publish::channel_label(kind);
+    return publish::upload(target, files, opts);
 }
 
 }  // namespace
@@ -233,7 +236,7 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_flag("-q,--quiet", a->quiet, "Do not stream the scripts' output (it is still logged)");
     sub->add_flag("--dry-run", a->dry_run, "Print the plan and stop");
     sub->add_option("--upload-to", a->upload_to,
-                    "After a build with no failed output, upload its packages as `splitforge upload --to TARGET` does");
+                    "After a build with no failed output, upload its packages as `splitforge upload --to TARGET` does (anaconda://OWNER without a label: nightly, test or main, as --nightly/--release say)");
     a->overlinking_flag = sub->add_flag("--error-overlinking,!--no-error-overlinking", a->error_overlinking,
                   "Fail an output whose files link a library no run dependency provides, unless its recipe "
                   "sets build/error_overlinking (default: warn, as conda-build)");
@@ -272,7 +275,7 @@ void register_build(CLI::App& app, Cli& cli) {
             json["label"] = label;
             if (!cli.console.json) std::cerr << "\n" << engine::summary_table(report);
             if (!a->upload_to.empty() && failed == 0) {
-                auto up = value_or_throw(upload_built(report, a->upload_to));
+                auto up = value_or_throw(upload_built(report, a->upload_to, build_kind(*a)));
                 if (cli.console.json) json["upload"] = upload_json(up);
                 else print_upload(up, std::cout);
             }

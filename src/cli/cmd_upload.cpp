@@ -1,4 +1,5 @@
 // splitforge upload --to TARGET FILE... [--force] [--dry-run] [--token TOKEN] [--no-index] [--json]
+// TARGET: file://DIR, s3://BUCKET/PREFIX, https://..., anaconda://OWNER[/LABEL], prefix://CHANNEL
 #include <unistd.h>
 
 #include <filesystem>
@@ -32,7 +33,7 @@ publish::UploadOptions upload_options(bool force, bool dry_run, bool no_index, s
         const auto eq = kv.find('=');
         if (eq != std::string::npos) o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    o.token = token.empty() && o.env.count("SPLITFORGE_UPLOAD_TOKEN") ? o.env["SPLITFORGE_UPLOAD_TOKEN"] : token;
+    o.token = std::move(token);  // else the target's variable, read by publish::upload
     return o;
 }
 
@@ -50,12 +51,12 @@ void print_upload(const publish::UploadReport& r, std::ostream& out) {
 
 void register_upload(CLI::App& app, Cli& cli) {
     auto a = std::make_shared<UploadArgs>();
-    auto* sub = app.add_subcommand("upload", "Upload conda packages or wheels to a channel, an S3 bucket or a server, then index it there");
-    sub->add_option("--to", a->target, "file://DIR, s3://BUCKET/PREFIX or https://HOST/PATH")->required();
+    auto* sub = app.add_subcommand("upload", "Upload conda packages or wheels to a channel, an S3 bucket or a server (then index it there), anaconda.org or prefix.dev");
+    sub->add_option("--to", a->target, "file://DIR, s3://BUCKET/PREFIX, https://HOST/PATH, anaconda://OWNER[/LABEL] (label default main) or prefix://CHANNEL")->required();
     sub->add_option("FILE", a->files, "Conda packages (.conda, .tar.bz2) or wheels (.whl)")->required();
     sub->add_flag("--force", a->force, "Replace a file of the same name whose content differs (default: refuse)");
     sub->add_flag("--dry-run", a->dry_run, "List what would go where; contact nothing");
-    sub->add_option("--token", a->token, "https: a Bearer token (default: $SPLITFORGE_UPLOAD_TOKEN); never printed");
+    sub->add_option("--token", a->token, "The token; never printed. Default: https $SPLITFORGE_UPLOAD_TOKEN (a Bearer token), anaconda $ANACONDA_API_TOKEN, prefix $PREFIX_API_KEY");
     sub->add_flag("--no-index", a->no_index, "s3/https: do not write repodata.json there (a server that indexes itself)");
     add_json_flag(sub, cli);
     sub->callback([&cli, a] {

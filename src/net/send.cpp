@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -77,6 +78,8 @@ std::size_t on_read(char* buf, std::size_t size, std::size_t n, void* p) {
     return got < 0 ? CURL_READFUNC_ABORT : static_cast<std::size_t>(got);
 }
 
+bool has_body(const Send& s) { return s.method == Method::put || (s.method == Method::post && s.form.empty()); }
+
 void set_method(CURL* h, const Send& s, curl_off_t size) {
     switch (s.method) {
         case Method::get: break;
@@ -86,7 +89,42 @@ void set_method(CURL* h, const Send& s, curl_off_t size) {
             curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
             curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size);
             break;
+        case Method::post:  // a form is set by set_form; a body is read as PUT's is
+            if (!s.form.empty()) break;
+            curl_easy_setopt(h, CURLOPT_POST, 1L);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, size);
+            break;
     }
+}
+
+struct MimeFree {
+    void operator()(curl_mime* m) const { curl_mime_free(m); }
+};
+using Mime = std::unique_ptr<curl_mime, MimeFree>;
+
+// The multipart body, its parts in the caller's order; curl reads a file
+// part from disk as it sends (again on each try).
+Result<Mime> set_form(CURL* h, const Send& s) {
+    Mime mime(curl_mime_init(h));
+    if (!mime) return fail_runtime({}, "cannot build a multipart form (curl_mime_init failed)");
+    for (const auto& p : s.form) {
+        curl_mimepart* part = curl_mime_addpart(mime.get());
+        curl_mime_name(part, p.name.c_str());
+        if (p.file.empty()) {
+            curl_mime_data(part, p.value.data(), p.value.size());
+        } else {
+            if (::access(p.file.c_str(), R_OK) != 0)
+                return fail_runtime(SourceLoc{p.file.string()}, std::string("cannot read: ") + std::strerror(errno));
+            curl_mime_filedata(part, p.file.c_str());
+            if (!p.filename.empty()) curl_mime_filename(part, p.filename.c_str());
+        }
+        if (!p.content_type.empty()) curl_mime_type(part, p.content_type.c_str());
+        curl_slist* hs = nullptr;
+        for (const auto& [k, v] : p.headers) hs = curl_slist_append(hs, (k + ": " + v).c_str());
+        if (hs) curl_mime_headers(part, hs, 1);  // the part owns the list
+    }
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, mime.get());
+    return mime;
 }
 
 Result<Answer> perform(const Send& s, bool* retry) {
@@ -96,7 +134,7 @@ Result<Answer> perform(const Send& s, bool* retry) {
     // The body: the file, opened afresh each try, or the memory buffer.
     int fd = -1;
     curl_off_t size = static_cast<curl_off_t>(s.body.size());
-    if (s.method == Method::put && !s.body_file.empty()) {
+    if (has_body(s) && !s.body_file.empty()) {
         fd = ::open(s.body_file.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) return fail_runtime(SourceLoc{s.body_file.string()}, std::string("cannot read: ") + std::strerror(errno));
         size = static_cast<curl_off_t>(::lseek(fd, 0, SEEK_END));
@@ -126,7 +164,13 @@ Result<Answer> perform(const Send& s, bool* retry) {
     curl_easy_setopt(e.h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e.h, CURLOPT_HEADERDATA, &a);
     set_method(e.h, s, size);
-    if (s.method == Method::put) {
+    Mime mime;
+    if (s.method == Method::post && !s.form.empty()) {
+        auto m = set_form(e.h, s);
+        if (!m) return unexpected(m.error());
+        mime = std::move(*m);
+    }
+    if (has_body(s)) {
         curl_easy_setopt(e.h, CURLOPT_READFUNCTION, on_read);
         curl_easy_setopt(e.h, CURLOPT_READDATA, &body);
     }
@@ -156,6 +200,7 @@ std::string_view method_name(Method m) {
         case Method::head: return "HEAD";
         case Method::put: return "PUT";
         case Method::del: return "DELETE";
+        case Method::post: return "POST";
     }
     return "?";
 }

@@ -3,12 +3,15 @@
 #include <set>
 
 #include "channel/index.hpp"
+#include "net/url.hpp"
 #include "publish/pip_index.hpp"
 #include "publish/remote.hpp"
+#include "publish/services.hpp"
 #include "publish/target.hpp"
 #include "util/dir_handle.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
 
 namespace sf::publish {
 
@@ -84,6 +87,37 @@ Result<UploadReport> wheels_to_dir(const stdfs::path& dir, const Plan& plan, con
     return report;
 }
 
+std::string env_or(const UploadOptions& opts, const char* name, const std::string& dflt = {}) {
+    auto it = opts.env.find(name);
+    return it == opts.env.end() || it->second.empty() ? dflt : it->second;
+}
+
+// A service's API and key: --token, else `variable`; none needed for a dry run.
+Result<detail::Service> service(const Target& t, const UploadOptions& opts, const char* url_var, const char* dflt_url,
+                                const char* variable) {
+    detail::Service s{env_or(opts, url_var, dflt_url), opts.token.empty() ? env_or(opts, variable) : opts.token};
+    while (str::ends_with(s.base, "/")) s.base.pop_back();
+    const std::string scheme = net::scheme_of(s.base);
+    if (scheme != "http" && scheme != "https")
+        return fail(SourceLoc{std::string(url_var)}, "'" + net::mask(s.base) + "' is no http(s) URL",
+                    "set it to the server's URL or unset it");
+    if (s.token.empty() && opts.dry_run == DryRun::no)
+        return fail(SourceLoc{"--to " + t.shown}, std::string("needs a token: set ") + variable + " or give --token");
+    return s;
+}
+
+Result<UploadReport> to_service(const Target& t, const Plan& plan, const UploadOptions& opts) {
+    const bool anaconda = t.kind == Target::Kind::anaconda;
+    if (plan.kind == Plan::Kind::wheels)
+        return fail(SourceLoc{"--to " + t.shown},
+                    std::string(anaconda ? "anaconda.org" : "prefix.dev") + " takes conda packages here, not wheels",
+                    "upload wheels to a file://, s3:// or https:// wheel folder (a pip index), or to PyPI with twine");
+    auto api = anaconda ? service(t, opts, "ANACONDA_SERVER_URL", "https://api.anaconda.org", "ANACONDA_API_TOKEN")
+                        : service(t, opts, "PREFIX_SERVER_URL", "https://prefix.dev", "PREFIX_API_KEY");
+    if (!api) return unexpected(api.error());
+    return anaconda ? detail::upload_to_anaconda(t, plan, opts, *api) : detail::upload_to_prefix(t, plan, opts, *api);
+}
+
 }  // namespace
 
 Result<UploadReport> upload(const std::string& target_text, const std::vector<stdfs::path>& files, const UploadOptions& opts) {
@@ -106,9 +140,11 @@ Result<UploadReport> upload(const std::string& target_text, const std::vector<st
             return detail::upload_to_store(*store, *plan, opts);
         }
         case Target::Kind::http: {
-            auto store = http_store(target->url, opts.token);
+            auto store = http_store(target->url, opts.token.empty() ? env_or(opts, "SPLITFORGE_UPLOAD_TOKEN") : opts.token);
             return detail::upload_to_store(*store, *plan, opts);
         }
+        case Target::Kind::anaconda:
+        case Target::Kind::prefix: return to_service(*target, *plan, opts);
     }
     return fail("unknown target kind");
 }

@@ -10,7 +10,17 @@
 //                (remote_index.cpp); wheels to P/<file> with <file>.metadata;
 //   https://...  the same layout over PUT; its index too unless
 //                RemoteIndex::no (a server such as artifactory that indexes
-//                conda repositories itself).
+//                conda repositories itself);
+//   anaconda://OWNER[/LABEL]  conda packages to anaconda.org as
+//                anaconda-client uploads them (anaconda.cpp), under LABEL,
+//                else UploadOptions::label, else main; token from
+//                ANACONDA_API_TOKEN, API from ANACONDA_SERVER_URL
+//                (default https://api.anaconda.org);
+//   prefix://CHANNEL  conda packages to prefix.dev as rattler_upload sends
+//                them (prefix_dev.cpp); key from PREFIX_API_KEY, server from
+//                PREFIX_SERVER_URL (default https://prefix.dev).
+// The token: UploadOptions::token (--token) first, else the target's
+// variable (SPLITFORGE_UPLOAD_TOKEN for https).
 // Every target: each file is checked before any is sent; a file of the same
 // name with other content is refused (the error names it) unless
 // Existing::replace, the same content is left alone, and credentials never
@@ -33,8 +43,9 @@ struct UploadOptions {
     Replace replace = Replace::no;
     DryRun dry_run = DryRun::no;
     RemoteIndex index = RemoteIndex::yes;
-    std::string token;  // https: Bearer; never printed
-    std::map<std::string, std::string> env;  // AWS_* and HOME, as the process has them
+    std::string token;  // --token: https's Bearer, anaconda's or prefix.dev's key; never printed
+    std::string label;  // anaconda: the label when the target names none ("" for main)
+    std::map<std::string, std::string> env;  // AWS_*, HOME and the tokens' variables, as the process has them
 };
 
 struct UploadLine {

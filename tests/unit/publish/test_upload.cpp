@@ -114,11 +114,16 @@ TEST_CASE("upload: what cannot be uploaded is an error naming it", "[upload]") {
     auto txt = publish::upload("file://" + (tmp.path() / "o").string(), {tmp.path() / "notes.txt"}, opts());
     REQUIRE(!txt);
     CHECK(txt.error().message == "is neither a conda package (.conda, .tar.bz2) nor a wheel (.whl)");
-    for (const char* t : {"anaconda://me/main", "prefix://forge"}) {
-        auto r = publish::upload(t, {a}, opts());
-        REQUIRE(!r);
-        CHECK(r.error().message.find("uploads are not supported yet [upload-targets]") != std::string::npos);
-    }
+    // A service with no token: named before anything is contacted.
+    auto anon = publish::upload("anaconda://me/main", {a}, opts());
+    REQUIRE(!anon);
+    CHECK(anon.error().message == "needs a token: set ANACONDA_API_TOKEN or give --token");
+    auto pfx = publish::upload("prefix://forge", {a}, opts());
+    REQUIRE(!pfx);
+    CHECK(pfx.error().message == "needs a token: set PREFIX_API_KEY or give --token");
+    auto wheel = publish::upload("anaconda://me", {w}, opts());
+    REQUIRE(!wheel);
+    CHECK(wheel.error().message == "anaconda.org takes conda packages here, not wheels");
     CHECK(!publish::upload("ftp://x/y", {a}, opts()));
     CHECK(!publish::upload("s3://Bad_Bucket/x", {a}, opts()));
 }
@@ -138,6 +143,21 @@ TEST_CASE("upload: targets parse and print masked", "[upload]") {
     auto f = publish::parse_target("file:///tmp/ch");
     REQUIRE(f);
     CHECK(f->path == "/tmp/ch");
+    auto ana = publish::parse_target("anaconda://pytorch-nightly/");
+    REQUIRE(ana);
+    CHECK(ana->kind == publish::Target::Kind::anaconda);
+    CHECK(ana->owner == "pytorch-nightly");
+    CHECK(ana->label.empty());
+    auto lab = publish::parse_target("anaconda://pytorch/test");
+    REQUIRE(lab);
+    CHECK(lab->label == "test");
+    auto pd = publish::parse_target("prefix://my-forge");
+    REQUIRE(pd);
+    CHECK(pd->kind == publish::Target::Kind::prefix);
+    CHECK(pd->channel == "my-forge");
+    for (const char* bad : {"anaconda://", "anaconda:///main", "anaconda://o/a/b", "anaconda://../x", "prefix://", "prefix://a/b",
+                            "prefix://a?b"})
+        CHECK(!publish::parse_target(bad));
 }
 
 TEST_CASE("upload: AWS credentials from the environment, else the profile, and the region", "[upload]") {
