@@ -43,7 +43,8 @@ namespace {
 const std::vector<std::string>& known_keys() {
     static const std::vector<std::string> keys = {"output_keys", "use_keys", "ignore_keys",
                                                   "runners", "timeout_minutes", "lint_skip",
-                                                  "time_limit", "resume_jobs", "ci_setup"};
+                                                  "time_limit", "resume_jobs", "ci_setup",
+                                                  "smoke", "smoke_script"};
     return keys;
 }
 
@@ -88,6 +89,17 @@ Result<void> validate_ci_key(const std::string& key, const YAML::Node& v, const 
         int n = 0;
         if (!v.IsScalar() || !YAML::convert<int>::decode(v, n) || n < 1 || n > 20)
             return err(key, "resume_jobs: must be a whole number from 1 to 20", "e.g. `resume_jobs: 3`");
+        return {};
+    }
+    if (key == "smoke" || key == "smoke_script") {
+        bool ok = key == "smoke" ? v.IsSequence() && v.size() > 0 : v.IsScalar() && !v.Scalar().empty();
+        if (ok && key == "smoke")
+            for (const auto& e : v) ok = ok && e.IsScalar() && !e.Scalar().empty();
+        if (ok && key == "smoke_script")
+            ok = v.Scalar().front() != '/' && v.Scalar().find("..") == std::string::npos;
+        if (!ok)
+            return err(key, key == "smoke" ? "smoke: must be a list of match specs" : "smoke_script: must be a file in the recipe dir",
+                       key == "smoke" ? "e.g. `smoke: [pytorch-cpu, python 3.12.*]`" : "e.g. `smoke_script: smoke_test.py`");
         return {};
     }
     if (key == "ci_setup") {
@@ -161,7 +173,7 @@ Result<void> validate_extra(const YAML::Node& extra, const std::string& text, co
             }
             continue;
         }
-        if (key == "time_limit" || key == "resume_jobs" || key == "ci_setup") {
+        if (key == "time_limit" || key == "resume_jobs" || key == "ci_setup" || key == "smoke" || key == "smoke_script") {
             if (auto ok = validate_ci_key(key, v, err); !ok) return ok;
             continue;
         }
@@ -289,6 +301,9 @@ Result<CiSettings> ci_settings_of(const YAML::Node& extra, const std::string& fi
         if (YAML::Node r = sf["resume_jobs"]) ci.resume_jobs = r.as<int>();
         if (YAML::Node c = sf["ci_setup"]; c && c.IsSequence())
             for (const auto& e : c) ci.setup.push_back(e.Scalar());
+        if (YAML::Node c = sf["smoke"]; c && c.IsSequence())
+            for (const auto& e : c) ci.smoke.push_back(e.Scalar());
+        if (YAML::Node c = sf["smoke_script"]; c && c.IsScalar()) ci.smoke_script = c.Scalar();
     } catch (const YAML::Exception&) {
         return bad("runners / timeout_minutes: labels must be strings, timeouts whole minutes");
     }

@@ -17,6 +17,9 @@
 //                                           # chained --time-limit jobs
 //       resume_jobs: 3              # resume jobs after the first (default 3)
 //       ci_setup: [shell line, ...] # how a generated CI job gets splitforge
+//       smoke: [spec, ...]          # the upload job installs these from the
+//                                   # label it uploaded to and runs
+//       smoke_script: smoke_test.py # (in the recipe dir; the default) with them
 //
 // A "<platform>-cuda" entry applies to that platform's CUDA jobs (those whose
 // cuda_compiler_version is set and not None); it falls back to "<platform>",
@@ -46,6 +49,8 @@ struct CiSettings {
     std::map<std::string, std::string> time_limits;  // platform or "default" -> "5h30m"
     int resume_jobs = 3;
     std::vector<std::string> setup;  // ci_setup lines
+    std::vector<std::string> smoke;  // match specs; empty: no smoke step
+    std::string smoke_script = "smoke_test.py";  // relative to the recipe dir
     enum class Gpu { no, cuda };
     std::string runner_for(const std::string& platform, Gpu gpu = Gpu::no) const;
     int timeout_for(const std::string& platform, Gpu gpu = Gpu::no) const;

@@ -219,6 +219,8 @@ Result<RerenderResult> plan_jobs(const RerenderOptions& opts) {
     auto ci = recipe->v1 ? read_ci_settings(*recipe->v1) : read_ci_settings(*recipe->raw, "linux-64", {});
     if (!ci) return unexpected(ci.error());
     res.ci_setup = ci->setup;
+    res.ci_smoke = ci->smoke;
+    res.ci_smoke_script = ci->smoke_script;
     for (size_t i = 1; i < res.jobs.size(); ++i)
         if (res.jobs[i].name == res.jobs[i - 1].name)
             return fail(SourceLoc{recipe->file()}, "two CI jobs get the same name '" + res.jobs[i].name + "'",

@@ -52,6 +52,8 @@ struct RerenderResult {
     std::vector<Error> warnings;  // the renders' (unknown selector names, ...), once each
     std::string migrations;       // conda-smithy mode: where the migration files came from (one line)
     std::vector<std::string> ci_setup;   // extra/splitforge/ci_setup
+    std::vector<std::string> ci_smoke;   // extra/splitforge/smoke
+    std::string ci_smoke_script;         // extra/splitforge/smoke_script
     // The CI workflows, when rerender writes them: file names in `dir`.
     struct Workflows {
         std::string dir;

@@ -65,6 +65,15 @@ Result<std::optional<WorkflowInputs>> workflow_inputs(const RerenderOptions& opt
     in.recipe = opts.recipe_dir.generic_string();
     in.variants = opts.variants_dir.empty() ? std::string("variants") : opts.variants_dir.generic_string();
     in.setup = planned.ci_setup;
+    in.smoke = planned.ci_smoke;
+    if (!in.smoke.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(opts.recipe_dir / planned.ci_smoke_script, ec))
+            return fail(SourceLoc{in.source}, "extra/splitforge/smoke: the smoke script " +
+                                                  (opts.recipe_dir / planned.ci_smoke_script).generic_string() + " is not there",
+                        "add it, or name another with smoke_script");
+        in.smoke_script = in.recipe + "/" + planned.ci_smoke_script;
+    }
     in.check_args = check_args(opts, in.recipe, prov->asks_github);
     in.source = (opts.recipe_dir / (recipe::is_v1_recipe_dir(opts.recipe_dir) ? "recipe.yaml" : "meta.yaml")).generic_string();
     for (const auto& j : planned.jobs)

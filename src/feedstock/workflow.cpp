@@ -256,8 +256,9 @@ Yaml check_job(const WorkflowInputs& in) {
 }
 
 // Publishing: only a push to the default branch, a tag or the nightly run;
-// never a pull request. The token reaches the one step through env.
-Yaml upload_job(const std::vector<std::string>& needs) {
+// never a pull request. The token reaches the one step through env. The
+// label follows the run as `build --nightly/--release` name it.
+Yaml upload_job(const WorkflowInputs& in, const std::vector<std::string>& needs) {
     Yaml j;
     j.set("name", Yaml::text("upload"));
     Yaml& n = j.set("needs", Yaml::list());
@@ -267,7 +268,12 @@ Yaml upload_job(const std::vector<std::string>& needs) {
                            "startsWith(github.ref, 'refs/tags/')))"));
     j.set("runs-on", Yaml::text("ubuntu-latest"));
     j.set("timeout-minutes", Yaml::number(60));
+    Yaml& jenv = j.set("env", Yaml::mapping());
+    jenv.set("OWNER", Yaml::text("${{ github.repository_owner }}"));
+    jenv.set("LABEL", Yaml::text("${{ github.event_name == 'schedule' && 'nightly' || "
+                                 "startsWith(github.ref, 'refs/tags/') && 'test' || 'main' }}"));
     Yaml& steps = j.set("steps", Yaml::list());
+    for (auto& s : setup_steps(in)) steps.add(std::move(s));
     Yaml dl = step_uses("Download the packages", "actions/download-artifact@v4");
     Yaml& with = dl.set("with", Yaml::mapping());
     with.set("pattern", Yaml::text("packages-*"));
@@ -277,15 +283,28 @@ Yaml upload_job(const std::vector<std::string>& needs) {
     Yaml up = step_run("Upload to anaconda.org",
                        "if [ -z \"$ANACONDA_API_TOKEN\" ]; then\n"
                        "  echo \"::error::the ANACONDA_API_TOKEN secret is not set\"\n  exit 1\nfi\n"
-                       "python3 -m pip install --user anaconda-client\n"
                        "shopt -s nullglob\npackages=(build_artifacts/upload/*/*.conda build_artifacts/upload/*/*.tar.bz2)\n"
                        "if [ \"${#packages[@]}\" -eq 0 ]; then echo \"::error::no packages to upload\"; exit 1; fi\n"
-                       "# anaconda-client reads the token from ANACONDA_API_TOKEN: it is never on a command line.\n"
-                       "\"$(python3 -m site --user-base)/bin/anaconda\" upload --skip-existing --user \"$OWNER\" \"${packages[@]}\"\n");
-    Yaml& env = up.set("env", Yaml::mapping());
-    env.set("ANACONDA_API_TOKEN", Yaml::text("${{ secrets.ANACONDA_API_TOKEN }}"));
-    env.set("OWNER", Yaml::text("${{ github.repository_owner }}"));
+                       "# The token is read from ANACONDA_API_TOKEN: it is never on a command line.\n"
+                       "splitforge upload --to \"anaconda://$OWNER/$LABEL\" \"${packages[@]}\"\n");
+    up.set("env", Yaml::mapping()).set("ANACONDA_API_TOKEN", Yaml::text("${{ secrets.ANACONDA_API_TOKEN }}"));
     steps.add(std::move(up));
+    if (in.smoke.empty()) return j;
+    // What users get: the specs installed from the label just written (the
+    // rest from conda-forge), then the smoke test. anaconda.org indexes an
+    // upload within minutes, so a failed try is repeated a few times.
+    Yaml smoke = step_run("Smoke test what was published",
+                          "mapfile -t specs <<< \"$SMOKE_SPECS\"\n"
+                          "for try in 1 2 3 4 5; do\n"
+                          "  if splitforge smoke --channel \"https://conda.anaconda.org/$OWNER/label/$LABEL\" --channel conda-forge \\\n"
+                          "      --script \"$SMOKE_SCRIPT\" \"${specs[@]}\"; then exit 0; fi\n"
+                          "  sleep 60\n"
+                          "done\n"
+                          "echo \"::error::the published packages did not pass the smoke test\"\nexit 1\n");
+    Yaml& senv = smoke.set("env", Yaml::mapping());
+    senv.set("SMOKE_SPECS", Yaml::text(str::join(in.smoke, "\n")));
+    senv.set("SMOKE_SCRIPT", Yaml::text(in.smoke_script));
+    steps.add(std::move(smoke));
     return j;
 }
 
@@ -342,7 +361,7 @@ Result<std::vector<WorkflowFile>> github_workflows(const WorkflowInputs& in) {
             finals.push_back(ids.test);
         }
     }
-    jobs.set("upload", upload_job(finals));
+    jobs.set("upload", upload_job(in, finals));
     std::string head = std::string(kHeader) + "\n# From " + in.source + " and " + in.variants +
                        "/; regenerate with `splitforge rerender`.\n";
     return std::vector<WorkflowFile>{{kFile, head + emit_yaml(doc)}};

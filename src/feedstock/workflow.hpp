@@ -14,7 +14,12 @@
 //                      archive
 //   test-<cfg>         CUDA configs: the packages' tests (the smoke test) on
 //                      the config's GPU runner
-//   upload             push to the default branch, a tag, or the schedule only
+//   upload             push to the default branch, a tag, or the schedule
+//                      only: `splitforge upload --to anaconda://OWNER/LABEL`
+//                      (nightly for the schedule, test for a tag, else
+//                      main), then, with extra/splitforge/smoke, `splitforge
+//                      smoke` of those specs from that label (and
+//                      conda-forge), as the seeds' binary_smoke_test job
 //
 // A pull request runs the covering subset (ci_matrix.hpp's pr_subset); the
 // others' staging jobs carry `if: github.event_name != 'pull_request'`, so
@@ -38,6 +43,8 @@ struct WorkflowInputs {
     std::vector<CiJob> jobs;         // the configs to build, sorted by name
     std::set<std::string> pr;        // names of the configs a pull request builds
     std::vector<std::string> setup;  // how a job gets splitforge (extra/splitforge/ci_setup)
+    std::vector<std::string> smoke;  // specs the upload job smoke-tests (extra/splitforge/smoke); none: no smoke step
+    std::string smoke_script;        // the script it runs, as the job names it (recipe/smoke_test.py)
     std::string recipe = "recipe";   // as the jobs pass it to splitforge
     std::string variants = "variants";
     std::vector<std::string> check_args;  // `splitforge rerender ...` arguments of the check job

@@ -163,6 +163,40 @@ TEST_CASE("github workflow: staging, resume chain, per-Python outputs, GPU tests
     CHECK(strings(jobs["upload"]["needs"]) == std::vector<std::string>{"outputs-" + L, "test-" + L, "outputs-" + O});
 }
 
+TEST_CASE("github workflow: the upload job uploads with splitforge to the run's label, then smoke-tests from there") {
+    auto in = inputs();
+    auto plain = github_workflows(in);
+    REQUIRE(plain);
+    YAML::Node up = YAML::Load(plain->front().text)["jobs"]["upload"];
+    INFO(plain->front().text);
+    CHECK(up["env"]["LABEL"].as<std::string>() ==
+          "${{ github.event_name == 'schedule' && 'nightly' || startsWith(github.ref, 'refs/tags/') && 'test' || 'main' }}");
+    CHECK(has_step(up, "pip install splitforge"));  // ci_setup: splitforge on the runner
+    CHECK(run_of(up, "Upload to anaconda.org").find("splitforge upload --to \"anaconda://$OWNER/$LABEL\" \"${packages[@]}\"") !=
+          std::string::npos);
+    CHECK(!has_step(up, "anaconda-client"));
+    CHECK(!has_step(up, "splitforge smoke"));  // no extra/splitforge/smoke: no smoke step
+
+    in.smoke = {"pytorch-cpu", "python 3.12.*"};
+    in.smoke_script = "recipe/smoke_test.py";
+    auto with = github_workflows(in);
+    REQUIRE(with);
+    up = YAML::Load(with->front().text)["jobs"]["upload"];
+    const auto steps = up["steps"];
+    REQUIRE(steps.size() >= 2);
+    CHECK(steps[steps.size() - 2]["name"].as<std::string>() == "Upload to anaconda.org");
+    const auto smoke = steps[steps.size() - 1];
+    CHECK(smoke["name"].as<std::string>() == "Smoke test what was published");
+    const auto script = smoke["run"].as<std::string>();
+    CHECK(script.find("splitforge smoke --channel \"https://conda.anaconda.org/$OWNER/label/$LABEL\" --channel conda-forge") !=
+          std::string::npos);
+    CHECK(script.find("--script \"$SMOKE_SCRIPT\" \"${specs[@]}\"") != std::string::npos);
+    // The specs reach the script through env only.
+    CHECK(smoke["env"]["SMOKE_SPECS"].as<std::string>() == "pytorch-cpu\npython 3.12.*");
+    CHECK(smoke["env"]["SMOKE_SCRIPT"].as<std::string>() == "recipe/smoke_test.py");
+    CHECK(script.find("pytorch-cpu") == std::string::npos);
+}
+
 TEST_CASE("github workflow: secrets only as env values, never in a script or echoed") {
     auto files = github_workflows(inputs());
     REQUIRE(files);
