@@ -195,6 +195,8 @@ Result<void> merge_condarc(Config& into, const std::string& text, const std::str
     if (!root.IsMap()) return fail(SourceLoc{source, 1}, "a .condarc is a mapping of settings (KEY: VALUE)");
     for (const auto& kv : root) {
         const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "";
+        if (key == "conda_build" && kv.second.IsMap() && kv.second["config_file"] && kv.second["config_file"].IsScalar())
+            into.conda_build_config_file = {expand_vars(kv.second["config_file"].Scalar()), source};
         auto k = std::find_if(keys().begin(), keys().end(), [&](const Key& x) { return key == x.name; });
         if (k == keys().end()) continue;
         auto r = merge_key(into, *k, kv.second, source, kv.first.Mark().line + 1);

@@ -40,6 +40,7 @@ struct Config {
     Sourced remote_read_timeout_secs{"60", "default"};
     std::map<std::string, Sourced> custom_channels;  // name -> base URL
     std::map<std::string, Sourced> proxy_servers;    // "http", "https", "scheme://host" -> proxy
+    Sourced conda_build_config_file{"", "default"};  // conda_build: config_file: (conda-build's user variant file)
 
     bool is_offline() const { return offline.value == "true"; }
 };

@@ -550,6 +550,8 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     std::vector<SpecSource> sources;
     sources.push_back(default_spec(sel.platform));
     std::vector<std::filesystem::path> files = sel.exclusive_files;
+    const std::size_t system = sel.exclusive_files.empty() ? sel.system_files.size() : 0;
+    if (system) files = sel.system_files;
     if (recipe_config) files.push_back(*recipe_config);
     files.insert(files.end(), sel.variant_files.begin(), sel.variant_files.end());
     if (sel.spec) {
@@ -558,7 +560,8 @@ Result<CombinedSpec> load(const Selection& sel, const std::optional<std::filesys
     }
     for (size_t i = 0; i < files.size(); ++i) {
         auto s = read_config_file(files[i], sel, diag);
-        if (!s) return unexpected(name_flag(s.error(), flag_of(i, sel.exclusive_files.size(), recipe_config ? 1 : 0)));
+        if (!s)
+            return unexpected(name_flag(s.error(), flag_of(i, sel.exclusive_files.size(), system + (recipe_config ? 1 : 0))));
         sources.push_back(std::move(*s));
     }
     return with_overrides(std::move(sources), sel, SizeCheck::whole_matrix);

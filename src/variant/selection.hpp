@@ -22,6 +22,12 @@ struct Selection {
     types::Platform build_platform;  // where builds run: this machine
     std::vector<std::filesystem::path> exclusive_files;          // -e, in order
     std::vector<std::filesystem::path> variant_files;            // -m, in order
+    // conda-build's system variant files, read after the defaults when no
+    // -e file is given (v0 only; find_config_files): the user's
+    // (condarc conda_build/config_file, else ~/conda_build_config.yaml) and
+    // ./conda_build_config.yaml, those that exist. The CLI fills it unless
+    // --ignore-system-variants (conda-smithy's ignore_system_variants).
+    std::vector<std::filesystem::path> system_files;
     std::vector<std::pair<std::string, std::string>> overrides;  // --variant KEY=VALUE
     bool strict = false;  // --strict: what conda-build accepts with a warning is an error
     // A spec merged and migrated beforehand (conda-smithy's rerender): it

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
@@ -529,6 +530,84 @@ TEST_CASE("lint on the real pytorch-cpu feedstock with its .ci_support") {
     // A real finding: `# [aarch]` is no selector name (aarch64 is), so the switch is always False.
     CHECK(old.out.find("meta.yaml:35:30: warning: key 'aarch' is used by the recipe but missing from the variants") !=
           std::string::npos);
+}
+
+TEST_CASE("inside a feedstock, lint and variants use its .ci_support by themselves") {
+    // Issue 34 item 8: no -m, no -e, no variants/: the feedstock's own job files.
+    auto fs13 = test::data_dir() / "feedstock/rerender-pytorch/cases/pytorch-cpu-v2.13.0";
+    fs::TempDir tmp("sf-ci-support");
+    stdfs::copy(fs13 / "feedstock", tmp.path() / "fs", stdfs::copy_options::recursive);
+    stdfs::copy(fs13 / "expected/.ci_support", tmp.path() / "fs/.ci_support", stdfs::copy_options::recursive);
+    const std::string recipe = (tmp.path() / "fs/recipe").string();
+    std::size_t linux64 = 0;
+    stdfs::path a_job;
+    for (const auto& e : stdfs::directory_iterator(tmp.path() / "fs/.ci_support"))
+        if (str::starts_with(e.path().filename().string(), "linux_64_")) ++linux64, a_job = e.path();
+    REQUIRE(linux64 > 0);
+    auto v = sf_run({"variants", recipe, "--platform", "linux-64"});
+    INFO(v.out << v.err);
+    CHECK(v.exit_code == 0);
+    CHECK(v.err.find("the variants of this feedstock's .ci_support/ (" + std::to_string(linux64) +
+                     " job file(s) for this platform) [ci-support-default]") != std::string::npos);
+    std::size_t headers = 0;
+    for (const auto& line : str::split_lines(v.out)) headers += str::starts_with(line, "== .ci_support/linux_64_");
+    CHECK(headers == linux64);
+    auto j = sf_run({"variants", recipe, "--platform", "linux-64", "--json"});
+    CHECK(j.exit_code == 0);
+    CHECK(json_of(j)["ci_support"].size() == linux64);
+    // A -m file is the user's choice: only it.
+    auto one = sf_run({"variants", recipe, "-m", a_job.string()});
+    CHECK(one.exit_code == 0);
+    CHECK(one.err.find("[ci-support-default]") == std::string::npos);
+    auto lint = sf_run({"lint", recipe, "--platform", "linux-64"});
+    INFO(lint.out << lint.err);
+    CHECK(lint.exit_code == 0);
+    CHECK(lint.out.find("is undefined") == std::string::npos);
+}
+
+// conda-build's find_config_files (24.11.2): with no -e, the user's file
+// (.condarc's conda_build/config_file, else ~/conda_build_config.yaml) and
+// then ./conda_build_config.yaml come first, under the recipe's own file and
+// the -m files; --ignore-system-variants (conda-smithy's
+// ignore_system_variants) and any -e file leave both out.
+TEST_CASE("render reads ~/conda_build_config.yaml and ./conda_build_config.yaml first, as conda-build does") {
+    fs::TempDir tmp("sf-system-variants");
+    const stdfs::path home = tmp.path() / "home", cwd = tmp.path() / "cwd", recipe = tmp.path() / "recipe";
+    for (const auto& d : {home, cwd, recipe}) stdfs::create_directories(d);
+    auto write = [](const stdfs::path& p, const std::string& text) { REQUIRE(fs::write_file_atomic(p, text)); };
+    write(recipe / "meta.yaml", "package:\n  name: x\n  version: 1\nbuild:\n  string: foo{{ foo }}_{{ blas_impl }}\n");
+    write(recipe / "conda_build_config.yaml", "blas_impl:\n  - generic\n");
+    write(home / "conda_build_config.yaml", "foo:\n  - '1'\n  - '2'\nblas_impl:\n  - openblas\n");
+    process::Env env = {{"HOME", home.string()}, {"CONDARC", (tmp.path() / "no-condarc").string()}};
+    auto builds = [&](std::vector<std::string> extra, const process::Env& e) {
+        std::vector<std::string> args = {"render", recipe.string(), "--platform", "linux-64"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        auto r = sf_run(args, e, cwd);
+        INFO(r.out << r.err);
+        std::set<std::string> got;
+        for (const auto& line : str::split_lines(r.out))
+            if (str::starts_with(str::trim(line), "string: ")) got.insert(std::string(str::trim(line).substr(8)));
+        return std::make_pair(r.exit_code, got);
+    };
+    // The user's foo; the recipe's blas_impl wins over the user's.
+    CHECK(builds({}, env) == std::make_pair(0, std::set<std::string>{"foo1_generic", "foo2_generic"}));
+    // Left out: foo is undefined.
+    CHECK(builds({"--ignore-system-variants"}, env).first != 0);
+    write(tmp.path() / "e.yaml", "foo:\n  - '7'\n");
+    CHECK(builds({"-e", (tmp.path() / "e.yaml").string()}, env) == std::make_pair(0, std::set<std::string>{"foo7_generic"}));
+    // A -m file comes last.
+    write(tmp.path() / "m.yaml", "foo:\n  - '4'\n");
+    CHECK(builds({"-m", (tmp.path() / "m.yaml").string()}, env) == std::make_pair(0, std::set<std::string>{"foo4_generic"}));
+    // ./conda_build_config.yaml after the user's.
+    write(cwd / "conda_build_config.yaml", "foo:\n  - '3'\n");
+    CHECK(builds({}, env) == std::make_pair(0, std::set<std::string>{"foo3_generic"}));
+    stdfs::remove(cwd / "conda_build_config.yaml");
+    // .condarc's conda_build/config_file instead of ~/conda_build_config.yaml.
+    write(tmp.path() / "custom.yaml", "foo:\n  - '5'\n");
+    write(tmp.path() / "condarc", "conda_build:\n  config_file: " + (tmp.path() / "custom.yaml").string() + "\n");
+    process::Env rc = env;
+    rc["CONDARC"] = (tmp.path() / "condarc").string();
+    CHECK(builds({}, rc) == std::make_pair(0, std::set<std::string>{"foo5_generic"}));
 }
 
 TEST_CASE("lint checks are silenced by id on the command line or in extra: splitforge: lint_skip") {
