@@ -139,7 +139,8 @@ Result<void> check_conda(const stdfs::path& file, const CheckOptions& o, const s
     } else {
         env::InstallOptions io;
         io.channels = env::channel_list(channels);
-        io.pkgs_dir = work / "pkgs";
+        io.pkgs_dir = o.pkgs_dir;
+        io.network = o.network;
         io.link_mode = env::LinkMode::copy;
         io.host_provided = o.host_provided;
         auto inst = env::install(t.root, {stdfs::absolute(file).string()}, io);
@@ -224,7 +225,8 @@ Result<void> install_archive_deps(const ArchiveDeps& d, const CheckOptions& o, c
                     "pass -c CHANNEL holding " + str::join(d.run_dependencies, ", "));
     env::InstallOptions io;
     io.channels = env::channel_list(o.channels);
-    io.pkgs_dir = work / "deps-pkgs";
+    io.pkgs_dir = o.pkgs_dir;
+    io.network = o.network;
     io.link_mode = env::LinkMode::copy;
     io.host_provided = o.host_provided;
     auto inst = env::install(prefix, d.run_dependencies, io);

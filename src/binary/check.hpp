@@ -27,6 +27,7 @@
 #include "binary/check_elf.hpp"
 #include "core/error.hpp"
 #include "core/report.hpp"
+#include "env/channel.hpp"
 
 namespace sf::binary {
 
@@ -38,6 +39,8 @@ struct CheckOptions {
     // at configure time, its libraries' initialisers at run time), so it is
     // opt-in: only for archives the caller trusts (ones it just made).
     enum class Consumer { skip, build_and_run } consumer = Consumer::skip;
+    std::filesystem::path pkgs_dir;               // the dependencies' package cache; empty: env::default_pkgs_dir()
+    env::Network network = env::Network::online;  // --offline: the caches only
     Reporter* reporter = nullptr;
 };
 

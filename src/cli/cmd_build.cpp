@@ -11,6 +11,7 @@
 
 #include "cli/channel_args.hpp"
 #include "cli/commands.hpp"
+#include "env/condarc.hpp"
 #include "cli/variant_args.hpp"
 #include "engine/engine.hpp"
 #include "feedstock/forge_config.hpp"
@@ -30,7 +31,8 @@ struct BuildArgs {
     std::string provider_tool;
     std::string work_dir, source_cache;
     bool skip_existing = false, no_test = false, keep = false, skip_unavailable = false, keep_going = false;
-    bool quiet = false, dry_run = false, override_channels = false, no_system = false;
+    bool quiet = false, dry_run = false, override_channels = false, no_system = false, offline = false;
+    std::string pkgs_dir;
     std::string upload_to;  // --upload-to TARGET: after a build with no failure
     bool staging_only = false;
     std::string from_staging;
@@ -120,6 +122,11 @@ engine::BuildOptions build_options(const BuildArgs& a, const Console& console) {
     o.provider = value_or_throw(env::parse_provider(a.provider), "--env-provider");
     o.provider_tool = a.provider_tool;
     o.stand_ins = a.no_system ? env::StandIns::refused : env::StandIns::allowed;
+    o.pkgs_dir = a.pkgs_dir;
+    o.network = a.offline || env::config().is_offline() ? env::Network::offline : env::Network::online;
+    if (o.network == env::Network::offline && o.provider != env::ProviderKind::system)
+        throw Failure(Error{{}, "--offline: only the system provider reads its caches alone",
+                            "drop --env-provider, or give the external tool its own offline setting"});
     o.skip_unavailable = a.skip_unavailable ? plan::SkipUnavailable::yes : plan::SkipUnavailable::no;
     o.verbosity = a.quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
     o.progress = console.progress ? engine::Progress::show : engine::Progress::hide;
@@ -202,6 +209,12 @@ void register_build(CLI::App& app, Cli& cli) {
     sub->add_flag("--skip-unavailable", a->skip_unavailable,
                   "Skip variants/Pythons this host cannot build (MKL, nvcc, interpreters) instead of failing");
     sub->add_option("--system-map", a->system_maps, "Extra system-provider mapping table (YAML; repeatable)");
+    sub->add_flag("--offline", a->offline,
+                  "Build and test envs from the package and repodata caches only; ask no server (also "
+                  "CONDA_OFFLINE=true, .condarc offline: true)");
+    sub->add_option("--pkgs-dir", a->pkgs_dir,
+                    "The build and test envs' package cache (default: $SPLITFORGE_PKGS_DIR or ~/.cache/splitforge/pkgs, "
+                    "shared with `install`)");
     sub->add_flag("--no-system", a->no_system,
                   "Take every requirement from the channels: one none provides is an error, never a host stand-in");
     sub->add_option("--source-cache", a->source_cache,

@@ -7,6 +7,7 @@
 
 #include "binary/check.hpp"
 #include "cli/commands.hpp"
+#include "env/condarc.hpp"
 #include "cli/channel_args.hpp"
 #include "env/channel.hpp"
 #include "env/provider_map.hpp"
@@ -17,7 +18,8 @@ namespace sf::cli {
 namespace {
 struct CheckArgs {
     std::vector<std::string> files, channels, system_maps;
-    bool consumer = false;
+    std::string pkgs_dir;
+    bool consumer = false, offline = false;
 };
 
 nlohmann::json result_json(const binary::CheckResult& r) {
@@ -42,6 +44,9 @@ void register_check(CLI::App& app, Cli& cli) {
                   "Also build and run the consumer program against libtorch archives. This runs the archive's "
                   "TorchConfig.cmake and libraries: use it only for archives you trust (ones you made); "
                   "off by default");
+    sub->add_flag("--offline", a->offline,
+                  "Dependencies from the package and repodata caches only; ask no server (also CONDA_OFFLINE=true)");
+    sub->add_option("--pkgs-dir", a->pkgs_dir, "Package cache (default: $SPLITFORGE_PKGS_DIR or ~/.cache/splitforge/pkgs)");
     add_json_flag(sub, cli);
     sub->callback([&cli, a] {
         cli.action = [&cli, a] {
@@ -57,6 +62,8 @@ void register_check(CLI::App& app, Cli& cli) {
             binary::use_system_map(o, map);
             o.consumer = a->consumer ? binary::CheckOptions::Consumer::build_and_run : binary::CheckOptions::Consumer::skip;
             o.reporter = &reporter;
+            o.pkgs_dir = a->pkgs_dir;
+            o.network = a->offline || env::config().is_offline() ? env::Network::offline : env::Network::online;
             nlohmann::json all = nlohmann::json::array();
             std::vector<binary::CheckResult> results;
             std::size_t failed = 0;

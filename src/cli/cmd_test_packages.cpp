@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "env/condarc.hpp"
 #include "cli/channel_args.hpp"
 #include "env/channel.hpp"
 #include "engine/engine.hpp"
@@ -12,7 +13,8 @@ namespace sf::cli {
 void register_test(CLI::App& app, Cli& cli) {
     struct Opts {
         std::vector<std::string> packages, channels;
-        bool keep = false, quiet = false, no_scripts = false, override_channels = false;
+        bool keep = false, quiet = false, no_scripts = false, override_channels = false, offline = false;
+        std::string pkgs_dir;
     };
     auto o = std::make_shared<Opts>();
     auto* sub = app.add_subcommand(
@@ -25,6 +27,9 @@ void register_test(CLI::App& app, Cli& cli) {
     sub->add_flag("-q,--quiet", o->quiet, "Do not stream the tests' output");
     sub->add_flag("--no-scripts", o->no_scripts,
                   "Do not run the packages' pre-link/post-link/pre-unlink scripts in the test prefix");
+    sub->add_flag("--offline", o->offline,
+                  "The test prefix from the package and repodata caches only; ask no server (also CONDA_OFFLINE=true)");
+    sub->add_option("--pkgs-dir", o->pkgs_dir, "Package cache (default: $SPLITFORGE_PKGS_DIR or ~/.cache/splitforge/pkgs)");
     add_json_flag(sub, cli);
     sub->callback([&cli, o] {
         cli.action = [&cli, o] {
@@ -41,6 +46,8 @@ void register_test(CLI::App& app, Cli& cli) {
                 to.verbosity = o->quiet ? engine::Verbosity::quiet : engine::Verbosity::stream;
                 to.progress = cli.console.progress ? engine::Progress::show : engine::Progress::hide;
                 to.reporter = &reporter;
+                to.pkgs_dir = o->pkgs_dir;
+                to.network = o->offline || env::config().is_offline() ? env::Network::offline : env::Network::online;
                 auto r = value_or_throw(engine::test_package_file(to));
                 results.push_back({{"package", pkg},
                                    {"dist", r.dist},

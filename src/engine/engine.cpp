@@ -25,6 +25,7 @@
 #include "render/render.hpp"
 #include "script/capture.hpp"
 #include "script/ninja_log.hpp"
+#include "env/install.hpp"
 #include "script/script_env.hpp"
 #include "source/source.hpp"
 #include "types/identifiers.hpp"
@@ -467,7 +468,9 @@ Result<std::optional<WorkDir>> open_work_dir(Ctx& ctx, const plan::BuildPlan& p)
     ctx.build_prefix = ctx.work / "build_env";
     ctx.test_prefix = ctx.work / "test_env";
     ctx.pkgs_out = ctx.work / "pkgs-out";
-    ctx.pkgs_cache = ctx.work / "pkgs-cache";
+    // Content-addressed (<sha256>/), so builds share it with each other and
+    // with `install`, and an offline build finds what an earlier one fetched.
+    ctx.pkgs_cache = opts.pkgs_dir.empty() ? env::default_pkgs_dir() : stdfs::absolute(opts.pkgs_dir, ec);
     stdfs::create_directories(ctx.pkgs_out, ec);
     if (ec) return fail_runtime(SourceLoc{ctx.pkgs_out.string()}, "cannot create the package folder: " + ec.message());
     return Result<std::optional<WorkDir>>(std::move(work));
@@ -521,13 +524,11 @@ Result<void> open_provider(Ctx& ctx, const plan::BuildPlan& p) {
     pc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     pc.run_scripts = env::RunScripts::yes;  // as conda-build's build and test envs
     pc.stand_ins = opts.stand_ins;
-    // The system provider tests beside the next build (publish.hpp), with
-    // its own package cache; an external tool's runs stay one at a time.
-    if (opts.provider == env::ProviderKind::system) {
-        env::ProviderContext tc = pc;
-        tc.pkgs_dir = ctx.work / "pkgs-cache-test";
-        ctx.test_provider = env::make_provider(opts.provider, std::move(tc));
-    }
+    pc.network = opts.network;
+    // The system provider tests beside the next build (publish.hpp), in the
+    // same cache (entries appear by rename); an external tool's runs stay
+    // one at a time.
+    if (opts.provider == env::ProviderKind::system) ctx.test_provider = env::make_provider(opts.provider, pc);
     ctx.provider = env::make_provider(opts.provider, std::move(pc));
     return {};
 }

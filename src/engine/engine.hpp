@@ -58,6 +58,11 @@ struct BuildOptions {
     env::ProviderKind provider = env::ProviderKind::system;
     std::string provider_tool;                                  // external tool path (tests: a fake)
     env::StandIns stand_ins = env::StandIns::allowed;           // --no-system: refused
+    // The build and test envs' package cache (content-addressed, shared
+    // with `install`): empty, env::default_pkgs_dir(). --offline: only what
+    // it and the repodata cache hold; no server is asked.
+    std::filesystem::path pkgs_dir;
+    env::Network network = env::Network::online;
     plan::SkipUnavailable skip_unavailable = plan::SkipUnavailable::no;
     Verbosity verbosity = Verbosity::stream;
     Progress progress = Progress::show;
@@ -148,6 +153,8 @@ struct TestFileOptions {
     KeepBuild keep = KeepBuild::no;
     // The test prefix's link scripts, as in a build's test (`test --no-scripts`: off).
     env::RunScripts run_scripts = env::RunScripts::yes;
+    std::filesystem::path pkgs_dir;               // empty: env::default_pkgs_dir()
+    env::Network network = env::Network::online;  // --offline
     Reporter* reporter = nullptr;  // progress and the test's output; null: plain stderr
 };
 struct TestFileReport {

@@ -89,7 +89,8 @@ Result<TestFileReport> test_package_file(const TestFileOptions& o) {
     if (!split) return Unexpected<Error>{split.error()};
     for (auto& d : split->local) pc.channels.push_back(std::move(d));
     pc.channel_urls = std::move(split->remote);
-    pc.pkgs_dir = work / "pkgs-cache";
+    pc.pkgs_dir = o.pkgs_dir;
+    pc.network = o.network;
     const std::string& subdir = meta->index.subdir;
     if (auto p = types::Platform::parse(subdir); p && !p->is_noarch()) pc.platform = *p;
     pc.env = detail::tool_env();

@@ -184,7 +184,7 @@ public:
         std::set<std::string> in_channels, real_python;
         std::map<std::string, stdfs::path> file_of;  // dist -> package file
         if (!all_channels().empty()) {
-            auto idx = load_channels(all_channels(), ctx_.platform, ctx_.pkgs_dir);
+            auto idx = load_channels(all_channels(), ctx_.platform, ctx_.pkgs_dir, ctx_.network);
             if (!idx) return unexpected(idx.error());
             for (const auto& c : idx->packages) {
                 in_channels.insert(c.record.name);
@@ -263,6 +263,7 @@ public:
             io.channels = all_channels();
             io.pkgs_dir = ctx_.pkgs_dir;
             io.platform = ctx_.platform;
+            io.network = ctx_.network;
             io.run_scripts = ctx_.run_scripts;
             // Run dependencies the host meets (libgcc-ng, libstdcxx-ng: the
             // compilers' run_exports) are not looked for in the channels.

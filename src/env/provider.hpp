@@ -87,6 +87,7 @@ struct ProviderContext {
     // system provider's installs; RunScripts); nothing else does.
     RunScripts run_scripts = RunScripts::no;
     StandIns stand_ins = StandIns::allowed;
+    Network network = Network::online;  // offline: the system provider reads only its caches
 };
 
 // The user's settings for conda, mamba and pixi (CONDA_*, CONDARC, MAMBA_*,

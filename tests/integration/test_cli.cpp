@@ -452,7 +452,7 @@ TEST_CASE("extra: splitforge: is checked: unknown keys and nested timeouts are e
     CHECK(typo.exit_code == 2);
     CHECK(typo.err == "splitforge: error: " + meta +
                           ":20: extra/splitforge: unknown key 'output_key' (did you mean 'output_keys'? known keys: "
-                          "output_keys, use_keys, ignore_keys, runners, timeout_minutes, lint_skip, time_limit, resume_jobs, ci_setup)\n");
+                          "output_keys, use_keys, ignore_keys, runners, timeout_minutes, lint_skip, time_limit, resume_jobs, ci_setup, smoke, smoke_script)\n");
     auto platform = with("    runners:\n      linux64: ubuntu-latest\n");
     CHECK(platform.err == "splitforge: error: " + meta +
                               ":21: extra/splitforge: runners: unknown platform 'linux64' (did you mean 'linux-64'? use "

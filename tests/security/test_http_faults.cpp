@@ -152,3 +152,50 @@ TEST_CASE("http offline: --offline installs from a warm cache asking nothing, an
     CHECK(nopkg.err.find("hello-1.0-0.tar.bz2") != std::string::npos);
     CHECK(server.log() == before);
 }
+
+// build, test and check --offline (issue 32): their envs come from the same
+// content-addressed cache as `install`, so an offline build in a fresh work
+// dir finds what an earlier online one fetched, and asks the server nothing.
+TEST_CASE("http offline: build, test and check --offline use the cache an online build filled, asking nothing") {
+    sf::fs::TempDir tmp("sf-offline-build");
+    write_channel(tmp.path() / "www/ch", {hello()});
+    FaultyHttp server(tmp.path() / "www", tmp.path());
+    const std::string url = server.url("ok", "/ch"), pkgs = (tmp.path() / "pkgs").string();
+    const stdfs::path recipe = tmp.path() / "recipe";
+    stdfs::create_directories(recipe);
+    REQUIRE(sf::fs::write_file_atomic(recipe / "meta.yaml",
+                                      "package:\n  name: user\n  version: '1.0'\n"
+                                      "build:\n  script: mkdir -p $PREFIX/share && cp $PREFIX/share/hello.txt $PREFIX/share/user.txt\n"
+                                      "requirements:\n  host:\n    - hello\n  run:\n    - hello\n"
+                                      "test:\n  commands:\n    - test -f $PREFIX/share/hello.txt\n"));
+    auto build = [&](const std::string& out, bool offline) {
+        std::vector<std::string> args{"build", recipe.string(), "-c", url, "--pkgs-dir", pkgs,
+                                      "--output-folder", (tmp.path() / out).string(), "-q"};
+        if (offline) args.push_back("--offline");
+        return run_splitforge(tmp.path(), args);
+    };
+    auto cold = build("out0", true);
+    CHECK(cold.exit != 0);
+    CHECK(cold.err.find("offline") != std::string::npos);
+    CHECK(server.log().empty());
+
+    auto online = build("out1", false);
+    INFO(online.err);
+    REQUIRE(online.exit == 0);
+    const std::string before = server.log();
+    CHECK(!before.empty());
+    auto warm = build("out2", true);
+    INFO(warm.err);
+    REQUIRE(warm.exit == 0);
+    std::string pkg;
+    for (const auto& e : stdfs::recursive_directory_iterator(tmp.path() / "out2"))
+        if (e.path().filename().string().rfind("user-1.0-", 0) == 0) pkg = e.path().string();
+    REQUIRE(!pkg.empty());
+    auto tested = run_splitforge(tmp.path(), {"test", pkg, "-c", url, "--pkgs-dir", pkgs, "--offline", "-q"});
+    INFO(tested.err);
+    CHECK(tested.exit == 0);
+    auto checked = run_splitforge(tmp.path(), {"check", pkg, "-c", url, "--pkgs-dir", pkgs, "--offline"});
+    INFO(checked.out << checked.err);
+    CHECK(checked.exit == 0);
+    CHECK(server.log() == before);
+}

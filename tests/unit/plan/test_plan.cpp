@@ -152,7 +152,7 @@ TEST_CASE("make_plan on the demo recipe: one staging build per non-Python varian
     CHECK(p->skipped.size() == 2);
     CHECK(p->builds[0].label == "cpu_generic");
     CHECK(p->builds[1].label == "cuda13.0_generic");
-    CHECK(p->builds[0].steps.size() == 11);  // libtorch, 5 pytorch, 5 pytorch-cpu
+    CHECK(p->builds[0].steps.size() == 12);  // libtorch, libtorch-static, 5 pytorch, 5 pytorch-cpu
     CHECK(p->builds[1].steps.size() == 13);  // + 2 libtorch-cuda-linalg
     CHECK(p->builds[1].steps[0].output.name == "libtorch-cuda-linalg");
     CHECK(p->builds[1].steps[2].output.name == "libtorch");
