@@ -43,7 +43,8 @@ TEST_CASE("http commands: `test PKG -c URL` installs the test env's dependency f
     REQUIRE(twin.exit == 0);
     CHECK(twin.out.find("test passed") != std::string::npos);
 
-    auto r = run_splitforge(tmp.path(), {"test", app, "-c", server.url("/ch"), "-q"});
+    // Its own package cache: the twin's run put the same package (by sha256) in the shared one.
+    auto r = run_splitforge(tmp.path(), {"test", app, "-c", server.url("/ch"), "-q", "--pkgs-dir", (tmp.path() / "pkgs-http").string()});
     INFO(r.out + r.err);
     REQUIRE(r.exit == 0);
     CHECK(r.out.find("test passed") != std::string::npos);
@@ -69,7 +70,9 @@ TEST_CASE("http commands: `check PKG -c URL` installs its dependency from nginx,
     INFO(twin.out + twin.err);
     CHECK(twin.out.find("do not install") == std::string::npos);
 
-    auto r = run_splitforge(tmp.path(), {"check", app, "-c", server.url("/t/" + token + "/ch"), "--json"});
+    // Its own package cache: the twin's run put the same package (by sha256) in the shared one.
+    auto r = run_splitforge(tmp.path(), {"check", app, "-c", server.url("/t/" + token + "/ch"), "--json", "--pkgs-dir",
+                                         (tmp.path() / "pkgs-http").string()});
     INFO(r.out + r.err);
     CHECK(r.exit == twin.exit);
     CHECK(r.out.find("do not install") == std::string::npos);
@@ -96,9 +99,10 @@ TEST_CASE("http commands: `build -c URL` takes a host and test requirement from 
            "requirements:\n  host:\n    - sfdep\n  run:\n    - sfdep\n"
            "test:\n  commands:\n    - test -f $PREFIX/share/sfdep.txt\n"
            "about:\n  license: MIT\n";
+    // Each its own package cache: a package the twin fetched (same sha256) is not fetched again.
     auto build = [&](const std::string& out, const std::string& channel) {
         return run_splitforge(tmp.path(), {"build", recipe.string(), "--output-folder", (tmp.path() / out).string(),
-                                           "-c", channel, "-q"});
+                                           "-c", channel, "-q", "--pkgs-dir", (tmp.path() / ("pkgs-" + out)).string()});
     };
     auto twin = build("out0", (tmp.path() / "www/ch").string());
     INFO(twin.out + twin.err);
