@@ -192,6 +192,7 @@ Result<void> prepare_staging(Ctx& ctx, const plan::BuildPlan& p, Staging& st, co
     sc.recipe_dir = st.recipe_dir;
     if (!ctx.opts.source_cache.empty()) sc.cache_dir = ctx.opts.source_cache / "src";
     sc.env = ctx.base_env;
+    sc.offline = ctx.opts.network == env::Network::offline;
     sc.on_line = [&ctx](const std::string& l) { ctx.on_line(l); };
     ctx.progress("==> " + p.name + " [" + b.label + "]: source");
     if (auto r = source::fetch_sources(sources, sc); !r)

@@ -134,6 +134,7 @@ Result<void> fetch_remote(const std::string& url, const stdfs::path& dst) {
 // says why this url gave nothing (fetch_to names the url).
 Result<void> fetch_one(const std::string& url, const SourceContext& ctx, const stdfs::path& dst) {
     if (is_remote(url)) {
+        if (ctx.offline) return fail("not in the source cache, and offline: nothing is downloaded");
         if (ctx.on_line) ctx.on_line("downloading " + net::mask(url));
         return fetch_remote(url, dst);
     }
@@ -222,6 +223,9 @@ Result<void> fetch_git(const types::Source& spec, const SourceContext& ctx, cons
     if (!is_remote(url) && url.find("://") == std::string::npos && url.find('@') == std::string::npos &&
         stdfs::path(url).is_relative())
         url = (ctx.recipe_dir / url).string();
+    if (ctx.offline && (is_remote(url) || url.find('@') != std::string::npos))
+        return fail(spec.where, "git_url " + spec.git_url + ": offline, so it is not cloned",
+                    "build once online, or point git_url at a local clone");
     if (ctx.on_line) ctx.on_line("cloning " + spec.git_url + (spec.git_rev.empty() ? "" : " at " + spec.git_rev));
     auto clone = git({{"clone", "--quiet"}, {url, repo.string()}}, tmp.path(), ctx);
     if (!clone) return unexpected(clone.error());

@@ -25,6 +25,7 @@ struct SourceContext {
     std::filesystem::path recipe_dir;  // base of relative `path`, `url` and `patches`
     std::filesystem::path cache_dir;   // download cache; empty: default_source_cache(env)
     process::Env env;                  // for git, patch and curl (needs PATH)
+    bool offline = false;              // `build --offline`: a remote url only from the cache
     std::function<void(const std::string&)> on_line;  // progress and tool output; may be empty
 };
 

@@ -13,6 +13,7 @@
 #include "faulty_http.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
+#include "util/hash.hpp"
 
 using namespace sf::test::craft;
 using sf::test::CliRun;
@@ -161,15 +162,19 @@ TEST_CASE("http offline: build, test and check --offline use the cache an online
     write_channel(tmp.path() / "www/ch", {hello()});
     FaultyHttp server(tmp.path() / "www", tmp.path());
     const std::string url = server.url("ok", "/ch"), pkgs = (tmp.path() / "pkgs").string();
+    const std::string src_cache = (tmp.path() / "src-cache").string();
+    REQUIRE(sf::fs::write_file_atomic(tmp.path() / "www/src/data.txt", "source bytes\n"));
     const stdfs::path recipe = tmp.path() / "recipe";
     stdfs::create_directories(recipe);
     REQUIRE(sf::fs::write_file_atomic(recipe / "meta.yaml",
                                       "package:\n  name: user\n  version: '1.0'\n"
+                                      "source:\n  url: " + server.url("ok", "/src/data.txt") + "\n  sha256: " +
+                                          sf::hash::sha256("source bytes\n") + "\n"
                                       "build:\n  script: mkdir -p $PREFIX/share && cp $PREFIX/share/hello.txt $PREFIX/share/user.txt\n"
                                       "requirements:\n  host:\n    - hello\n  run:\n    - hello\n"
                                       "test:\n  commands:\n    - test -f $PREFIX/share/hello.txt\n"));
     auto build = [&](const std::string& out, bool offline) {
-        std::vector<std::string> args{"build", recipe.string(), "-c", url, "--pkgs-dir", pkgs,
+        std::vector<std::string> args{"build", recipe.string(), "-c", url, "--pkgs-dir", pkgs, "--source-cache", src_cache,
                                       "--output-folder", (tmp.path() / out).string(), "-q"};
         if (offline) args.push_back("--offline");
         return run_splitforge(tmp.path(), args);
@@ -197,5 +202,12 @@ TEST_CASE("http offline: build, test and check --offline use the cache an online
     auto checked = run_splitforge(tmp.path(), {"check", pkg, "-c", url, "--pkgs-dir", pkgs, "--offline"});
     INFO(checked.out << checked.err);
     CHECK(checked.exit == 0);
+    CHECK(server.log() == before);
+    // The packages cached, the source not: one line naming the source url.
+    stdfs::remove_all(src_cache);
+    auto nosrc = build("out3", true);
+    CHECK(nosrc.exit != 0);
+    CHECK(nosrc.err.find("offline: nothing is downloaded") != std::string::npos);
+    CHECK(nosrc.err.find("/src/data.txt") != std::string::npos);
     CHECK(server.log() == before);
 }
