@@ -200,6 +200,10 @@ Result<std::string> place_shard(const fs::Dir& shards_dir, const std::string& na
 
 }  // namespace
 
+Result<std::string> compress_repodata(const std::string& repodata_text, const std::string& where) {
+    return zstd_compress(repodata_text, kRepodataLevel, where);
+}
+
 bool digests_are_hex(const json& record) {
     auto ok = [&](const char* key, std::size_t len) {
         auto it = record.find(key);

@@ -35,6 +35,9 @@ Result<std::set<std::string>> write_fast_repodata(const fs::Dir& sub, const fs::
                                                   const nlohmann::json& repodata, const std::string& repodata_text,
                                                   ShardStats& stats);
 
+// repodata.json's text as repodata.json.zst holds it (the level index uses).
+Result<std::string> compress_repodata(const std::string& repodata_text, const std::string& where);
+
 // Removes shards/<sha256>.msgpack.zst files not in `live` (only names of
 // that form). Call once the new index is in place.
 void remove_stale_shards(const fs::Dir& sub, const std::set<std::string>& live, ShardStats& stats);

@@ -1,6 +1,9 @@
 #include "publish/remote.hpp"
 
+#include "channel/shards.hpp"
 #include "types/json_fields.hpp"
+#include "util/dir_handle.hpp"
+#include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
@@ -46,6 +49,52 @@ Result<json> remote_repodata(Store& store, const std::string& subdir) {
     return j;
 }
 
+// What `splitforge index` writes beside repodata.json, sent before it:
+// CEP-16 shards (content-named, so one already there is left alone), the
+// shard index, repodata.json.zst. Clients read those first, so a stale pair
+// from an earlier index would otherwise hide the new repodata.json. Made
+// with channel's own writer in a temp dir, then sent.
+Result<void> put_fast_forms(Store& store, const std::string& subdir, const json& repodata, const std::string& text) {
+    fs::TempDir tmp("remote-index");
+    auto sub = fs::Dir::open(tmp.path() / "sub", fs::Create::yes);
+    if (!sub) return unexpected(sub.error());
+    auto cache = fs::Dir::open(tmp.path() / "cache", fs::Create::yes);
+    if (!cache) return unexpected(cache.error());
+    bool hex = true;
+    for (const char* section : {"packages", "packages.conda"})
+        for (const auto& [fn, rec] : repodata[section].items()) hex = hex && channel::digests_are_hex(rec);
+    std::vector<std::string> files = {"repodata.json.zst"};
+    if (hex) {  // shards carry the digests as bytes
+        channel::ShardStats stats;
+        auto live = channel::write_fast_repodata(*sub, *cache, repodata, text, stats);
+        if (!live) return unexpected(live.error());
+        for (const auto& h : *live) {
+            const std::string key = subdir + "/shards/" + h + ".msgpack.zst";
+            auto there = store.head(key);
+            if (!there) return unexpected(there.error());
+            if (!there->has_value())
+                if (auto r = store.put_file(key, tmp.path() / "sub/shards" / (h + ".msgpack.zst"), h); !r) return r;
+        }
+        files.insert(files.begin(), "repodata_shards.msgpack.zst");
+    } else {
+        auto z = channel::compress_repodata(text, store.shown(subdir + "/repodata.json.zst"));
+        if (!z) return unexpected(z.error());
+        if (auto r = sub->write_atomic("repodata.json.zst", *z); !r) return unexpected(r.error());
+    }
+    for (const auto& f : files) {
+        auto sha = hash::file_sha256(tmp.path() / "sub" / f);
+        if (!sha) return unexpected(sha.error());
+        if (auto r = store.put_file(subdir + "/" + f, tmp.path() / "sub" / f, *sha); !r) return r;
+    }
+    return {};
+}
+
+Result<void> put_repodata(Store& store, const std::string& subdir, const json& repodata) {
+    const std::string text = repodata.dump(2) + "\n";
+    if (auto r = put_fast_forms(store, subdir, repodata, text); !r) return r;
+    return store.put_bytes(subdir + "/repodata.json", text, "application/json");
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> index_remote(Store& store, const std::map<std::string, std::map<std::string, json>>& records) {
@@ -56,8 +105,7 @@ Result<std::vector<std::string>> index_remote(Store& store, const std::map<std::
         if (!noarch->has_value()) {
             auto empty = remote_repodata(store, "noarch");
             if (!empty) return unexpected(empty.error());
-            if (auto r = store.put_bytes("noarch/repodata.json", empty->dump(2) + "\n", "application/json"); !r)
-                return unexpected(r.error());
+            if (auto r = put_repodata(store, "noarch", *empty); !r) return unexpected(r.error());
             written.push_back(store.shown("noarch/repodata.json"));
         }
     }
@@ -65,8 +113,7 @@ Result<std::vector<std::string>> index_remote(Store& store, const std::map<std::
         auto repodata = remote_repodata(store, subdir);
         if (!repodata) return unexpected(repodata.error());
         for (const auto& [file, record] : recs) (*repodata)[str::ends_with(file, ".conda") ? "packages.conda" : "packages"][file] = record;
-        if (auto r = store.put_bytes(subdir + "/repodata.json", repodata->dump(2) + "\n", "application/json"); !r)
-            return unexpected(r.error());
+        if (auto r = put_repodata(store, subdir, *repodata); !r) return unexpected(r.error());
         written.push_back(store.shown(subdir + "/repodata.json"));
     }
     return written;

@@ -62,6 +62,13 @@ TEST_CASE("upload: s3rver takes the packages and their index, and install reads 
     auto j = nlohmann::json::parse(rd.out);
     CHECK(j["packages"].contains(foo.filename().string()));
     CHECK(j["packages"].contains(bar.filename().string()));
+    // Beside it what clients read first, rewritten with it (a stale pair would hide it):
+    // repodata.json.zst of the same bytes, and the CEP-16 shard index, through which install reads below.
+    auto zst = test::run({"sh", "-c", "curl -sf \"$0\" | zstd -dc", s3.endpoint() + "/forge/demo/linux-64/repodata.json.zst"});
+    REQUIRE(zst.rc == 0);
+    CHECK(zst.out == rd.out);
+    CHECK(test::run({"curl", "-sf", "-o", "/dev/null", s3.endpoint() + "/forge/demo/linux-64/repodata_shards.msgpack.zst"}).rc == 0);
+    CHECK(test::run({"curl", "-sf", "-o", "/dev/null", s3.endpoint() + "/forge/demo/noarch/repodata.json.zst"}).rc == 0);
     auto inst = test::run_splitforge({"install", "-p", (tmp.path() / "env").string(), "--pkgs-dir",
                                       (tmp.path() / "pkgs").string(), "-c", s3.endpoint() + "/forge/demo", "foo", "bar"});
     INFO(inst.out << inst.err);
