@@ -97,6 +97,18 @@ std::vector<SelectorLine> split_selectors(std::string_view text) {
 
 namespace {
 
+// A quoted string or a number: no selector anyone means, but a one-item
+// flow list that the selector pattern took.
+bool is_literal(std::string_view e) {
+    e = str::trim(e);
+    if (e.size() >= 2 && (e.front() == '\'' || e.front() == '"') && e.back() == e.front()) return true;
+    return !e.empty() && e.find_first_not_of("0123456789.+-") == std::string_view::npos;
+}
+
+}  // namespace
+
+namespace {
+
 // The name in an "'x' is undefined" error, or "".
 std::string undefined_name(const Error& e) {
     const std::string suffix = "' is undefined";
@@ -126,6 +138,15 @@ Result<bool> evaluate_selector(const std::string& selector, const SourceLoc& at,
     std::optional<Error> first;  // what the selector as written gave
     for (int round = 0;; ++round) {
         auto v = evaluate_once(expr, {at.file, at.line, at.col}, ns, cache);
+        if (v && round == 0 && is_literal(selector)) {
+            // `key: ['1']`: conda-build reads the one-item flow list as a
+            // selector holding a literal, and the list is gone.
+            Error w{at, "[" + selector + "] at the end of a line is read as a selector (a literal, so " +
+                            (v->truthy() ? "true" : "false") + "), as in conda-build: the line keeps only the text before it",
+                    "write the list in block style, or add a comment after it; --strict makes this an error"};
+            if (diag && diag->strict()) return unexpected(std::move(w));
+            if (diag) diag->warn(std::move(w), at.str());
+        }
         if (v) return v->truthy();
         Error e = v.error();
         if (e.loc.file != at.file || e.loc.line != at.line) e.loc = at;
