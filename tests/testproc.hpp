@@ -51,6 +51,22 @@ inline Ran run_splitforge(std::vector<std::string> args, const std::filesystem::
     return run(args, cwd);
 }
 
+// The splitforge binary with `args` as a user's clean shell runs it:
+// process::minimal_env() plus `extra`, no stdin, in `cwd` when given; the
+// test fails only when it could not be started.
+inline process::Outcome sf_run(std::vector<std::string> args, process::Env extra = {}, const std::filesystem::path& cwd = {}) {
+    args.insert(args.begin(), binary().string());
+    process::Command c;
+    c.cwd = cwd;
+    c.argv = std::move(args);
+    c.env = process::minimal_env();
+    c.stdin_data = "";
+    for (auto& [k, v] : extra) c.env[k] = v;
+    auto r = process::capture(c);
+    REQUIRE(r);
+    return *r;
+}
+
 // The last non-blank line of `s`: where the CLI puts its one error line.
 inline std::string last_line(const std::string& s) {
     auto lines = str::split_lines(s);

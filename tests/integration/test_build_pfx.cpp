@@ -12,6 +12,7 @@
 
 #include "archive/read.hpp"
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -21,16 +22,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-process::Outcome sf_run(std::vector<std::string> args) {
-    args.insert(args.begin(), test::binary().string());
-    process::Command c;
-    c.argv = std::move(args);
-    c.env = process::minimal_env();
-    c.stdin_data = "";
-    auto r = process::capture(c);
-    REQUIRE(r);
-    return *r;
-}
+using test::sf_run;
 
 std::string recipe(const std::string& name) { return (test::data_dir() / "engine" / name).string(); }
 

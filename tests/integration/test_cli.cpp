@@ -26,18 +26,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-process::Outcome sf_run(std::vector<std::string> args, process::Env extra = {}, const stdfs::path& cwd = {}) {
-    args.insert(args.begin(), test::binary().string());
-    process::Command c;
-    c.cwd = cwd;
-    c.argv = std::move(args);
-    c.env = process::minimal_env();
-    c.stdin_data = "";
-    for (auto& [k, v] : extra) c.env[k] = v;
-    auto r = process::capture(c);
-    REQUIRE(r);
-    return *r;
-}
+using test::sf_run;
 
 // stdout parses as one JSON document.
 nlohmann::json json_of(const process::Outcome& o) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "process/process.hpp"
+#include "testproc.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -19,16 +20,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-process::Outcome sf_run(std::vector<std::string> args) {
-    args.insert(args.begin(), test::binary().string());
-    process::Command c;
-    c.argv = std::move(args);
-    c.env = process::minimal_env();
-    c.stdin_data = "";
-    auto r = process::capture(c);
-    REQUIRE(r);
-    return *r;
-}
+using test::sf_run;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

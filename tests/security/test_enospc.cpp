@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "testproc.hpp"
 #include "craft.hpp"
 #include "process/process.hpp"
 #include "testutil.hpp"
@@ -49,11 +50,7 @@ std::string random_bytes(std::size_t n) {
     return s;
 }
 
-std::string last_line(const std::string& s) {
-    auto lines = sf::str::split_lines(s);
-    while (!lines.empty() && sf::str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
-}
+using sf::test::last_line;
 
 void expect_enospc(const Run& r) {
     INFO(r.err);

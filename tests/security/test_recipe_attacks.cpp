@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "testproc.hpp"
 #include "craft.hpp"
 #include "process/process.hpp"
 #include "testutil.hpp"
@@ -30,11 +31,7 @@ Run run(std::vector<std::string> args, const stdfs::path& cwd) {
     return {r->exit_code, r->err, r->out};
 }
 
-std::string last_line(const std::string& s) {
-    auto lines = sf::str::split_lines(s);
-    while (!lines.empty() && sf::str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
-}
+using sf::test::last_line;
 
 struct RecipeCase {
     std::string name, meta, config, message;

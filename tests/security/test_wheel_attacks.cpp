@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "testproc.hpp"
 #include "archive/write.hpp"
 #include "craft.hpp"
 #include "process/process.hpp"
@@ -73,11 +74,7 @@ Run check(const stdfs::path& wheel) {
     return {r->exit_code, r->err, r->out};
 }
 
-std::string last_line(const std::string& s) {
-    auto lines = sf::str::split_lines(s);
-    while (!lines.empty() && sf::str::trim(lines.back()).empty()) lines.pop_back();
-    return lines.empty() ? "" : lines.back();
-}
+using sf::test::last_line;
 
 }  // namespace
 
