@@ -44,10 +44,12 @@ std::vector<std::string> ninja_edges_since(const stdfs::path& src_dir, const Nin
     for (const auto& p : find_logs(src_dir)) {
         auto it = before.lines.find(p);
         const auto& old = it == before.lines.end() ? none : it->second;
+        // Two trees (shared and static) hold edges of the same name.
+        const std::string tree = p.parent_path().lexically_relative(src_dir).generic_string() + "/";
         for (const auto& line : read_lines(p)) {
             if (line.empty() || line[0] == '#' || old.count(line)) continue;
             auto f = str::split(line, '\t');
-            if (f.size() >= 4) out.push_back(f[3]);
+            if (f.size() >= 4) out.push_back(tree + f[3]);
         }
     }
     return out;

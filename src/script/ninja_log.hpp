@@ -19,7 +19,8 @@ struct NinjaLogs {
 // Every .ninja_log up to three levels below `src_dir`.
 NinjaLogs snapshot_ninja_logs(const std::filesystem::path& src_dir);
 
-// Outputs (relative to their build dir, in log order, repeats kept) of the
+// Outputs (as `<build dir>/<output>`, the build dir relative to `src_dir`;
+// in log order, repeats kept) of the
 // entries that are not in `before`. CMake recompacts the log when it
 // regenerates (`ninja -t recompact`), which rewrites the file but keeps each
 // surviving entry's text, so comparing entry lines (not offsets) is exact.

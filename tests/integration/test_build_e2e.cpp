@@ -97,7 +97,7 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
     REQUIRE(j["stagings"].size() == 1);
     auto staged = objects(j["stagings"][0]["rebuilt"]);
     CHECK(staged.size() >= 5);
-    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "python/"));
+    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "build/python/"));
 
     int pytorch = 0;
     for (const auto& o : j["outputs"]) {
@@ -108,7 +108,7 @@ TEST_CASE("e2e: cpu demo, 2-3 Pythons: megabuild recompiles only Python objects"
         auto objs = objects(o["rebuilt"]);
         INFO(o["dist"].get<std::string>());
         CHECK(!objs.empty());
-        for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
+        for (const auto& x : objs) CHECK(str::starts_with(x, "build/python/"));
     }
     CHECK(pytorch == static_cast<int>(pys.size()));
 
@@ -180,7 +180,7 @@ TEST_CASE("e2e: cpu demo, v1 twin: the staging output builds once, each extra Py
     REQUIRE(j["stagings"].size() == 1);
     auto staged = objects(j["stagings"][0]["rebuilt"]);
     CHECK(staged.size() >= 5);
-    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "python/"));
+    for (const auto& o : staged) CHECK_FALSE(str::starts_with(o, "build/python/"));
     std::map<std::string, int> built;
     for (const auto& o : j["outputs"]) {
         INFO(o["dist"].get<std::string>());
@@ -191,7 +191,7 @@ TEST_CASE("e2e: cpu demo, v1 twin: the staging output builds once, each extra Py
         if (o["name"] != "pytorch") continue;
         auto objs = objects(o["rebuilt"]);
         CHECK(!objs.empty());
-        for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
+        for (const auto& x : objs) CHECK(str::starts_with(x, "build/python/"));
     }
     const int n = static_cast<int>(pys.size());
     CHECK(built == std::map<std::string, int>{{"libtorch", 1}, {"libtorch-static", 1}, {"pytorch", n}, {"pytorch-cpu", n}});
@@ -242,7 +242,7 @@ TEST_CASE("e2e: cpu demo through a staging archive: each Python job rebuilds onl
             CHECK(o["status"] == "built");
             auto objs = objects(o["rebuilt"]);
             CHECK(!objs.empty());
-            for (const auto& x : objs) CHECK(str::starts_with(x, "python/"));
+            for (const auto& x : objs) CHECK(str::starts_with(x, "build/python/"));
         }
         CHECK(pytorch == 1);
     }

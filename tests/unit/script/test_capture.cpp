@@ -60,11 +60,11 @@ TEST_CASE("ninja log: the edges appended during a step", "[build][capture]") {
     auto snap = script::snapshot_ninja_logs(tmp.path());
     CHECK(script::ninja_edges_since(tmp.path(), snap).empty());
     touch(log, test::slurp(log) + "7\t8\t9\tpython/CMakeFiles/_C.dir/stub.c.o\t123\n");
-    CHECK(script::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"python/CMakeFiles/_C.dir/stub.c.o"});
+    CHECK(script::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"build/python/CMakeFiles/_C.dir/stub.c.o"});
     // Recompacted by CMake (surviving entries keep their text), then appended.
     touch(log, "# ninja log v5\n4\t5\t6\tlibc10.so\tdef\n1\t2\t3\tCMakeFiles/c10.dir/Core.cpp.o\tabc\n"
                "10\t11\t12\tx.o\t456\n10\t11\t13\tx.o\t457\n");
-    CHECK(script::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"x.o", "x.o"});
+    CHECK(script::ninja_edges_since(tmp.path(), snap) == std::vector<std::string>{"build/x.o", "build/x.o"});
     CHECK(script::ninja_edges_since(tmp.path(), script::NinjaLogs{}).size() == 4);  // no snapshot: everything
 }
 
