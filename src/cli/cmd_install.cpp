@@ -25,6 +25,7 @@ struct InstallArgs {
     bool copy = false, offline = false, override_channels = false;
     bool quiet = false;
     bool no_scripts = false;
+    bool dry_run = false;
 };
 
 std::string megabytes(std::uint64_t b) {
@@ -63,6 +64,8 @@ void register_install(CLI::App& app, Cli& cli) {
                   "Do not run the packages' pre-link, post-link and pre-unlink scripts, nor compile .pyc files");
     sub->add_flag("--offline", a->offline,
                   "Use only the repodata and packages already in the cache; ask no server (also CONDA_OFFLINE=true, .condarc offline: true)");
+    sub->add_flag("--dry-run", a->dry_run,
+                  "Solve and print what would be installed, kept and removed; fetch no package and change nothing");
     sub->add_flag("--copy", a->copy, "Copy files instead of hardlinking them from the cache");
     sub->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
     add_json_flag(sub, cli);
@@ -83,6 +86,7 @@ void register_install(CLI::App& app, Cli& cli) {
             for (const auto& d : env::config().pkgs_dirs) opts.conda_pkgs_dirs.push_back(d.value);
             if (!a->platform.empty()) opts.platform = value_or_throw(types::Platform::parse(a->platform), "--platform");
             opts.run_scripts = a->no_scripts ? env::RunScripts::no : env::RunScripts::yes;
+            opts.dry_run = a->dry_run;
             opts.link_mode = a->copy ? env::LinkMode::copy : env::LinkMode::hardlink_or_copy;
             opts.on_warning = [&cli](const std::string& w) { cli.console.warning(w); };
             // The downloads: a bar on a terminal, else one line at the end.
@@ -101,10 +105,13 @@ void register_install(CLI::App& app, Cli& cli) {
             if (cli.console.json) {
                 cli.console.print_json(
                     {{"prefix", a->prefix}, {"installed", r.linked}, {"removed", r.removed}, {"unchanged", r.unchanged}, {"warnings", r.warnings},
-                     {"config", config_json(a->channels, a->override_channels)}});
+                     {"dry_run", a->dry_run}, {"config", config_json(a->channels, a->override_channels)}});
             } else if (!a->quiet) {
-                for (const auto& d : r.removed) std::cout << "removed   " << d << "\n";
-                for (const auto& d : r.linked) std::cout << "installed " << d << "\n";
+                // A dry run says what would happen, in conda's words.
+                const char* rm = a->dry_run ? "would remove  " : "removed   ";
+                const char* in = a->dry_run ? "would install " : "installed ";
+                for (const auto& d : r.removed) std::cout << rm << d << "\n";
+                for (const auto& d : r.linked) std::cout << in << d << "\n";
                 for (const auto& d : r.unchanged) std::cout << "unchanged " << d << "\n";
             }
             return 0;

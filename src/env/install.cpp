@@ -311,6 +311,71 @@ void progress(const InstallOptions& o, const std::string& line) {
     if (o.on_progress) o.on_progress(line);
 }
 
+// Step 1 of an install: the requests parsed and solved against the
+// channels. Nothing is touched: no prefix, no package cache entry.
+struct Solved {
+    std::vector<Candidate> solution;
+    std::map<std::string, std::string> requested;  // package name -> what the user wrote
+    std::vector<std::string> warnings;            // records left out of the channels
+};
+
+Result<Solved> solve_requests(const std::vector<std::string>& requests, const InstallOptions& opts,
+                              const stdfs::path& pkgs_dir) {
+    SolveRequest req;
+    Solved out;
+    for (const auto& r : requests) {
+        if (is_package_file(r)) {
+            auto c = candidate_from_file(r);
+            if (!c) return Unexpected<Error>{c.error()};
+            out.requested[c->record.name] = r;
+            req.pinned.push_back(std::move(*c));
+        } else {
+            auto m = types::MatchSpec::parse(r);
+            if (!m) return Unexpected<Error>{m.error()};
+            out.requested[m->name()] = r;
+            req.specs.push_back(std::move(*m));
+        }
+    }
+    ChannelIndex index;
+    if (!opts.channels.empty()) {
+        // The names a sharded channel's shards are read for (and those they reach).
+        std::set<std::string> names;
+        for (const auto& m : req.specs) names.insert(m.name());
+        for (const auto& c : req.pinned)
+            for (const auto& m : c.depends) names.insert(m.name());
+        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir, opts.network, names);
+        if (!idx) return Unexpected<Error>{idx.error()};
+        index = std::move(*idx);
+    }
+    out.warnings = index.warnings;
+    if (opts.on_warning)
+        for (const auto& w : index.warnings) opts.on_warning(w);
+    req.host_provided = opts.host_provided;
+    for (const auto& n : opts.in_prefix) req.host_provided.insert(n);
+    std::erase_if(index.packages, [&](const Candidate& c) { return opts.in_prefix.count(c.record.name) > 0; });
+    auto solution = solve(index, req);
+    if (!solution) return Unexpected<Error>{solution.error()};
+    for (const auto& c : *solution)
+        if (auto ok = detail::check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
+    out.solution = std::move(*solution);
+    return out;
+}
+
+// --dry-run's answer: what the install would link, keep and remove.
+InstallResult planned(const std::vector<Candidate>& solution, const std::map<std::string, Installed>& installed) {
+    InstallResult r;
+    for (const auto& c : solution) {
+        auto it = installed.find(c.record.name);
+        if (it != installed.end() && it->second.dist == c.record.dist_name()) {
+            r.unchanged.push_back(c.record.dist_name());
+            continue;
+        }
+        if (it != installed.end()) r.removed.push_back(it->second.dist);
+        r.linked.push_back(c.record.dist_name());
+    }
+    return r;
+}
+
 }  // namespace
 
 std::vector<std::string> channel_list(const std::vector<stdfs::path>& dirs) {
@@ -337,44 +402,19 @@ Result<InstallResult> install(const stdfs::path& prefix_in, const std::vector<st
     stdfs::path pkgs_dir = opts.pkgs_dir.empty() ? default_pkgs_dir() : stdfs::absolute(opts.pkgs_dir, ec);
 
     // 1. Parse and resolve; nothing is touched yet.
-    SolveRequest req;
-    std::map<std::string, std::string> requested;  // package name -> what the user wrote
-    for (const auto& r : requests) {
-        if (is_package_file(r)) {
-            auto c = candidate_from_file(r);
-            if (!c) return Unexpected<Error>{c.error()};
-            requested[c->record.name] = r;
-            req.pinned.push_back(std::move(*c));
-        } else {
-            auto m = types::MatchSpec::parse(r);
-            if (!m) return Unexpected<Error>{m.error()};
-            requested[m->name()] = r;
-            req.specs.push_back(std::move(*m));
-        }
-    }
-    ChannelIndex index;
-    if (!opts.channels.empty()) {
-        // The names a sharded channel's shards are read for (and those they reach).
-        std::set<std::string> names;
-        for (const auto& m : req.specs) names.insert(m.name());
-        for (const auto& c : req.pinned)
-            for (const auto& m : c.depends) names.insert(m.name());
-        auto idx = load_channels(opts.channels, opts.platform, pkgs_dir, opts.network, names);
-        if (!idx) return Unexpected<Error>{idx.error()};
-        index = std::move(*idx);
+    auto solved = solve_requests(requests, opts, pkgs_dir);
+    if (!solved) return Unexpected<Error>{solved.error()};
+    const auto& requested = solved->requested;
+    const auto* solution = &solved->solution;
+    if (opts.dry_run) {
+        auto installed = read_installed(prefix);
+        if (!installed) return Unexpected<Error>{installed.error()};
+        auto r = planned(*solution, *installed);
+        r.warnings = solved->warnings;
+        return r;
     }
     InstallResult result;
-    result.warnings = index.warnings;  // records left out of the channels
-    if (opts.on_warning)
-        for (const auto& w : index.warnings) opts.on_warning(w);
-    req.host_provided = opts.host_provided;
-    for (const auto& n : opts.in_prefix) req.host_provided.insert(n);
-    std::erase_if(index.packages, [&](const Candidate& c) { return opts.in_prefix.count(c.record.name) > 0; });
-    auto solution = solve(index, req);
-    if (!solution) return Unexpected<Error>{solution.error()};
-
-    for (const auto& c : *solution)
-        if (auto ok = detail::check_candidate(c); !ok) return Unexpected<Error>{ok.error()};
+    result.warnings = solved->warnings;
 
     // Everything from here on sees the prefix alone.
     detail::PrefixLock lock;

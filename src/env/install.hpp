@@ -73,6 +73,10 @@ struct InstallOptions {
     std::optional<std::map<std::string, std::string>> script_env;
     // Off unless the caller asks: see RunScripts.
     RunScripts run_scripts = RunScripts::no;
+    // conda's --dry-run: solve and report (InstallResult's lists) what
+    // would change; no package is fetched, and the prefix and the package
+    // cache are left as they are (repodata is still fetched and cached).
+    bool dry_run = false;
 };
 
 struct InstallResult {

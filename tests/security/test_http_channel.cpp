@@ -19,6 +19,7 @@
 #include "nginx.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 using namespace sf::test::craft;
 using sf::test::Nginx;
@@ -285,4 +286,35 @@ TEST_CASE("http channel: repodata_version 2's base_url (CEP-15) says where the p
     INFO(v1.err << server.access_log());
     REQUIRE(v1.exit == 0);
     CHECK(count(server.hits(), "/ch/linux-64/" + fn, 200) == 1);
+}
+
+TEST_CASE("http channel: install --dry-run solves and says what would change, fetching no package and making no prefix") {
+    sf::fs::TempDir tmp("sf-http");
+    write_channel(tmp.path() / "www/ch", {hello()});
+    Nginx server(tmp.path() / "www");
+    const std::string pkgs = (tmp.path() / "pkgs").string();
+    const auto prefix = tmp.path() / "p";
+    auto dry = run_cli(tmp.path(), {"install", "-p", prefix.string(), "-c", server.url("/ch"), "--pkgs-dir", pkgs,
+                                    "--dry-run", "hello"});
+    INFO(dry.err);
+    REQUIRE(dry.exit == 0);
+    CHECK(dry.out == "would install hello-1.0-0\n");
+    CHECK_FALSE(stdfs::exists(prefix));
+    INFO(server.access_log());
+    CHECK(count(server.hits(), "/ch/linux-64/repodata.json", 200) == 1);
+    CHECK(count(server.hits(), ".tar.bz2", 200) == 0);
+    for (const auto& e : stdfs::recursive_directory_iterator(tmp.path() / "pkgs"))
+        CHECK_FALSE(sf::str::ends_with(e.path().string(), ".tar.bz2"));
+
+    // Installed for real, the same dry run has nothing to do.
+    REQUIRE(run_cli(tmp.path(), {"install", "-p", prefix.string(), "-c", server.url("/ch"), "--pkgs-dir", pkgs, "hello"})
+                .exit == 0);
+    auto again = run_cli(tmp.path(), {"install", "-p", prefix.string(), "-c", server.url("/ch"), "--pkgs-dir", pkgs,
+                                      "--dry-run", "--json", "hello"});
+    INFO(again.err);
+    REQUIRE(again.exit == 0);
+    auto j = nlohmann::json::parse(again.out);
+    CHECK(j["dry_run"] == true);
+    CHECK(j["installed"].empty());
+    CHECK(j["unchanged"] == nlohmann::json::array({"hello-1.0-0"}));
 }
