@@ -122,6 +122,7 @@ private:
     bool matches_any(const types::MatchSpec* spec);
     const types::MatchSpec* unmet_dependency(const Candidate* c);
     std::optional<Clash> clash_of(const Candidate& c) const;
+    bool doomed(const Candidate* c, size_t pos);
     void choose(const Candidate* c, const Candidate* by);
     void unchoose(size_t queue_size);
     void push(Pending p);
@@ -221,6 +222,29 @@ std::optional<Clash> Solver::clash_of(const Candidate& c) const {
     return std::nullopt;
 }
 
+// Whether choosing `c` for queue[pos] must fail whatever comes after (a
+// dead end found now, not after every choice in between was retried): it
+// misses a spec on its name still queued after `pos`, or a dependency of it
+// misses what is chosen for that name. Both outlive every choice below this
+// one, so skipping `c` changes only how soon the search gets on, never its
+// answer. Notes the failure the search would have met.
+bool Solver::doomed(const Candidate* c, size_t pos) {
+    budget_.spend(c->depends.size() + 1);
+    if (auto q = queued_at_.find(c->record.name); q != queued_at_.end())
+        for (size_t at : q->second)
+            if (at > pos && !queue_[at].spec->matches(c->record)) {
+                if (deeper(at)) note(at, queue_[at], Failure::Kind::conflict, c, queue_[pos].by);
+                return true;
+            }
+    for (const auto& d : c->depends) {
+        auto it = chosen_.find(d.name());
+        if (it == chosen_.end() || d.matches(it->second.c->record)) continue;
+        if (deeper(queue_.size())) note(queue_.size(), {&d, c}, Failure::Kind::conflict, it->second.c, it->second.by);
+        return true;
+    }
+    return false;
+}
+
 void Solver::push(Pending p) {
     queued_at_[p.spec->name()].push_back(queue_.size());
     queue_.push_back(p);
@@ -297,7 +321,7 @@ Solver::Step Solver::take(size_t pos, std::vector<const Candidate*>& options) {
     budget_.spend(m->ok.size());
     for (const Candidate* c : m->ok) {
         if (auto clash = clash_of(*c)) last_clash = clash;
-        else options.push_back(c);
+        else if (!doomed(c, pos)) options.push_back(c);
     }
     if (!options.empty()) {
         fewest_first(options, pos);

@@ -332,3 +332,43 @@ TEST_CASE("solve: host-provided names are met by the host unless a channel has t
     REQUIRE(chan);
     CHECK(names(*chan) == std::vector<std::string>{"fmt-9.1.0-h924138e_0", "libgcc-ng-13.2.0-h807b86a_0"});
 }
+
+// python 3.12 and 3.13, each over 12 libraries of 30 versions; setuptools
+// built for both (its py313 build ranks first, as conda ranks them).
+ChannelIndex python_pins() {
+    ChannelIndex idx;
+    idx.channels = {"mem"};
+    std::vector<std::string> libs;
+    for (int i = 0; i < 12; ++i) {
+        libs.push_back("lib" + std::to_string(i));
+        for (int v = 1; v <= 30; ++v) idx.packages.push_back(cand(libs.back(), std::to_string(v) + ".0", "0"));
+    }
+    for (const char* py : {"3.12.1", "3.13.1"}) idx.packages.push_back(cand("python", py, "0", libs));
+    idx.packages.push_back(cand("setuptools", "70.0", "py313_0", {"python >=3.13,<3.14.0a0"}));
+    idx.packages.push_back(cand("setuptools", "70.0", "py312_0", {"python >=3.12,<3.13.0a0"}));
+    return idx;
+}
+
+TEST_CASE("solve: a build for another python is ruled out when chosen, not after every library's versions", "[solve]") {
+    auto idx = python_pins();
+    for (auto order : {std::vector<std::string>{"python 3.12.*", "setuptools"},
+                       std::vector<std::string>{"setuptools", "python 3.12.*"}}) {
+        INFO(order[0]);
+        SolveRequest r = req(order);
+        r.limits.max_work = 200'000;  // 30^12 dead ends without the check
+        auto s = solve(idx, r);
+        REQUIRE(s);
+        auto got = names(*s);
+        CHECK(std::count(got.begin(), got.end(), "setuptools-70.0-py312_0") == 1);
+        CHECK(std::count(got.begin(), got.end(), "python-3.12.1-0") == 1);
+        CHECK(std::count(got.begin(), got.end(), "lib0-30.0-0") == 1);
+    }
+    // With no python 3.12 build the error names the pin, as before.
+    idx.packages.pop_back();
+    SolveRequest r = req({"python 3.12.*", "setuptools"});
+    r.limits.max_work = 200'000;
+    auto s = solve(idx, r);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().str() == "cannot satisfy 'python >=3.13,<3.14.0a0' (required by setuptools-70.0-py313_0): "
+                             "conflicts with python-3.12.1-0 (requested)");
+}
