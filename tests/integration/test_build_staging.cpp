@@ -218,7 +218,7 @@ TEST_CASE("build --time-limit stops the staging build into a partial archive (ex
     std::sort(all.begin(), all.end());
     CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // no edge twice
     std::vector<std::string> want;
-    for (int i = 1; i <= 10; ++i) want.push_back(std::string("o") + (i < 10 ? "0" : "") + std::to_string(i));
+    for (int i = 1; i <= 10; ++i) want.push_back(std::string("build/o") + (i < 10 ? "0" : "") + std::to_string(i));
     CHECK(all == want);
 }
 
