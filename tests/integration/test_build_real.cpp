@@ -9,11 +9,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "nginx.hpp"
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
@@ -87,6 +91,19 @@ std::set<std::string> execs_in(const stdfs::path& log) {
     return out;
 }
 
+// The forge's packages, built into the channel `forge`.
+void build_forge(const stdfs::path& forge, const process::Env& env) {
+    for (const char* r : {"runtimes", "tools", "compilers", "sysroot"}) {
+        process::Command c{{test::binary().string(), "build", (test::data_dir() / "forge" / r).string(), "--output-folder",
+                            forge.string(), "-q", "--compression-level", "3"},
+                           {}, env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO("forge " << r << ": " << res->err);
+        REQUIRE(res->exit_code == 0);
+    }
+}
+
 bool strace_works() {
     process::Command c{{"strace", "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"},
                        {}, process::current_env(), {}, {}, {}};
@@ -109,15 +126,7 @@ TEST_CASE("build-real: with -c forge --no-system every case builds from the forg
     fs::TempDir tmp("sf-build-real-forge");
     const stdfs::path out = tmp.path() / "out", forge = tmp.path() / "forge";
     const process::Env run_env = cache_env(corpus, tmp.path() / "cache");
-    for (const char* r : {"runtimes", "tools", "compilers"}) {
-        process::Command c{{test::binary().string(), "build", (test::data_dir() / "forge" / r).string(), "--output-folder",
-                            forge.string(), "-q", "--compression-level", "3"},
-                           {}, run_env, {}, {}, {}};
-        auto res = process::capture(c);
-        REQUIRE(res);
-        INFO("forge " << r << ": " << res->err);
-        REQUIRE(res->exit_code == 0);
-    }
+    build_forge(forge, run_env);
     const bool traced = strace_works();
     if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
     const stdfs::path trace = tmp.path() / "fmt.strace";
@@ -152,4 +161,71 @@ TEST_CASE("build-real: with -c forge --no-system every case builds from the forg
         CHECK(host_drivers == std::vector<std::string>{});
         CHECK(forge_cxx);
     }
+}
+
+// The same forge served by a real nginx: the build environments come over
+// HTTP (repodata, then the packages, each fetched once into the cache), and
+// the C cases match what conda-forge published.
+TEST_CASE("build-real: the forge over HTTP from nginx: C cases build with --no-system and match",
+          "[build-real][forge]") {
+    const stdfs::path corpus = test::shared_dir() / "build-real";
+    if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
+    fs::TempDir tmp("sf-build-real-http");
+    const stdfs::path out = tmp.path() / "out", www = tmp.path() / "www";
+    process::Env run_env = cache_env(corpus, tmp.path() / "cache");
+    run_env["SPLITFORGE_PKGS_DIR"] = (tmp.path() / "pkgs").string();
+    build_forge(www / "forge", run_env);
+    test::Nginx server(www);
+    const char* const cases[] = {"yaml", "libdeflate", "lz4-c"};
+    for (const char* fs : cases) {
+        const stdfs::path r = corpus / "recipes" / fs;
+        process::Command c{{test::binary().string(), "build", (r / "recipe").string(), "-m",
+                            (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(), "-c",
+                            out.string(), "-c", server.url("/forge"), "--no-system", "-q"},
+                           {}, run_env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO(fs << ": " << res->err);
+        CHECK(res->exit_code == 0);
+        CHECK(res->err.find("stand-in") == std::string::npos);
+    }
+    // {{ stdlib('c') }}: the forge's sysroot, and its strong run_export.
+    process::Command hello{{test::binary().string(), "build", (test::data_dir() / "forge-consumers/hello-stdlib").string(),
+                            "--output-folder", out.string(), "-c", server.url("/forge"), "--no-system", "-q"},
+                           {}, run_env, {}, {}, {}};
+    auto built = process::capture(hello);
+    REQUIRE(built);
+    INFO(built->err);
+    REQUIRE(built->exit_code == 0);
+    auto rd = nlohmann::json::parse(test::slurp(out / "linux-64/repodata.json"));
+    nlohmann::json depends;
+    for (const char* key : {"packages", "packages.conda"})
+        for (const auto& [fn, rec] : rd[key].items())
+            if (rec["name"] == "hello-stdlib") depends = rec["depends"];
+    INFO(depends.dump());
+    CHECK(std::count(depends.begin(), depends.end(), "__glibc >=2.17,<3.0.a0") == 1);
+    CHECK(std::any_of(depends.begin(), depends.end(), [](const nlohmann::json& d) {
+        return str::starts_with(d.get<std::string>(), "libgcc-ng >=");
+    }));
+    // The toolchain came over HTTP, each package once; the rest was the cache.
+    INFO(server.access_log());
+    std::map<std::string, int> fetched;  // package file -> 200s
+    for (const auto& h : server.hits()) {
+        CHECK(h.status != 404);
+        if (h.status == 200 && (str::ends_with(h.path, ".conda") || str::ends_with(h.path, ".tar.bz2"))) ++fetched[h.path];
+    }
+    int gcc = 0;
+    for (const auto& [path, n] : fetched) {
+        INFO(path);
+        CHECK(n == 1);
+        gcc += str::starts_with(path, "/forge/linux-64/gcc_linux-64-");
+    }
+    CHECK(gcc >= 1);
+    process::Command cmp{{"python3", (corpus / "compare.py").string(), out.string(), "yaml", "libdeflate", "lz4-c"},
+                         {}, process::current_env(), {}, {}, {}};
+    auto res = process::capture(cmp);
+    REQUIRE(res);
+    INFO(res->out << res->err);
+    CHECK(res->exit_code == 0);
+    CHECK(res->out.find(" 0 failed") != std::string::npos);
 }
