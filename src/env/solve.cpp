@@ -4,6 +4,7 @@
 #include "env/channel.hpp"
 #include "env/channel_shards.hpp"
 #include "env/install.hpp"
+#include "types/repodata_sparse.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -48,16 +49,14 @@ struct SubdirSource {
     std::string package_base;  // remote: where the packages are, ending in '/'; empty: <url>/<subdir>/
 };
 
-Result<void> read_repodata(ChannelIndex& index, const std::string& text, const SubdirSource& src, int channel_index) {
-    auto rd = types::RepoData::parse(text, src.where, types::BadRecord::skip);
-    if (!rd) return Unexpected<Error>{rd.error()};
-    for (const auto& s : rd->skipped) skip(index, s.name, s.why);
+void read_repodata(ChannelIndex& index, types::RepoData rd, const SubdirSource& src, int channel_index) {
+    for (const auto& s : rd.skipped) skip(index, s.name, s.why);
     const std::string& subdir = src.subdir;
     // A remote repodata.json's CEP-15 base_url; the shard index gives its own.
     std::string package_base = src.package_base;
-    if (package_base.empty() && src.local_dir.empty() && !rd->base_url.empty())
-        package_base = resolve_dir_url(src.url + "/" + subdir + "/repodata.json", rd->base_url);
-    for (auto& rec : rd->packages) {
+    if (package_base.empty() && src.local_dir.empty() && !rd.base_url.empty())
+        package_base = resolve_dir_url(src.url + "/" + subdir + "/repodata.json", rd.base_url);
+    for (auto& rec : rd.packages) {
         Candidate c;
         if (!src.local_dir.empty()) c.file = src.local_dir / rec.fn;
         else c.download_url = (package_base.empty() ? src.url + "/" + subdir + "/" : package_base) + rec.fn;
@@ -79,15 +78,27 @@ Result<void> read_repodata(ChannelIndex& index, const std::string& text, const S
         parse_specs(c);
         index.packages.push_back(std::move(c));
     }
-    return {};
+}
+
+// A subdir read from repodata.json, sparsely (types/repodata_sparse.hpp).
+struct SparseAt {
+    types::SparseRepoData data;
+    SubdirSource src;
+    int channel_index;
+};
+
+Result<SparseAt> sparse(std::string text, SubdirSource src, int channel_index) {
+    auto rd = types::SparseRepoData::parse(std::move(text), src.where);
+    if (!rd) return Unexpected<Error>{rd.error()};
+    return SparseAt{std::move(*rd), std::move(src), channel_index};
 }
 
 stdfs::path cache_of(const stdfs::path& pkgs_dir) { return (pkgs_dir.empty() ? default_pkgs_dir() : pkgs_dir) / "cache"; }
 
 // One subdir of a channel: true when it has repodata. A remote one with a
 // shard index is only noted in `sharded`; its records come later.
-Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::string& sub, int i,
-                         const stdfs::path& pkgs_dir, Network network, std::vector<ShardedAt>& sharded) {
+Result<bool> load_subdir(const ChannelRef& ch, const std::string& sub, int i, const stdfs::path& pkgs_dir,
+                         Network network, std::vector<SparseAt>& whole, std::vector<ShardedAt>& sharded) {
     if (ch.is_local()) {
         stdfs::path rd = ch.local / sub / "repodata.json";
         std::error_code ec;
@@ -95,7 +106,9 @@ Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::s
         auto text = fs::read_file(rd);
         if (!text) return Unexpected<Error>{text.error()};
         SubdirSource src{rd.string(), ch.url, "file://" + ch.local.string(), sub, ch.local / sub, {}};
-        if (auto ok = read_repodata(index, *text, src, i); !ok) return Unexpected<Error>{ok.error()};
+        auto at = sparse(std::move(*text), std::move(src), i);
+        if (!at) return Unexpected<Error>{at.error()};
+        whole.push_back(std::move(*at));
         return true;
     }
     auto shard_index = remote_shard_index(ch, sub, cache_of(pkgs_dir), network);
@@ -110,44 +123,52 @@ Result<bool> load_subdir(ChannelIndex& index, const ChannelRef& ch, const std::s
     if (!text) return Unexpected<Error>{text.error()};
     if (!*text) return false;
     SubdirSource src{ch.display + "/" + sub + "/repodata.json", ch.url, ch.display, sub, {}, {}};
-    if (auto ok = read_repodata(index, **text, src, i); !ok) return Unexpected<Error>{ok.error()};
+    auto at = sparse(std::move(**text), std::move(src), i);
+    if (!at) return Unexpected<Error>{at.error()};
+    whole.push_back(std::move(*at));
     return true;
 }
 
-// The names the records of `names` depend on or constrain, among the
-// candidates read whole (from repodata.json).
-std::set<std::string> reached_from(const ChannelIndex& index, const std::set<std::string>& names) {
-    std::set<std::string> out;
-    for (const auto& c : index.packages) {
-        if (!names.count(c.record.name)) continue;
-        for (const auto* list : {&c.depends, &c.constrains})
-            for (const auto& m : *list)
-                if (!is_virtual(m.name())) out.insert(m.name());
-    }
-    return out;
+// The names the records of `rd` depend on or constrain.
+void reached_from(const types::RepoData& rd, std::set<std::string>& out) {
+    for (const auto& r : rd.packages)
+        for (const auto* list : {&r.depends, &r.constrains})
+            for (const auto& s : *list)
+                if (auto m = types::MatchSpec::parse(s); m && !is_virtual(m->name())) out.insert(m->name());
 }
 
-// The sharded subdirs' records: the shards of `wanted` (all names when
-// empty), then of every name their records reach, until none is new.
-Result<void> read_sharded(ChannelIndex& index, std::vector<ShardedAt>& sharded, std::set<std::string> wanted,
-                          const stdfs::path& pkgs_dir, Network network) {
-    if (sharded.empty()) return {};
+// The records of `wanted` (all when empty) and of every name they reach,
+// until none is new: from repodata.json read whole (`whole`, in load order),
+// then from shards fetched as the names turn up.
+Result<void> read_reached(ChannelIndex& index, std::vector<SparseAt>& whole, std::vector<ShardedAt>& sharded,
+                          std::set<std::string> wanted, const stdfs::path& pkgs_dir, Network network) {
     std::vector<ShardedSubdir> subs;
     for (auto& s : sharded) subs.push_back(std::move(s.sub));
-    if (wanted.empty()) wanted = all_shard_names(subs);
+    index.all_names = all_shard_names(subs);
+    for (const auto& w : whole) index.all_names.merge(w.data.names());
+    const bool everything = wanted.empty();
+    if (everything) wanted = index.all_names;
     std::set<std::string> seen = wanted, frontier = wanted;
     while (!frontier.empty()) {
-        auto reached = fetch_shards(subs, frontier, cache_of(pkgs_dir), network);
-        if (!reached) return Unexpected<Error>{reached.error()};
-        for (const auto& n : reached_from(index, frontier)) reached->insert(n);
+        std::set<std::string> reached;
+        if (!subs.empty()) {
+            auto got = fetch_shards(subs, frontier, cache_of(pkgs_dir), network);
+            if (!got) return Unexpected<Error>{got.error()};
+            reached = std::move(*got);
+        }
+        if (!everything)
+            for (const auto& w : whole) reached_from(w.data.records(frontier), reached);
         frontier.clear();
-        for (const auto& n : *reached)
+        for (const auto& n : reached)
             if (seen.insert(n).second) frontier.insert(n);
     }
+    for (auto& w : whole) read_repodata(index, everything ? w.data.all() : w.data.records(seen), w.src, w.channel_index);
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const auto& s = subs[k];
         SubdirSource src{s.where, s.channel.url, s.channel.display, s.subdir, {}, s.package_base};
-        if (auto ok = read_repodata(index, as_repodata(s), src, sharded[k].channel_index); !ok) return ok;
+        auto rd = types::RepoData::parse(as_repodata(s), src.where, types::BadRecord::skip);
+        if (!rd) return Unexpected<Error>{rd.error()};
+        read_repodata(index, std::move(*rd), src, sharded[k].channel_index);
     }
     return {};
 }
@@ -159,6 +180,7 @@ bool is_virtual(const std::string& name) { return str::starts_with(name, "__"); 
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
                                    const stdfs::path& pkgs_dir, Network network, const std::set<std::string>& names) {
     ChannelIndex index;
+    std::vector<SparseAt> whole;
     std::vector<ShardedAt> sharded;
     int i = 0;
     for (const auto& given : channels) {
@@ -167,7 +189,7 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
         index.channels.push_back(ch->display);
         bool any = false;
         for (const std::string& sub : {platform.name(), std::string("noarch")}) {
-            auto got = load_subdir(index, *ch, sub, i, pkgs_dir, network, sharded);
+            auto got = load_subdir(*ch, sub, i, pkgs_dir, network, whole, sharded);
             if (!got) return Unexpected<Error>{got.error()};
             any = any || *got;
             if (platform.is_noarch()) break;
@@ -183,7 +205,7 @@ Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, con
                         "check the channel URL or name");
         ++i;
     }
-    if (auto ok = read_sharded(index, sharded, names, pkgs_dir, network); !ok) return Unexpected<Error>{ok.error()};
+    if (auto ok = read_reached(index, whole, sharded, names, pkgs_dir, network); !ok) return Unexpected<Error>{ok.error()};
     return index;
 }
 

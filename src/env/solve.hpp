@@ -53,15 +53,18 @@ struct ChannelIndex {
     // name they were written with, why: a solve that needs that name says so.
     std::vector<std::string> warnings;
     std::map<std::string, std::string> skipped;
+    // Every name the channels hold, read or not: "did you mean" picks from these.
+    std::set<std::string> all_names;
 };
 
 // Reads <channel>/<platform>/repodata.json and <channel>/noarch/repodata.json
 // for each channel (env/channel.hpp: a URL, a directory or a name; a
 // remote one's repodata through the HTTP cache under <pkgs_dir>/cache,
 // pkgs_dir empty: default_pkgs_dir()). A channel must exist and have at
-// least one of the two. A remote subdir with CEP-16 shards gives only the
-// records of `names` and of the names they reach through depends and
-// constrains (channel_shards.hpp); `names` empty: all of its records.
+// least one of the two. Only the records of `names` and of the names they
+// reach through depends and constrains are read (`names` empty: all): from
+// repodata.json sparsely (types/repodata_sparse.hpp), from a remote subdir
+// with CEP-16 shards by fetching those names' shards (channel_shards.hpp).
 Result<ChannelIndex> load_channels(const std::vector<std::string>& channels, const types::Platform& platform,
                                    const stdfs::path& pkgs_dir = {}, Network net = Network::online,
                                    const std::set<std::string>& names = {});

@@ -136,10 +136,10 @@ private:
     std::string failure_text() const;
     // "; did you mean 'spdlog'?" for a name the channels do not hold (sorted: ties pick the same one each time).
     std::string did_you_mean(std::string_view name) const {
-        std::vector<std::string> known;
-        known.reserve(names_.size());
-        for (const auto& [n, entry] : names_) known.emplace_back(n);
-        std::sort(known.begin(), known.end());
+        std::set<std::string> all = index_.all_names;
+        for (const auto& [n, entry] : names_) all.emplace(n);
+        all.erase(std::string(name));  // held, but its every record left out as invalid
+        std::vector<std::string> known(all.begin(), all.end());
         std::string near = str::closest(name, known);
         return near.empty() ? std::string() : "; did you mean '" + near + "'?";
     }
