@@ -20,6 +20,7 @@ namespace stdfs = std::filesystem;
 struct Info {
     std::string etag, last_modified, cache_control;
     std::int64_t fetched_at = 0;
+    std::string sha256;  // the body's, checked
 };
 
 std::int64_t now_s() {
@@ -39,7 +40,7 @@ std::optional<std::pair<Info, std::string>> read_entry(const fs::Dir& dir, const
     auto body = dir.read(key + ".json", static_cast<std::size_t>(max_bytes) * 8);  // decoded: larger than sent
     if (!body || body->size() != j["size"].get<std::uint64_t>() || hash::sha256(*body) != str("sha256"))
         return std::nullopt;
-    Info info{str("etag"), str("last_modified"), str("cache_control"), 0};
+    Info info{str("etag"), str("last_modified"), str("cache_control"), 0, str("sha256")};
     if (j.contains("fetched_at") && j["fetched_at"].is_number_integer()) info.fetched_at = j["fetched_at"].get<std::int64_t>();
     return std::pair{std::move(info), std::move(*body)};
 }
@@ -58,24 +59,34 @@ std::optional<std::int64_t> max_age(const std::string& cc) {
     return any ? std::optional<std::int64_t>(v) : std::nullopt;
 }
 
+Result<void> write_info(const fs::Dir& dir, const std::string& key, const std::string& url, const Response& r,
+                        const std::string& sha256, std::size_t size) {
+    json info = {{"url", mask(url)},           {"etag", r.etag},           {"last_modified", r.last_modified},
+                 {"cache_control", r.cache_control}, {"fetched_at", now_s()}, {"sha256", sha256},
+                 {"size", size}};
+    return dir.write_atomic(key + ".info.json", info.dump(2) + "\n");
+}
+
 Result<void> write_entry(const fs::Dir& dir, const std::string& key, const std::string& url, const Response& r,
                          const std::string& body) {
-    json info = {{"url", mask(url)},           {"etag", r.etag},           {"last_modified", r.last_modified},
-                 {"cache_control", r.cache_control}, {"fetched_at", now_s()}, {"sha256", hash::sha256(body)},
-                 {"size", body.size()}};
     // Body first: a kill between the two leaves a body its old info does not
     // match, which the next run fetches again.
     if (auto ok = dir.write_atomic(key + ".json", body); !ok) return ok;
-    return dir.write_atomic(key + ".info.json", info.dump(2) + "\n");
+    return write_info(dir, key, url, r, hash::sha256(body), body.size());
 }
 
 }  // namespace
 
 std::string cache_key(const std::string& url) { return hash::sha256(url).substr(0, 32); }
 
+// Only whether one was written: reading it checks the body.
 bool has_entry(const stdfs::path& cache_dir, const std::string& url) {
     auto dir = fs::Dir::open(cache_dir);
-    return dir && read_entry(*dir, cache_key(url), std::uint64_t{4} << 30).has_value();
+    if (!dir) return false;
+    auto info_text = dir->read(cache_key(url) + ".info.json", 1 << 20);
+    if (!info_text) return false;
+    json j = json::parse(*info_text, nullptr, false);
+    return j.is_object() && j.contains("size") && j.contains("sha256");
 }
 
 std::optional<std::string> cached_only(const stdfs::path& cache_dir, const std::string& url, std::uint64_t max_bytes) {
@@ -110,7 +121,9 @@ Result<CachedBody> cached_get(const stdfs::path& cache_dir, const std::string& u
         Response keep = *resp;
         if (keep.etag.empty()) keep.etag = entry->first.etag;
         if (keep.last_modified.empty()) keep.last_modified = entry->first.last_modified;
-        if (auto ok = write_entry(*dir, key, url, keep, entry->second); !ok) return Unexpected<Error>{ok.error()};
+        // The body was just checked against the old info: only the info is new.
+        if (auto ok = write_info(*dir, key, url, keep, entry->first.sha256, entry->second.size()); !ok)
+            return Unexpected<Error>{ok.error()};
         return CachedBody{Fetched::revalidated, std::move(entry->second)};
     }
     const bool denied = resp->status == 401 || resp->status == 403;

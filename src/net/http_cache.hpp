@@ -35,7 +35,7 @@ using Decode = std::function<Result<std::string>(std::string body)>;
 // The cache entry's key for `url`: hex of its sha256, cut to 32 characters.
 std::string cache_key(const std::string& url);
 
-// Does `cache_dir` hold an intact entry for `url` (body matching its info)?
+// Was an entry for `url` written to `cache_dir`? (Its body is checked when read.)
 bool has_entry(const std::filesystem::path& cache_dir, const std::string& url);
 
 // The body of an intact entry for `url`, nothing asked of the server

@@ -117,7 +117,14 @@ bool Scanner::utf8() {
 std::string_view Scanner::string() {
     if (!at('"')) return fail(), std::string_view{};
     std::size_t start = i_++;
-    while (i_ < t_.size()) {
+    const char* p = t_.data();
+    const std::size_t n = t_.size();
+    while (i_ < n) {
+        // The common case first: plain ASCII, no escape.
+        while (i_ < n && p[i_] != '"' && p[i_] != '\\' && static_cast<unsigned char>(p[i_]) >= 0x20 &&
+               static_cast<unsigned char>(p[i_]) < 0x80)
+            ++i_;
+        if (i_ == n) break;
         unsigned char c = static_cast<unsigned char>(t_[i_]);
         if (c == '"') {
             ++i_;
@@ -270,7 +277,9 @@ std::vector<Found> section(Scanner& s) {
         s.expect('}');
     }
     s.leave();
-    std::stable_sort(out.begin(), out.end(), [](const Found& a, const Found& b) { return a.fn < b.fn; });
+    auto by_fn = [](const Found& a, const Found& b) { return a.fn < b.fn; };
+    if (!std::is_sorted(out.begin(), out.end(), by_fn))  // conda's index writes them sorted
+        std::stable_sort(out.begin(), out.end(), by_fn);
     std::vector<Found> last;
     for (std::size_t k = 0; k < out.size(); ++k)
         if (k + 1 == out.size() || out[k + 1].fn != out[k].fn) last.push_back(std::move(out[k]));

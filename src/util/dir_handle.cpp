@@ -1,5 +1,6 @@
 #include "util/dir_handle.hpp"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -173,10 +174,16 @@ Result<int> Dir::open_file(std::string_view rel) const {
 Result<std::string> Dir::read(std::string_view rel, std::size_t max_bytes) const {
     auto fd = open_file(rel);
     if (!fd) return Unexpected<Error>{fd.error()};
-    std::string out;
-    char buf[1 << 16];
+    // Read in place into a buffer sized from fstat (a 300 MB repodata cache
+    // entry is then copied once, by the kernel); a file that grows while
+    // read still gets the whole of it, up to max_bytes.
+    struct stat st {};
+    std::size_t want = ::fstat(*fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
+    std::string out(std::min(want, max_bytes) + 1, '\0');
+    std::size_t used = 0;
     while (true) {
-        ssize_t n = ::read(*fd, buf, sizeof buf);
+        if (used == out.size()) out.resize(out.size() * 2);
+        ssize_t n = ::read(*fd, out.data() + used, out.size() - used);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
@@ -184,13 +191,14 @@ Result<std::string> Dir::read(std::string_view rel, std::size_t max_bytes) const
             return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, std::string("cannot read: ") + std::strerror(e));
         }
         if (n == 0) break;
-        out.append(buf, static_cast<std::size_t>(n));
-        if (out.size() > max_bytes) {
+        used += static_cast<std::size_t>(n);
+        if (used > max_bytes) {
             ::close(*fd);
             return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, "file is too large");
         }
     }
     ::close(*fd);
+    out.resize(used);
     return out;
 }
 

@@ -75,17 +75,19 @@ Result<std::string> InputFile::read_all(const stdfs::path& p, std::uint64_t max_
                     "recipes and configs are limited to " + std::to_string(max_bytes >> 20) + " MiB");
     };
     if (size_ > max_bytes) return too_big();
-    std::string out;
-    out.reserve(static_cast<size_t>(size_));
-    char buf[1 << 16];
+    // In place, sized from the file (one kernel copy of a 300 MB repodata.json).
+    std::string out(static_cast<size_t>(size_) + 1, '\0');
+    size_t used = 0;
     while (true) {
-        ssize_t n = ::read(fd_, buf, sizeof buf);
+        if (used == out.size()) out.resize(out.size() * 2);
+        ssize_t n = ::read(fd_, out.data() + used, out.size() - used);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
         if (n == 0) break;
-        out.append(buf, static_cast<size_t>(n));
-        if (out.size() > max_bytes) return too_big();  // grew while we read
+        used += static_cast<size_t>(n);
+        if (used > max_bytes) return too_big();  // grew while we read
     }
+    out.resize(used);
     return out;
 }
 
