@@ -53,6 +53,23 @@ public:
         return ++depth_ <= kMaxJsonDepth || fail();
     }
     void leave() { --depth_; }
+    // An object at the cursor: `member(key)` is called after each `"key":`
+    // and reads the value.
+    template <class F>
+    void object(F&& member) {
+        if (!eat('{')) return (void)fail();
+        if (!enter()) return;
+        if (!eat('}')) {
+            do {
+                auto key = string();
+                expect(':');
+                if (!ok_) break;
+                member(key);
+            } while (ok_ && eat(','));
+            expect('}');
+        }
+        leave();
+    }
 
 private:
     void number();
@@ -182,19 +199,15 @@ void Scanner::value() {
     char c = t_[i_];
     if (c == '"') {
         string();
-    } else if (c == '{' || c == '[') {
-        const char close = c == '{' ? '}' : ']';
+    } else if (c == '{') {
+        object([&](std::string_view) { value(); });
+    } else if (c == '[') {
         ++i_;
         if (!enter()) return;
-        if (!eat(close)) {
-            do {
-                if (close == '}') {
-                    string();
-                    expect(':');
-                }
-                value();
-            } while (ok_ && eat(','));
-            expect(close);
+        if (!eat(']')) {
+            do value();
+            while (ok_ && eat(','));
+            expect(']');
         }
         leave();
     } else if (c == 't') {
@@ -239,23 +252,15 @@ Found record(Scanner& s) {
         f.text = s.from(start);
         return f;
     }
-    s.eat('{');
-    if (!s.enter()) return f;
-    if (!s.eat('}')) {
-        do {
-            auto key = s.string();
-            s.expect(':');
-            if (key == "\"name\"" && s.at('"')) {
-                auto v = s.string();
-                if (s.ok()) f.name = decoded(v), f.named = true;
-            } else {
-                if (key == "\"name\"") f.named = false;
-                s.value();
-            }
-        } while (s.ok() && s.eat(','));
-        s.expect('}');
-    }
-    s.leave();
+    s.object([&](std::string_view key) {
+        if (key == "\"name\"" && s.at('"')) {
+            auto v = s.string();
+            if (s.ok()) f.name = decoded(v), f.named = true;
+        } else {
+            if (key == "\"name\"") f.named = false;
+            s.value();
+        }
+    });
     f.text = s.from(start);
     return f;
 }
@@ -263,20 +268,11 @@ Found record(Scanner& s) {
 // A "packages" object's records, by fn, the last of a repeated fn kept.
 std::vector<Found> section(Scanner& s) {
     std::vector<Found> out;
-    s.eat('{');
-    if (!s.enter()) return out;
-    if (!s.eat('}')) {
-        do {
-            auto key = s.string();
-            s.expect(':');
-            if (!s.ok()) break;
-            Found f = record(s);
-            f.fn = decoded(key);
-            out.push_back(std::move(f));
-        } while (s.ok() && s.eat(','));
-        s.expect('}');
-    }
-    s.leave();
+    s.object([&](std::string_view key) {
+        Found f = record(s);
+        f.fn = decoded(key);
+        out.push_back(std::move(f));
+    });
     auto by_fn = [](const Found& a, const Found& b) { return a.fn < b.fn; };
     if (!std::is_sorted(out.begin(), out.end(), by_fn))  // conda's index writes them sorted
         std::stable_sort(out.begin(), out.end(), by_fn);
@@ -295,27 +291,19 @@ Result<SparseRepoData> SparseRepoData::parse(std::string text, std::string_view 
     Scanner s(*rd.text_);
     std::string_view info, version;
     std::vector<Found> sections[2];
-    if (!s.eat('{') || !s.enter()) {
-        s.fail();
-    } else if (!s.eat('}')) {
-        do {
-            auto key = s.string();
-            s.expect(':');
-            if (!s.ok()) break;
-            const std::size_t start = (s.ws(), s.pos());
-            const int k = key == "\"packages\"" ? 0 : key == "\"packages.conda\"" ? 1 : -1;
-            if (k >= 0 && s.at('{')) {
-                sections[k] = section(s);
-                continue;
-            }
-            s.value();
-            if (k >= 0) sections[k].clear();
-            if (k >= 0 && s.from(start) != "null") s.fail();  // RepoData::parse says what is wrong
-            if (key == "\"info\"") info = s.from(start);
-            if (key == "\"repodata_version\"") version = s.from(start);
-        } while (s.ok() && s.eat(','));
-        s.expect('}');
-    }
+    s.object([&](std::string_view key) {
+        const std::size_t start = (s.ws(), s.pos());
+        const int k = key == "\"packages\"" ? 0 : key == "\"packages.conda\"" ? 1 : -1;
+        if (k >= 0 && s.at('{')) {
+            sections[k] = section(s);
+            return;
+        }
+        s.value();
+        if (k >= 0) sections[k].clear();
+        if (k >= 0 && s.from(start) != "null") s.fail();  // RepoData::parse says what is wrong
+        if (key == "\"info\"") info = s.from(start);
+        if (key == "\"repodata_version\"") version = s.from(start);
+    });
     // Bad files are rare: the whole parse words their error as it always has.
     if (!s.ok() || !s.at_end()) {
         auto whole = RepoData::parse(*rd.text_, source, BadRecord::skip);

@@ -1,6 +1,5 @@
 #include "util/dir_handle.hpp"
 
-#include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -174,32 +173,14 @@ Result<int> Dir::open_file(std::string_view rel) const {
 Result<std::string> Dir::read(std::string_view rel, std::size_t max_bytes) const {
     auto fd = open_file(rel);
     if (!fd) return Unexpected<Error>{fd.error()};
-    // Read in place into a buffer sized from fstat (a 300 MB repodata cache
-    // entry is then copied once, by the kernel); a file that grows while
-    // read still gets the whole of it, up to max_bytes.
     struct stat st {};
-    std::size_t want = ::fstat(*fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
-    std::string out(std::min(want, max_bytes) + 1, '\0');
-    std::size_t used = 0;
-    while (true) {
-        if (used == out.size()) out.resize(out.size() * 2);
-        ssize_t n = ::read(*fd, out.data() + used, out.size() - used);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int e = errno;
-            ::close(*fd);
-            return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, std::string("cannot read: ") + std::strerror(e));
-        }
-        if (n == 0) break;
-        used += static_cast<std::size_t>(n);
-        if (used > max_bytes) {
-            ::close(*fd);
-            return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, "file is too large");
-        }
-    }
+    const std::uint64_t size = ::fstat(*fd, &st) == 0 && st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    auto out = read_fd(*fd, size, max_bytes);
     ::close(*fd);
-    out.resize(used);
-    return out;
+    if (!out && out.error() == EFBIG) return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, "file is too large");
+    if (!out)
+        return fail(SourceLoc{(path_ / stdfs::path(rel)).string()}, std::string("cannot read: ") + std::strerror(out.error()));
+    return std::move(*out);
 }
 
 Result<int> Dir::create_file(std::string_view name, unsigned mode) const {

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -75,17 +76,23 @@ Result<std::string> InputFile::read_all(const stdfs::path& p, std::uint64_t max_
                     "recipes and configs are limited to " + std::to_string(max_bytes >> 20) + " MiB");
     };
     if (size_ > max_bytes) return too_big();
-    // In place, sized from the file (one kernel copy of a 300 MB repodata.json).
-    std::string out(static_cast<size_t>(size_) + 1, '\0');
+    auto out = read_fd(fd_, size_, max_bytes);
+    if (!out && out.error() == EFBIG) return too_big();  // grew while we read
+    if (!out) return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(out.error()));
+    return std::move(*out);
+}
+
+Expected<std::string, int> read_fd(int fd, std::uint64_t size_hint, std::uint64_t max_bytes) {
+    std::string out(static_cast<size_t>(std::min(size_hint, max_bytes)) + 1, '\0');
     size_t used = 0;
     while (true) {
         if (used == out.size()) out.resize(out.size() * 2);
-        ssize_t n = ::read(fd_, out.data() + used, out.size() - used);
+        ssize_t n = ::read(fd, out.data() + used, out.size() - used);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fail(SourceLoc{p.string()}, std::string("cannot read file: ") + std::strerror(errno));
+        if (n < 0) return Unexpected<int>{errno};
         if (n == 0) break;
         used += static_cast<size_t>(n);
-        if (used > max_bytes) return too_big();  // grew while we read
+        if (used > max_bytes) return Unexpected<int>{EFBIG};
     }
     out.resize(used);
     return out;

@@ -53,6 +53,12 @@ Result<std::string> read_file(const stdfs::path& p);
 inline constexpr std::uint64_t kMaxInputFile = 10u << 20;  // 10 MiB
 Result<std::string> read_input_file(const stdfs::path& p, std::uint64_t max_bytes = kMaxInputFile);
 
+// The rest of an open file, read in place into a buffer of `size_hint`
+// bytes (its fstat size; grown if the file grew), so a 300 MB repodata
+// cache entry is copied once, by the kernel. Fails with errno, EFBIG past
+// `max_bytes`; the callers word the error.
+Expected<std::string, int> read_fd(int fd, std::uint64_t size_hint, std::uint64_t max_bytes);
+
 // Writes to a fresh temp name (fs::temp_name, O_EXCL|O_NOFOLLOW) in p's
 // directory (created), fsyncs, then renames over p. Readers see the old file
 // or the new one, never half of one. p's directory is the caller's to trust;
