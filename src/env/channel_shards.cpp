@@ -43,7 +43,12 @@ json to_json(const msgpack::object& o) {
     case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
     case msgpack::type::FLOAT32:
     case msgpack::type::FLOAT64: return o.via.f64;
-    case msgpack::type::STR: return std::string(o.via.str.ptr, o.via.str.size);
+    case msgpack::type::STR: {
+        std::string s(o.via.str.ptr, o.via.str.size);
+        if (str::is_valid_utf8(s)) return s;
+        // As repodata.json text would carry it: each bad byte U+FFFD.
+        return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace));
+    }
     case msgpack::type::BIN: return to_hex(o.via.bin.ptr, o.via.bin.size);
     case msgpack::type::ARRAY: {
         json a = json::array();
@@ -240,11 +245,9 @@ std::set<std::string> all_shard_names(const std::vector<ShardedSubdir>& subs) {
     return out;
 }
 
-std::string as_repodata(const ShardedSubdir& sub) {
-    json rd = {{"info", {{"subdir", sub.subdir}}}, {"packages", sub.packages}, {"packages.conda", sub.conda},
-               {"repodata_version", 1}};
-    // `replace`: a shard's string that is not UTF-8 must not throw here.
-    return rd.dump(-1, ' ', false, json::error_handler_t::replace);
+json as_repodata(const ShardedSubdir& sub) {
+    return {{"info", {{"subdir", sub.subdir}}}, {"packages", sub.packages}, {"packages.conda", sub.conda},
+            {"repodata_version", 1}};
 }
 
 }  // namespace sf::env

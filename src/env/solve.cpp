@@ -166,7 +166,7 @@ Result<void> read_reached(ChannelIndex& index, std::vector<SparseAt>& whole, std
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const auto& s = subs[k];
         SubdirSource src{s.where, s.channel.url, s.channel.display, s.subdir, {}, s.package_base};
-        auto rd = types::RepoData::parse(as_repodata(s), src.where, types::BadRecord::skip);
+        auto rd = types::RepoData::from_json(as_repodata(s), src.where, types::BadRecord::skip);
         if (!rd) return Unexpected<Error>{rd.error()};
         read_repodata(index, std::move(*rd), src, sharded[k].channel_index);
     }

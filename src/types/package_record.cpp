@@ -167,6 +167,11 @@ Result<RepoData> RepoData::parse(std::string_view text, std::string_view source,
     if (json_too_deep(text)) return bad(source, "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
+    return from_json(j, source, bad_record);
+}
+
+Result<RepoData> RepoData::from_json(const json& j, std::string_view source, BadRecord bad_record) {
+    if (!j.is_object()) return bad(source, "not a valid JSON object");
     RepoData rd;
     if (auto it = j.find("info"); it != j.end() && it->is_object()) {
         JsonFields info(*it, std::string(source) + ": info");

@@ -68,6 +68,9 @@ struct RepoData {
 
     static Result<RepoData> parse(std::string_view text, std::string_view source_name,
                                   BadRecord bad = BadRecord::fail);
+    // The same from a document already parsed (a shard's msgpack as JSON).
+    static Result<RepoData> from_json(const nlohmann::json& j, std::string_view source_name,
+                                      BadRecord bad = BadRecord::fail);
 };
 
 // info/paths.json: one record per path, what the packager writes and the

@@ -80,23 +80,24 @@ int compare_atoms(const Atom& a, const Atom& b) {
     return a.text < b.text ? -1 : 1;
 }
 
-int compare_lists(const std::vector<Version::Component>& t1, const std::vector<Version::Component>& t2) {
-    static const Version::Component empty;
-    size_t n = std::max(t1.size(), t2.size());
-    for (size_t i = 0; i < n; ++i) {
-        const auto& v1 = i < t1.size() ? t1[i] : empty;
-        const auto& v2 = i < t2.size() ? t2[i] : empty;
-        size_t m = std::max(v1.size(), v2.size());
-        for (size_t j = 0; j < m; ++j) {
-            int c = compare_atoms(j < v1.size() ? v1[j] : zero(), j < v2.size() ? v2[j] : zero());
-            if (c != 0) return c;
-        }
-    }
+// Two components, the shorter padded with zeros (1.1 == 1.1.0 atom-wise too).
+int compare_components(const Version::Component& v1, const Version::Component& v2) {
+    size_t m = std::max(v1.size(), v2.size());
+    for (size_t j = 0; j < m; ++j)
+        if (int c = compare_atoms(j < v1.size() ? v1[j] : zero(), j < v2.size() ? v2[j] : zero()); c != 0) return c;
     return 0;
 }
 
-bool eq_lists(const std::vector<Version::Component>& a, const std::vector<Version::Component>& b) {
-    return compare_lists(a, b) == 0;
+const Version::Component& component_at(const std::vector<Version::Component>& t, size_t i) {
+    static const Version::Component empty;
+    return i < t.size() ? t[i] : empty;
+}
+
+int compare_lists(const std::vector<Version::Component>& t1, const std::vector<Version::Component>& t2) {
+    size_t n = std::max(t1.size(), t2.size());
+    for (size_t i = 0; i < n; ++i)
+        if (int c = compare_components(component_at(t1, i), component_at(t2, i)); c != 0) return c;
+    return 0;
 }
 
 }  // namespace
@@ -148,24 +149,25 @@ int Version::compare(const Version& o) const {
     return c != 0 ? c : compare_lists(local_, o.local_);
 }
 
+// In place, as it runs for every `x.y.*` match: the first nt components
+// equal (zero-padded), then the first na atoms of the next, then its last
+// atom as a string prefix.
 bool Version::starts_with(const Version& o) const {
     const std::vector<Component>* t1 = &version_;
     const std::vector<Component>* t2 = &o.version_;
     if (!o.local_.empty()) {
-        if (!eq_lists(version_, o.version_)) return false;
+        if (compare_lists(version_, o.version_) != 0) return false;
         t1 = &local_;
         t2 = &o.local_;
     }
     size_t nt = t2->size() - 1;
-    std::vector<Component> h1(t1->begin(), t1->begin() + std::min(nt, t1->size()));
-    std::vector<Component> h2(t2->begin(), t2->begin() + nt);
-    if (!eq_lists(h1, h2)) return false;
-    Component v1 = t1->size() <= nt ? Component{} : (*t1)[nt];
+    for (size_t i = 0; i < nt; ++i)
+        if (compare_components(component_at(*t1, i), (*t2)[i]) != 0) return false;
+    const Component& v1 = component_at(*t1, nt);
     const Component& v2 = (*t2)[nt];
     size_t na = v2.size() - 1;
-    Component a1(v1.begin(), v1.begin() + std::min(na, v1.size()));
-    Component a2(v2.begin(), v2.begin() + na);
-    if (!eq_lists({a1}, {a2})) return false;
+    for (size_t j = 0; j < na; ++j)
+        if (compare_atoms(j < v1.size() ? v1[j] : zero(), v2[j]) != 0) return false;
     const Atom& c1 = v1.size() <= na ? zero() : v1[na];
     const Atom& c2 = v2[na];
     if (c2.kind == Kind::string) return c1.kind == Kind::string && str::starts_with(c1.text, c2.text);
