@@ -66,11 +66,17 @@ void write_forms(const stdfs::path& cache_dir, const std::string& base, const Fo
 }  // namespace
 
 Result<std::string> decompress_zstd(const std::string& in, const std::string& where, std::uint64_t max_bytes) {
-    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    // One decoder and buffer per thread: a solve reads hundreds of shards.
+    thread_local std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    thread_local std::string buf(ZSTD_DStreamOutSize(), '\0');
     if (!ctx) return fail_runtime({}, "cannot allocate a zstd decoder");
+    ZSTD_DCtx_reset(ctx.get(), ZSTD_reset_session_only);
     std::string out;
+    // The frame's size when it says one (a hint: the stream still decides).
+    if (auto n = ZSTD_getFrameContentSize(in.data(), in.size());
+        n != ZSTD_CONTENTSIZE_UNKNOWN && n != ZSTD_CONTENTSIZE_ERROR && n <= max_bytes)
+        out.reserve(static_cast<std::size_t>(n));
     ZSTD_inBuffer ib{in.data(), in.size(), 0};
-    std::string buf(ZSTD_DStreamOutSize(), '\0');
     std::size_t last = 1;
     while (ib.pos < ib.size) {
         ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
@@ -163,7 +169,7 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         net::Decode decode;
         if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
         if (network == Network::offline) {
-            auto got = net::cached_only(cache_dir, base + name, kMaxRepodata);
+            auto got = net::cached_only(cache_dir, base + name, decode, kMaxRepodata);
             if (got) return std::optional<std::string>(std::move(*got));
             continue;
         }
@@ -186,10 +192,10 @@ Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, cons
     const std::string base = ch.url + "/" + subdir + "/";
     const std::string url = base + kShardIndex;
     const std::string where = net::mask(url);
-    if (network == Network::offline) return net::cached_only(cache_dir, url, kMaxRepodata);
+    auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
+    if (network == Network::offline) return net::cached_only(cache_dir, url, decode, kMaxRepodata);
     Forms forms = read_forms(cache_dir, base);
     if (forms.shards == false && !net::has_entry(cache_dir, url)) return std::optional<std::string>();
-    auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
     auto got = net::cached_get(cache_dir, url, decode, kMaxRepodata, net::Absent::or_denied);
     if (!got) return Unexpected<Error>{got.error()};
     if (got->how == net::Fetched::missing) return std::optional<std::string>();  // remote_repodata remembers it

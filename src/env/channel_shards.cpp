@@ -22,12 +22,11 @@ constexpr const char* kSuffix = ".msgpack.zst";
 
 std::string to_hex(const char* p, std::size_t n) {
     static const char* digits = "0123456789abcdef";
-    std::string out;
-    out.reserve(n * 2);
+    std::string out(n * 2, '\0');
     for (std::size_t i = 0; i < n; ++i) {
         auto b = static_cast<unsigned char>(p[i]);
-        out += digits[b >> 4];
-        out += digits[b & 15];
+        out[2 * i] = digits[b >> 4];
+        out[2 * i + 1] = digits[b & 15];
     }
     return out;
 }
@@ -68,21 +67,50 @@ json to_json(const msgpack::object& o) {
     }
 }
 
-Result<json> unpack(const std::string& data, const std::string& where) {
+Result<msgpack::object_handle> unpack_object(const std::string& data, const std::string& where) {
     try {
         const msgpack::unpack_limit limit(1u << 24, 1u << 24, kMaxShard, kMaxShard, 0, 64);
-        auto handle = msgpack::unpack(data.data(), data.size(), nullptr, nullptr, limit);
-        return to_json(handle.get());
+        return msgpack::unpack(data.data(), data.size(), nullptr, nullptr, limit);
     } catch (const std::exception& e) {
         return fail(SourceLoc{where}, std::string("not valid msgpack: ") + e.what(),
                     "the channel's sharded repodata is damaged; re-run `splitforge index` on the channel");
     }
 }
 
-std::string str_at(const json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+Result<json> unpack(const std::string& data, const std::string& where) {
+    auto handle = unpack_object(data, where);
+    if (!handle) return unexpected(handle.error());
+    try {
+        return to_json(handle->get());
+    } catch (const std::exception& e) {
+        return fail(SourceLoc{where}, std::string("not valid msgpack: ") + e.what(),
+                    "the channel's sharded repodata is damaged; re-run `splitforge index` on the channel");
+    }
 }
+
+std::string_view key_of(const msgpack::object& k) {
+    return k.type == msgpack::type::STR ? std::string_view(k.via.str.ptr, k.via.str.size) : std::string_view();
+}
+
+// The value of `key` in a msgpack map, or null.
+const msgpack::object* member(const msgpack::object& map, std::string_view key) {
+    if (map.type != msgpack::type::MAP) return nullptr;
+    for (std::uint32_t i = 0; i < map.via.map.size; ++i)
+        if (map.via.map.ptr[i].key.type == msgpack::type::STR && key_of(map.via.map.ptr[i].key) == key)
+            return &map.via.map.ptr[i].val;
+    return nullptr;
+}
+
+std::string str_of(const msgpack::object* o) {
+    return o && o->type == msgpack::type::STR ? std::string(o->via.str.ptr, o->via.str.size) : "";
+}
+
+// A shard's sha256: 32 bytes as the CEP has it, or already as hex text.
+std::string sha_of(const msgpack::object& o) {
+    if (o.type == msgpack::type::BIN && o.via.bin.size == 32) return to_hex(o.via.bin.ptr, o.via.bin.size);
+    return o.type == msgpack::type::STR ? std::string(o.via.str.ptr, o.via.str.size) : "";
+}
+
 
 bool is_hex64(const std::string& s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -189,19 +217,27 @@ Result<ShardedSubdir> read_shard_index(const ChannelRef& ch, const std::string& 
     out.channel = ch;
     out.subdir = subdir;
     out.where = net::mask(index_url);
-    auto doc = unpack(msgpack, out.where);
-    if (!doc) return unexpected(doc.error());
+    // Read in place: tens of thousands of names are not worth a JSON document.
+    auto handle = unpack_object(msgpack, out.where);
+    if (!handle) return unexpected(handle.error());
+    const msgpack::object& doc = handle->get();
     auto bad = [&](const std::string& what) {
         return fail(SourceLoc{out.where}, "not a shard index: " + what, "re-run `splitforge index` on the channel");
     };
-    if (!doc->is_object() || !doc->contains("shards") || !(*doc)["shards"].is_object()) return bad("no \"shards\" map");
-    const json info = doc->contains("info") && (*doc)["info"].is_object() ? (*doc)["info"] : json::object();
-    out.package_base = resolve_dir_url(index_url, str_at(info, "base_url"));
-    const std::string sb = str_at(info, "shards_base_url");
+    const msgpack::object* shards = member(doc, "shards");
+    if (!shards || shards->type != msgpack::type::MAP) return bad("no \"shards\" map");
+    const msgpack::object* info = member(doc, "info");
+    if (info && info->type != msgpack::type::MAP) info = nullptr;
+    out.package_base = resolve_dir_url(index_url, info ? str_of(member(*info, "base_url")) : "");
+    const std::string sb = info ? str_of(member(*info, "shards_base_url")) : "";
     out.shards_base = resolve_dir_url(index_url, sb.empty() ? "./shards/" : sb);
-    for (const auto& [name, hash] : (*doc)["shards"].items()) {
-        if (!hash.is_string() || !is_hex64(hash.get<std::string>())) return bad("the shard of '" + name + "' is no sha256");
-        out.shards[name] = hash.get<std::string>();
+    for (std::uint32_t i = 0; i < shards->via.map.size; ++i) {
+        const auto& kv = shards->via.map.ptr[i];
+        if (kv.key.type != msgpack::type::STR) return bad("a map key that is not a string");
+        std::string name(key_of(kv.key));
+        std::string hash = sha_of(kv.val);
+        if (!is_hex64(hash)) return bad("the shard of '" + name + "' is no sha256");
+        out.shards.insert_or_assign(std::move(name), std::move(hash));
     }
     return out;
 }
@@ -245,9 +281,13 @@ std::set<std::string> all_shard_names(const std::vector<ShardedSubdir>& subs) {
     return out;
 }
 
-json as_repodata(const ShardedSubdir& sub) {
-    return {{"info", {{"subdir", sub.subdir}}}, {"packages", sub.packages}, {"packages.conda", sub.conda},
-            {"repodata_version", 1}};
+json as_repodata(ShardedSubdir&& sub) {
+    json rd = json::object();
+    rd["info"] = {{"subdir", sub.subdir}};
+    rd["packages"] = std::move(sub.packages);
+    rd["packages.conda"] = std::move(sub.conda);
+    rd["repodata_version"] = 1;
+    return rd;
 }
 
 }  // namespace sf::env

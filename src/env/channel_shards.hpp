@@ -49,8 +49,9 @@ Result<std::set<std::string>> fetch_shards(std::vector<ShardedSubdir>& subs, con
 // Every name any of `subs` lists (a solve that names none needs them all).
 std::set<std::string> all_shard_names(const std::vector<ShardedSubdir>& subs);
 
-// The records read so far as a repodata.json document, for the one repodata reader.
-nlohmann::json as_repodata(const ShardedSubdir& sub);
+// The records read so far as a repodata.json document, for the one repodata
+// reader; they are moved out of `sub`.
+nlohmann::json as_repodata(ShardedSubdir&& sub);
 
 // Resolves `ref` (absolute, or relative like "./shards/" or "") against the
 // URL of the file `of` as a browser does for a path; ends in '/'.

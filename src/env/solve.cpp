@@ -1,5 +1,7 @@
 #include "env/solve.hpp"
 
+#include <unordered_map>
+
 #include "archive/read.hpp"
 #include "env/channel.hpp"
 #include "env/channel_shards.hpp"
@@ -19,15 +21,24 @@ struct ShardedAt {
 
 std::string file_url(const stdfs::path& p) { return "file://" + p.string(); }
 
-void parse_specs(Candidate& c) {
+// Specs parsed once per text: a channel's builds repeat the same few
+// hundred depends ("python >=3.12,<3.13.0a0") thousands of times.
+using SpecCache = std::unordered_map<std::string, types::MatchSpec>;
+
+void parse_specs(Candidate& c, SpecCache& cache) {
     for (auto [list, out] : {std::pair{&c.record.depends, &c.depends}, std::pair{&c.record.constrains, &c.constrains}}) {
+        out->reserve(list->size());
         for (const auto& s : *list) {
+            if (auto hit = cache.find(s); hit != cache.end()) {
+                out->push_back(hit->second);
+                continue;
+            }
             auto m = types::MatchSpec::parse(s);
             if (!m) {
                 c.broken = m.error().message;
                 return;
             }
-            out->push_back(std::move(*m));
+            out->push_back(cache.emplace(s, std::move(*m)).first->second);
         }
     }
 }
@@ -49,7 +60,8 @@ struct SubdirSource {
     std::string package_base;  // remote: where the packages are, ending in '/'; empty: <url>/<subdir>/
 };
 
-void read_repodata(ChannelIndex& index, types::RepoData rd, const SubdirSource& src, int channel_index) {
+void read_repodata(ChannelIndex& index, types::RepoData rd, const SubdirSource& src, int channel_index,
+                   SpecCache& specs) {
     for (const auto& s : rd.skipped) skip(index, s.name, s.why);
     const std::string& subdir = src.subdir;
     // A remote repodata.json's CEP-15 base_url; the shard index gives its own.
@@ -75,7 +87,7 @@ void read_repodata(ChannelIndex& index, types::RepoData rd, const SubdirSource& 
         }
         c.record = std::move(rec);
         c.channel_index = channel_index;
-        parse_specs(c);
+        parse_specs(c, specs);
         index.packages.push_back(std::move(c));
     }
 }
@@ -134,7 +146,7 @@ void reached_from(const types::RepoData& rd, std::set<std::string>& out) {
     for (const auto& r : rd.packages)
         for (const auto* list : {&r.depends, &r.constrains})
             for (const auto& s : *list)
-                if (auto m = types::MatchSpec::parse(s); m && !is_virtual(m->name())) out.insert(m->name());
+                if (auto n = str::lower(types::MatchSpec::name_of(s)); !n.empty() && !is_virtual(n)) out.insert(n);
 }
 
 // The records of `wanted` (all when empty) and of every name they reach,
@@ -162,14 +174,25 @@ Result<void> read_reached(ChannelIndex& index, std::vector<SparseAt>& whole, std
         for (const auto& n : reached)
             if (seen.insert(n).second) frontier.insert(n);
     }
-    for (auto& w : whole) read_repodata(index, everything ? w.data.all() : w.data.records(seen), w.src, w.channel_index);
+    struct Read {
+        types::RepoData rd;
+        SubdirSource src;
+        int channel_index;
+    };
+    std::vector<Read> read;
+    for (auto& w : whole) read.push_back({everything ? w.data.all() : w.data.records(seen), w.src, w.channel_index});
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const auto& s = subs[k];
         SubdirSource src{s.where, s.channel.url, s.channel.display, s.subdir, {}, s.package_base};
-        auto rd = types::RepoData::from_json(as_repodata(s), src.where, types::BadRecord::skip);
+        auto rd = types::RepoData::from_json(as_repodata(std::move(subs[k])), src.where, types::BadRecord::skip);
         if (!rd) return Unexpected<Error>{rd.error()};
-        read_repodata(index, std::move(*rd), src, sharded[k].channel_index);
+        read.push_back({std::move(*rd), std::move(src), sharded[k].channel_index});
     }
+    std::size_t total = 0;
+    for (const auto& r : read) total += r.rd.packages.size();
+    index.packages.reserve(total);
+    SpecCache specs;
+    for (auto& r : read) read_repodata(index, std::move(r.rd), r.src, r.channel_index, specs);
     return {};
 }
 
@@ -222,7 +245,8 @@ Result<Candidate> candidate_from_file(const stdfs::path& pkg) {
     c.file = abs;
     c.origin = Origin::file;
     c.channel_index = -1;
-    parse_specs(c);
+    SpecCache specs;
+    parse_specs(c, specs);
     if (!c.broken.empty()) return fail(abs.string() + ": invalid dependency in info/index.json: " + c.broken);
     return c;
 }

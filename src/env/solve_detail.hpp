@@ -71,8 +71,9 @@ private:
     NameLists& names_;
     Tiers& tiers_;
     Budget& budget_;
-    std::unordered_map<const types::MatchSpec*, Best> highest_;
-    std::unordered_map<const types::MatchSpec*, int> tier_;
+    // By the spec's text: the same text in a thousand builds' depends is one lookup.
+    std::unordered_map<std::string_view, Best> highest_;
+    std::unordered_map<std::string_view, int> tier_;
     int next_tier_ = 0;
     int depth_ = 0;  // names being ranked now, one inside another
 };

@@ -91,7 +91,7 @@ std::vector<std::string> shared_names(std::vector<const Candidate*>::iterator fi
 // The highest version `spec` reaches among its name's candidates (untracked
 // preferred on a tie), whatever order that list is in yet.
 const Best& Ranker::highest(const types::MatchSpec* spec) {
-    auto [it, fresh] = highest_.try_emplace(spec);
+    auto [it, fresh] = highest_.try_emplace(spec->str());
     if (!fresh) return it->second;
     Best b;
     if (auto f = names_.find(spec->name()); f != names_.end()) {
@@ -110,7 +110,7 @@ const Best& Ranker::highest(const types::MatchSpec* spec) {
 // best build it can reach, as its own name ranks them. Ranks that name first.
 int Ranker::best_tier(const types::MatchSpec* spec, const Best& best) {
     if (!best.has) return kNoTier;
-    if (auto it = tier_.find(spec); it != tier_.end()) return it->second;
+    if (auto it = tier_.find(spec->str()); it != tier_.end()) return it->second;
     auto f = names_.find(spec->name());
     if (f == names_.end() || f->second.ranking || depth_ >= kMaxDepth) return kNoTier;  // not memoized: may be known later
     rank(spec->name());
@@ -122,7 +122,7 @@ int Ranker::best_tier(const types::MatchSpec* spec, const Best& best) {
             continue;
         if (auto ti = tiers_.find(c); ti != tiers_.end() && (t == kNoTier || ti->second < t)) t = ti->second;
     }
-    return tier_[spec] = t;
+    return tier_[spec->str()] = t;
 }
 
 void Ranker::rank(std::string_view name) {

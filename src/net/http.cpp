@@ -47,6 +47,12 @@ std::size_t on_body(char* data, std::size_t, std::size_t n, void* p) {
     }
     s->resp->bytes += n;
     if (s->fd < 0 || code < 200 || code >= 300) {
+        if (s->fd < 0 && s->resp->body.empty()) {  // sized once from Content-Length, not grown by doubling
+            curl_off_t len = -1;
+            if (curl_easy_getinfo(s->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len) == CURLE_OK && len > 0 &&
+                static_cast<std::uint64_t>(len) <= s->max_bytes)
+                s->resp->body.reserve(static_cast<std::size_t>(len));
+        }
         if (s->fd < 0) s->resp->body.append(data, n);
         return n;
     }

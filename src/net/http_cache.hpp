@@ -1,8 +1,9 @@
 #pragma once
 // A GET through an on-disk HTTP cache, as a conda client keeps repodata:
-// <cache_dir>/<key>.json holds the (decoded) body and <key>.info.json what
+// <cache_dir>/<key>.body holds the body as sent (a .zst stays compressed:
+// a cold fetch writes and hashes 50 MB, not 280) and <key>.info.json what
 // revalidates it (ETag, Last-Modified, Cache-Control, when it was fetched)
-// plus the body's sha256 and size. <key> is a hash of the URL, so no secret
+// plus the stored body's sha256 and size. Each read decodes it again. <key> is a hash of the URL, so no secret
 // in the URL reaches a file name; info.json names the URL masked.
 //
 // An entry still fresh by its max-age is used without asking. Otherwise it
@@ -28,8 +29,9 @@ struct CachedBody {
     std::string body;
 };
 
-// Turns a downloaded body into what is cached (e.g. zstd-decompressed JSON);
-// an error leaves the entry as it was.
+// Turns a body as sent into what the caller reads (e.g. zstd-decompressed
+// JSON); a downloaded body it refuses is not cached, a cached one it
+// refuses is fetched again.
 using Decode = std::function<Result<std::string>(std::string body)>;
 
 // The cache entry's key for `url`: hex of its sha256, cut to 32 characters.
@@ -41,7 +43,7 @@ bool has_entry(const std::filesystem::path& cache_dir, const std::string& url);
 // The body of an intact entry for `url`, nothing asked of the server
 // (offline); nullopt when there is none.
 std::optional<std::string> cached_only(const std::filesystem::path& cache_dir, const std::string& url,
-                                       std::uint64_t max_bytes);
+                                       const Decode& decode, std::uint64_t max_bytes);
 
 // What a probe for an optional file counts as absent. `or_denied` adds 401
 // and 403: S3 answers 403 for a key it does not have, and a channel that

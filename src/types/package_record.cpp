@@ -96,11 +96,10 @@ Result<void> read_numbers(const JsonFields& f, const json& j, PackageRecord& r) 
 
 }  // namespace
 
-Result<PackageRecord> PackageRecord::from_json(const json& j, std::string_view what) {
+Result<PackageRecord> PackageRecord::from_json(json j, std::string_view what) {
     if (!j.is_object()) return bad(what, "a package record must be a JSON object");
     JsonFields f(j, std::string(what));
     PackageRecord r;
-    r.raw = j;
     auto name = identifier(f, "name", check_package_name);
     if (!name) return Unexpected<Error>{name.error()};
     auto version = identifier(f, "version", check_version);
@@ -110,7 +109,7 @@ Result<PackageRecord> PackageRecord::from_json(const json& j, std::string_view w
     auto v = Version::parse(*version);
     if (!v) return bad(what, v.error().message);
     r.name = std::move(*name);
-    r.version = *v;
+    r.version = std::move(*v);
     r.build = std::move(*build);
     auto subdir = f.string("subdir");
     if (!subdir) return Unexpected<Error>{subdir.error()};
@@ -126,6 +125,7 @@ Result<PackageRecord> PackageRecord::from_json(const json& j, std::string_view w
     auto tf = features(f, j);
     if (!tf) return Unexpected<Error>{tf.error()};
     r.track_features = std::move(*tf);
+    r.raw = std::move(j);
     return r;
 }
 
@@ -167,10 +167,10 @@ Result<RepoData> RepoData::parse(std::string_view text, std::string_view source,
     if (json_too_deep(text)) return bad(source, "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return bad(source, "not a valid JSON object");
-    return from_json(j, source, bad_record);
+    return from_json(std::move(j), source, bad_record);
 }
 
-Result<RepoData> RepoData::from_json(const json& j, std::string_view source, BadRecord bad_record) {
+Result<RepoData> RepoData::from_json(json j, std::string_view source, BadRecord bad_record) {
     if (!j.is_object()) return bad(source, "not a valid JSON object");
     RepoData rd;
     if (auto it = j.find("info"); it != j.end() && it->is_object()) {
@@ -186,17 +186,21 @@ Result<RepoData> RepoData::from_json(const json& j, std::string_view source, Bad
         if (version != j.end() && version->is_number_integer() && version->get<long long>() >= 2)
             if (auto b = it->find("base_url"); b != it->end() && b->is_string()) rd.base_url = b->get<std::string>();
     }
+    std::size_t records = 0;
+    for (const char* section : {"packages", "packages.conda"})
+        if (auto it = j.find(section); it != j.end() && it->is_object()) records += it->size();
+    rd.packages.reserve(records);
     for (const char* section : {"packages", "packages.conda"}) {
         auto it = j.find(section);
         if (it == j.end() || it->is_null()) continue;
         if (!it->is_object()) return bad(source, std::string("'") + section + "' must be an object");
-        for (const auto& [fn, rec] : it->items()) {
-            auto r = PackageRecord::from_json(rec, std::string(source) + ": " + fn);
+        for (auto& [fn, rec] : it->items()) {
+            auto name = rec.find("name");  // end() for a record that is no object
+            std::string named = name != rec.end() && name->is_string() ? name->get<std::string>() : std::string();
+            auto r = PackageRecord::from_json(std::move(rec), std::string(source) + ": " + fn);
             if (!r && bad_record == BadRecord::fail) return Unexpected<Error>{r.error()};
             if (!r) {
-                auto name = rec.find("name");  // end() for a record that is no object
-                bool named = name != rec.end() && name->is_string();
-                rd.skipped.push_back({named ? name->get<std::string>() : std::string(), r.error()});
+                rd.skipped.push_back({std::move(named), r.error()});
                 continue;
             }
             r->fn = fn;

@@ -39,7 +39,8 @@ struct PackageRecord {
     nlohmann::json raw = nlohmann::json::object();
 
     // `what` names the source in errors, e.g. "linux-64/repodata.json: foo-1.0-0.conda".
-    static Result<PackageRecord> from_json(const nlohmann::json& j, std::string_view what);
+    // `j` becomes `raw`: pass it moved where it is not needed after.
+    static Result<PackageRecord> from_json(nlohmann::json j, std::string_view what);
     nlohmann::json to_json() const;  // raw, with the modelled fields written over it
 
     std::string dist_name() const;  // name-version-build
@@ -69,7 +70,7 @@ struct RepoData {
     static Result<RepoData> parse(std::string_view text, std::string_view source_name,
                                   BadRecord bad = BadRecord::fail);
     // The same from a document already parsed (a shard's msgpack as JSON).
-    static Result<RepoData> from_json(const nlohmann::json& j, std::string_view source_name,
+    static Result<RepoData> from_json(nlohmann::json j, std::string_view source_name,
                                       BadRecord bad = BadRecord::fail);
 };
 

@@ -276,10 +276,14 @@ std::vector<Found> section(Scanner& s) {
     auto by_fn = [](const Found& a, const Found& b) { return a.fn < b.fn; };
     if (!std::is_sorted(out.begin(), out.end(), by_fn))  // conda's index writes them sorted
         std::stable_sort(out.begin(), out.end(), by_fn);
-    std::vector<Found> last;
+    std::size_t kept = 0;  // in place: out[k] is compared before anything moves into it
     for (std::size_t k = 0; k < out.size(); ++k)
-        if (k + 1 == out.size() || out[k + 1].fn != out[k].fn) last.push_back(std::move(out[k]));
-    return last;
+        if (k + 1 == out.size() || out[k + 1].fn != out[k].fn) {
+            if (kept != k) out[kept] = std::move(out[k]);
+            ++kept;
+        }
+    out.resize(kept);
+    return out;
 }
 
 }  // namespace
@@ -360,11 +364,11 @@ RepoData SparseRepoData::read(const std::vector<const Entry*>& entries) const {
     for (const Entry* e : sorted) {
         // The scan checked the text: it parses.
         json j = json::parse(e->text.begin(), e->text.end());
-        auto r = PackageRecord::from_json(j, source_ + ": " + e->fn);
+        auto name = j.is_object() ? j.find("name") : j.end();
+        std::string named = j.is_object() && name != j.end() && name->is_string() ? name->get<std::string>() : "";
+        auto r = PackageRecord::from_json(std::move(j), source_ + ": " + e->fn);
         if (!r) {
-            auto name = j.is_object() ? j.find("name") : j.end();
-            bool named = j.is_object() && name != j.end() && name->is_string();
-            rd.skipped.push_back({named ? name->get<std::string>() : std::string(), r.error()});
+            rd.skipped.push_back({std::move(named), r.error()});
             continue;
         }
         r->fn = e->fn;

@@ -85,7 +85,7 @@ TEST_CASE("http channel: install from nginx, and a warm reinstall fetches nothin
 
     // A torn cache entry (the body cut short) is fetched again, never trusted.
     for (const auto& e : stdfs::directory_iterator(tmp.path() / "pkgs/cache"))
-        if (e.path().extension() == ".json" && e.path().stem().extension() != ".info")
+        if (e.path().extension() == ".body")
             stdfs::resize_file(e.path(), e.file_size() / 2);
     auto torn = run_cli(tmp.path(), {"install", "-p", (tmp.path() / "p3").string(), "-c", server.url("/ch"),
                                      "--pkgs-dir", pkgs, "hello"});
