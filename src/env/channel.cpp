@@ -167,7 +167,7 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         if (zst && forms.zst == false && network == Network::online) continue;
         const std::string where = net::mask(base + name);
         net::Decode decode;
-        if (str::ends_with(name, ".zst")) decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
+        if (str::ends_with(name, ".zst")) decode = [where](const std::string& b) { return decompress_zstd(b, where, kMaxRepodata); };
         if (network == Network::offline) {
             auto got = net::cached_only(cache_dir, base + name, decode, kMaxRepodata);
             if (got) return std::optional<std::string>(std::move(*got));
@@ -192,7 +192,7 @@ Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, cons
     const std::string base = ch.url + "/" + subdir + "/";
     const std::string url = base + kShardIndex;
     const std::string where = net::mask(url);
-    auto decode = [where](std::string b) { return decompress_zstd(b, where, kMaxRepodata); };
+    auto decode = [where](const std::string& b) { return decompress_zstd(b, where, kMaxRepodata); };
     if (network == Network::offline) return net::cached_only(cache_dir, url, decode, kMaxRepodata);
     Forms forms = read_forms(cache_dir, base);
     if (forms.shards == false && !net::has_entry(cache_dir, url)) return std::optional<std::string>();

@@ -58,7 +58,7 @@ std::optional<Entry> read_entry(const fs::Dir& dir, const std::string& key, cons
         e.body = std::move(*stored);
         return e;
     }
-    auto body = decode(std::move(*stored));
+    auto body = decode(*stored);
     if (!body) return std::nullopt;  // damaged past its hash: fetched again
     e.body = std::move(*body);
     return e;

@@ -32,7 +32,7 @@ struct CachedBody {
 // Turns a body as sent into what the caller reads (e.g. zstd-decompressed
 // JSON); a downloaded body it refuses is not cached, a cached one it
 // refuses is fetched again.
-using Decode = std::function<Result<std::string>(std::string body)>;
+using Decode = std::function<Result<std::string>(const std::string& body)>;
 
 // The cache entry's key for `url`: hex of its sha256, cut to 32 characters.
 std::string cache_key(const std::string& url);
