@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nginx.hpp"
+#include "peer.hpp"
 #include "process/process.hpp"
 #include "testutil.hpp"
 #include "util/fs.hpp"
@@ -111,6 +112,22 @@ bool strace_works() {
     return r && r->exit_code == 0;
 }
 
+// fmt's build under strace started the forge's x86_64-conda-linux-gnu-c++,
+// never the host's gcc or g++ drivers.
+void check_forge_compilers(const stdfs::path& trace) {
+    auto execs = execs_in(trace);
+    std::vector<std::string> host_drivers;
+    bool forge_cxx = false;
+    for (const auto& p : execs) {
+        const std::string name = stdfs::path(p).filename().string();
+        static const std::regex driver(R"((x86_64-linux-gnu-)?(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?)");
+        if (str::starts_with(p, "/usr/") && std::regex_match(name, driver)) host_drivers.push_back(p);
+        forge_cxx = forge_cxx || name == "x86_64-conda-linux-gnu-c++";
+    }
+    CHECK(host_drivers == std::vector<std::string>{});
+    CHECK(forge_cxx);
+}
+
 }  // namespace
 
 // Issue 33: with `-c OUT -c FORGE --no-system` nothing comes from the host's
@@ -148,19 +165,7 @@ TEST_CASE("build-real: with -c forge --no-system every case builds from the forg
     for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
         CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
     check_compare(corpus, out);
-    if (traced) {
-        auto execs = execs_in(trace);
-        std::vector<std::string> host_drivers;
-        bool forge_cxx = false;
-        for (const auto& p : execs) {
-            const std::string name = stdfs::path(p).filename().string();
-            static const std::regex driver(R"((x86_64-linux-gnu-)?(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?)");
-            if (str::starts_with(p, "/usr/") && std::regex_match(name, driver)) host_drivers.push_back(p);
-            forge_cxx = forge_cxx || name == "x86_64-conda-linux-gnu-c++";
-        }
-        CHECK(host_drivers == std::vector<std::string>{});
-        CHECK(forge_cxx);
-    }
+    if (traced) check_forge_compilers(trace);
 }
 
 // The same forge served by a real nginx: the build environments come over
@@ -228,4 +233,43 @@ TEST_CASE("build-real: the forge over HTTP from nginx: C cases build with --no-s
     INFO(res->out << res->err);
     CHECK(res->exit_code == 0);
     CHECK(res->out.find(" 0 failed") != std::string::npos);
+}
+
+// The same cases through `--env-provider conda`: the reference conda
+// 24.11.2 (../shared/peer) makes every prefix from the forge, given as a
+// file:// channel, and splitforge activates them as it does its own (the
+// forge compilers' activate.d scripts set CC/CXX): compare.py passes, and
+// fmt's build runs the forge's compiler driver.
+TEST_CASE("build-real: through --env-provider conda with the forge as a file:// channel, every case matches",
+          "[build-real][forge][peer]") {
+    const stdfs::path corpus = test::shared_dir() / "build-real";
+    if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
+    const stdfs::path peer = test::peer_root();
+    fs::TempDir tmp("sf-build-real-conda");
+    const stdfs::path out = tmp.path() / "out", forge = tmp.path() / "forge";
+    process::Env run_env = cache_env(corpus, tmp.path() / "cache");
+    build_forge(forge, run_env);
+    for (const auto& [k, v] : test::peer_env(peer, tmp.path())) run_env[k] = v;
+    const bool traced = strace_works();
+    if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
+    const stdfs::path trace = tmp.path() / "fmt.strace";
+    for (const char* fs : kCases) {
+        const stdfs::path r = corpus / "recipes" / fs;
+        std::vector<std::string> argv = {test::binary().string(), "build", (r / "recipe").string(), "-m",
+                                         (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(),
+                                         "-c", out.string(), "-c", "file://" + forge.string(), "--env-provider",
+                                         "conda", "--keep-going", "-q"};
+        if (traced && std::string(fs) == "fmt")
+            argv.insert(argv.begin(), {"strace", "-f", "-qq", "-e", "trace=execve", "-o", trace.string()});
+        process::Command c{argv, {}, run_env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO(fs << ": " << res->err);
+        CHECK(res->exit_code == 0);
+        CHECK(res->err.find("stand-in") == std::string::npos);
+    }
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+        CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
+    check_compare(corpus, out);
+    if (traced) check_forge_compilers(trace);
 }
