@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/read.hpp"
+#include "env/python_env.hpp"
 #include "process/process.hpp"
 #include "testproc.hpp"
 #include "testutil.hpp"
@@ -92,4 +93,43 @@ TEST_CASE("build: --no-system makes a requirement no channel provides an error, 
     CHECK(line.find("requirement 'cmake' is in none of the channels, and --no-system refuses the host's stand-in "
                     "[no-system]") != std::string::npos);
     CHECK(!stdfs::exists(out / "linux-64/sf-no-system-1.0.0-0.conda"));
+}
+
+// The forge's python (tests/data/forge/python): a host CPython's own prefix
+// (pyenv's, with its shared libpython) packaged as the channel's python.
+// With `-c FORGE --no-system` a python requirement is met by it, in the host
+// prefix and the test prefix, never by a venv of a host interpreter; and
+// sysconfig inside it names the prefix it was installed to.
+TEST_CASE("forge python: -c forge --no-system puts the channel's python in host and test prefixes", "[forge]") {
+    const env::Interpreters found = env::discover_pythons(process::current_env(), {"3.12", "3.11", "3.13"});
+    const env::Interpreter* py = nullptr;
+    for (const auto& [minor, i] : found) {
+        std::error_code ec;
+        bool own_prefix = !str::starts_with(i.prefix.string(), "/usr");
+        if (!py && own_prefix && stdfs::exists(i.prefix / ("lib/libpython" + minor + ".so"), ec)) py = &i;
+    }
+    if (!py) test::skip("needs a CPython 3.11-3.13 with its own prefix and a shared libpython (pyenv's)");
+    fs::TempDir tmp("sf-forge-python");
+    const stdfs::path forge = tmp.path() / "forge", out = tmp.path() / "out";
+    process::Env env = process::current_env();
+    env["FORGE_PYTHON_PREFIX"] = py->prefix.string();
+    env["FORGE_PYTHON_VERSION"] = py->version;
+    auto run = [&](const std::vector<std::string>& argv) {
+        process::Command c{argv, {}, env, {}, {}, {}};
+        auto r = process::capture(c);
+        REQUIRE(r);
+        INFO(r->err);
+        CHECK(r->exit_code == 0);
+        return r->err;
+    };
+    run({test::binary().string(), "build", (test::data_dir() / "forge/python").string(), "--output-folder",
+         forge.string(), "-q", "--compression-level", "3"});
+    REQUIRE(stdfs::exists(forge / ("linux-64/python-" + py->version + "-h0_cpython.conda")));
+    // Its build script checks $PYTHON is the host prefix's; its test, the test prefix's record.
+    auto err = run({test::binary().string(), "build", (test::data_dir() / "forge-consumers/hello-python").string(),
+                    "--output-folder", out.string(), "-c", forge.string(), "--no-system", "-q", "--variant",
+                    "python=" + py->minor});
+    CHECK(err.find("stand-in") == std::string::npos);
+    CHECK(stdfs::exists(out / "noarch/hello-python-1.0.0-py_0.conda"));
+    CHECK_FALSE(stdfs::exists(out / ("linux-64/python-" + py->version + "-0_system.conda")));
 }

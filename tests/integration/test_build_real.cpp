@@ -240,7 +240,7 @@ TEST_CASE("build-real: the forge over HTTP from nginx: C cases build with --no-s
 // file:// channel, and splitforge activates them as it does its own (the
 // forge compilers' activate.d scripts set CC/CXX): compare.py passes, and
 // fmt's build runs the forge's compiler driver.
-TEST_CASE("build-real: through --env-provider conda with the forge as a file:// channel, every case matches",
+TEST_CASE("build-real: through --env-provider conda with the forge as a file:// channel every case matches",
           "[build-real][forge][peer]") {
     const stdfs::path corpus = test::shared_dir() / "build-real";
     if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
