@@ -3,6 +3,7 @@
 #include "recipe/v1_recipe.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <map>
 #include <set>
@@ -35,6 +36,19 @@ std::string str_of(const Meta& v) {
 const Meta& sub(const Meta& m, const char* key) {
     static const Meta empty = Meta::object();
     return m.is_object() && m.contains(key) && m[key].is_object() ? m[key] : empty;
+}
+
+// conda-build's build/script_env: NAME passes the variable from this
+// process's environment to the script (an unset one is left out, as
+// conda-build leaves it out, warning when it builds), NAME=VALUE sets it.
+std::map<std::string, std::string> script_env_of(const Meta& build) {
+    std::map<std::string, std::string> out;
+    if (!build.contains("script_env") || build["script_env"].is_null()) return out;
+    for (const auto& item : string_list(build["script_env"])) {
+        if (auto eq = item.find('='); eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+        else if (const char* v = std::getenv(item.c_str())) out[item] = v;
+    }
+    return out;
 }
 
 std::vector<types::Source> sources_of(const Meta& meta) {
@@ -475,6 +489,7 @@ Result<RenderedOutput> Renderer::to_output(const VariantText& vt, const OutputMe
         o.script = "build.sh";
     }
     if (build.contains("script") && !build["script"].is_null()) o.script_lines = string_list(build["script"]);
+    o.script_env = script_env_of(build);
     return o;
 }
 

@@ -287,11 +287,25 @@ TEST_CASE("e2e: cpu demo from a staging archive: strace sees no compile outside 
     INFO(r->err);
     REQUIRE(r->exit_code == 0);
 
-    // `PID execve("EXE", ["argv0", "-c", ..., "-o", "OUT", ...], ...) = 0`
+    // `PID execve("EXE", ["argv0", "-c", ..., "-o", "OUT", ...], ...) = 0`. Under
+    // load strace -f splits a call that another process interrupts into
+    // `PID execve(... <unfinished ...>` and `PID <... execve resumed>) = 0`.
     std::ifstream in(log);
     std::string line;
     std::vector<std::string> compiled;
+    std::map<std::string, std::string> unfinished;  // pid -> its execve's first half
     while (std::getline(in, line)) {
+        const std::string pid = line.substr(0, line.find(' '));
+        if (line.find("execve(\"") != std::string::npos && str::ends_with(line, "<unfinished ...>")) {
+            unfinished[pid] = line;
+            continue;
+        }
+        if (line.find("<... execve resumed>") != std::string::npos) {
+            auto it = unfinished.find(pid);
+            if (it == unfinished.end()) continue;
+            line = it->second + " " + line;
+            unfinished.erase(it);
+        }
         auto call = line.find("execve(\"");
         if (call == std::string::npos || !str::ends_with(line, "= 0")) continue;
         std::string exe = line.substr(call + 8, line.find('"', call + 8) - call - 8);

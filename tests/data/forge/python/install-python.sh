@@ -2,7 +2,7 @@
 # The interpreter's prefix into $PREFIX, without what no build needs (test
 # suites, idle/tkinter, caches, site-packages' contents, a static libpython).
 set -euo pipefail
-src=${1:?usage: install-python.sh HOST_PYTHON_PREFIX (the test sets FORGE_PYTHON_PREFIX)}
+src=${FORGE_PYTHON_PREFIX:?the test names the host prefix to package (build/script_env)}
 minor=$(echo "$PKG_VERSION" | cut -d. -f1-2)
 mkdir -p "$PREFIX/lib/python$minor/site-packages"
 cp -a "$src/bin" "$src/include" "$PREFIX/"
