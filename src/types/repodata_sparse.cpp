@@ -25,6 +25,7 @@ public:
 
     bool ok() const { return ok_; }
     std::size_t pos() const { return i_; }
+    std::size_t left() const { return t_.size() - i_; }
     std::string_view from(std::size_t start) const { return t_.substr(start, i_ - start); }
 
     void ws() {
@@ -268,6 +269,9 @@ Found record(Scanner& s) {
 // A "packages" object's records, by fn, the last of a repeated fn kept.
 std::vector<Found> section(Scanner& s) {
     std::vector<Found> out;
+    // More than a record per 256 bytes left: never regrown. Reserved pages
+    // are only address space until written, so the overshoot costs nothing.
+    out.reserve(s.left() / 256);
     s.object([&](std::string_view key) {
         Found f = record(s);
         f.fn = decoded(key);
