@@ -152,6 +152,15 @@ Result<ChannelSplit> split_channels(const std::vector<std::string>& given) {
     return out;
 }
 
+namespace {
+
+// Repodata and shard indexes are served as .zst: decoded on every read, named as `where` in errors.
+net::Decode zstd_decode(std::string where) {
+    return [where = std::move(where)](const std::string& b) { return decompress_zstd(b, where, kMaxRepodata); };
+}
+
+}  // namespace
+
 Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const std::string& subdir,
                                                    const stdfs::path& cache_dir, Network network) {
     const std::string base = ch.url + "/" + subdir + "/";
@@ -166,8 +175,7 @@ Result<std::optional<std::string>> remote_repodata(const ChannelRef& ch, const s
         const bool zst = str::ends_with(name, ".zst");
         if (zst && forms.zst == false && network == Network::online) continue;
         const std::string where = net::mask(base + name);
-        net::Decode decode;
-        if (str::ends_with(name, ".zst")) decode = [where](const std::string& b) { return decompress_zstd(b, where, kMaxRepodata); };
+        const net::Decode decode = zst ? zstd_decode(where) : net::Decode();
         if (network == Network::offline) {
             auto got = net::cached_only(cache_dir, base + name, decode, kMaxRepodata);
             if (got) return std::optional<std::string>(std::move(*got));
@@ -192,7 +200,7 @@ Result<std::optional<std::string>> remote_shard_index(const ChannelRef& ch, cons
     const std::string base = ch.url + "/" + subdir + "/";
     const std::string url = base + kShardIndex;
     const std::string where = net::mask(url);
-    auto decode = [where](const std::string& b) { return decompress_zstd(b, where, kMaxRepodata); };
+    const net::Decode decode = zstd_decode(where);
     if (network == Network::offline) return net::cached_only(cache_dir, url, decode, kMaxRepodata);
     Forms forms = read_forms(cache_dir, base);
     if (forms.shards == false && !net::has_entry(cache_dir, url)) return std::optional<std::string>();

@@ -67,13 +67,17 @@ json to_json(const msgpack::object& o) {
     }
 }
 
+Unexpected<Error> not_msgpack(const std::string& where, const std::exception& e) {
+    return fail(SourceLoc{where}, std::string("not valid msgpack: ") + e.what(),
+                "the channel's sharded repodata is damaged; re-run `splitforge index` on the channel");
+}
+
 Result<msgpack::object_handle> unpack_object(const std::string& data, const std::string& where) {
     try {
         const msgpack::unpack_limit limit(1u << 24, 1u << 24, kMaxShard, kMaxShard, 0, 64);
         return msgpack::unpack(data.data(), data.size(), nullptr, nullptr, limit);
     } catch (const std::exception& e) {
-        return fail(SourceLoc{where}, std::string("not valid msgpack: ") + e.what(),
-                    "the channel's sharded repodata is damaged; re-run `splitforge index` on the channel");
+        return not_msgpack(where, e);
     }
 }
 
@@ -83,8 +87,7 @@ Result<json> unpack(const std::string& data, const std::string& where) {
     try {
         return to_json(handle->get());
     } catch (const std::exception& e) {
-        return fail(SourceLoc{where}, std::string("not valid msgpack: ") + e.what(),
-                    "the channel's sharded repodata is damaged; re-run `splitforge index` on the channel");
+        return not_msgpack(where, e);
     }
 }
 
@@ -108,7 +111,7 @@ std::string str_of(const msgpack::object* o) {
 // A shard's sha256: 32 bytes as the CEP has it, or already as hex text.
 std::string sha_of(const msgpack::object& o) {
     if (o.type == msgpack::type::BIN && o.via.bin.size == 32) return to_hex(o.via.bin.ptr, o.via.bin.size);
-    return o.type == msgpack::type::STR ? std::string(o.via.str.ptr, o.via.str.size) : "";
+    return str_of(&o);
 }
 
 

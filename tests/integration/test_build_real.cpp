@@ -128,6 +128,38 @@ void check_forge_compilers(const stdfs::path& trace) {
     CHECK(forge_cxx);
 }
 
+
+// Every case built into <tmp>/out with `-c OUT` and `channel_args` (the
+// forge and how to reach it): none stood in for by the host, nothing of the
+// host exported as a package (the forge has them), compare.py passes, and
+// fmt's build, under strace where it can run, uses the forge's compilers.
+void build_from_forge(const stdfs::path& corpus, const stdfs::path& tmp, const process::Env& run_env,
+                      const std::vector<std::string>& channel_args) {
+    const stdfs::path out = tmp / "out";
+    const bool traced = strace_works();
+    if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
+    const stdfs::path trace = tmp / "fmt.strace";
+    for (const char* fs : kCases) {
+        const stdfs::path r = corpus / "recipes" / fs;
+        std::vector<std::string> argv = {test::binary().string(), "build", (r / "recipe").string(), "-m",
+                                         (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(),
+                                         "-c", out.string(), "--keep-going", "-q"};
+        argv.insert(argv.end(), channel_args.begin(), channel_args.end());
+        if (traced && std::string(fs) == "fmt")
+            argv.insert(argv.begin(), {"strace", "-f", "-qq", "-e", "trace=execve", "-o", trace.string()});
+        process::Command c{argv, {}, run_env, {}, {}, {}};
+        auto res = process::capture(c);
+        REQUIRE(res);
+        INFO(fs << ": " << res->err);
+        CHECK(res->exit_code == 0);
+        CHECK(res->err.find("stand-in") == std::string::npos);
+    }
+    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
+        CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
+    check_compare(corpus, out);
+    if (traced) check_forge_compilers(trace);
+}
+
 }  // namespace
 
 // Issue 33: with `-c OUT -c FORGE --no-system` nothing comes from the host's
@@ -141,31 +173,10 @@ TEST_CASE("build-real: with -c forge --no-system every case builds from the forg
     const stdfs::path corpus = test::shared_dir() / "build-real";
     if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
     fs::TempDir tmp("sf-build-real-forge");
-    const stdfs::path out = tmp.path() / "out", forge = tmp.path() / "forge";
+    const stdfs::path forge = tmp.path() / "forge";
     const process::Env run_env = cache_env(corpus, tmp.path() / "cache");
     build_forge(forge, run_env);
-    const bool traced = strace_works();
-    if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
-    const stdfs::path trace = tmp.path() / "fmt.strace";
-    for (const char* fs : kCases) {
-        const stdfs::path r = corpus / "recipes" / fs;
-        std::vector<std::string> argv = {test::binary().string(), "build", (r / "recipe").string(), "-m",
-                                         (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(),
-                                         "-c", out.string(), "-c", forge.string(), "--no-system", "--keep-going", "-q"};
-        if (traced && std::string(fs) == "fmt")
-            argv.insert(argv.begin(), {"strace", "-f", "-qq", "-e", "trace=execve", "-o", trace.string()});
-        process::Command c{argv, {}, run_env, {}, {}, {}};
-        auto res = process::capture(c);
-        REQUIRE(res);
-        INFO(fs << ": " << res->err);
-        CHECK(res->exit_code == 0);
-        CHECK(res->err.find("stand-in") == std::string::npos);
-    }
-    // Nothing of the host was exported as a package: the forge has them.
-    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
-        CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
-    check_compare(corpus, out);
-    if (traced) check_forge_compilers(trace);
+    build_from_forge(corpus, tmp.path(), run_env, {"-c", forge.string(), "--no-system"});
 }
 
 // The same forge served by a real nginx: the build environments come over
@@ -246,30 +257,9 @@ TEST_CASE("build-real: through --env-provider conda with the forge as a file:// 
     if (!stdfs::exists(corpus / "compare.py")) test::skip("../shared/build-real is not here");
     const stdfs::path peer = test::peer_root();
     fs::TempDir tmp("sf-build-real-conda");
-    const stdfs::path out = tmp.path() / "out", forge = tmp.path() / "forge";
+    const stdfs::path forge = tmp.path() / "forge";
     process::Env run_env = cache_env(corpus, tmp.path() / "cache");
     build_forge(forge, run_env);
     for (const auto& [k, v] : test::peer_env(peer, tmp.path())) run_env[k] = v;
-    const bool traced = strace_works();
-    if (!traced) WARN("strace cannot run here: fmt's execve check is left out");
-    const stdfs::path trace = tmp.path() / "fmt.strace";
-    for (const char* fs : kCases) {
-        const stdfs::path r = corpus / "recipes" / fs;
-        std::vector<std::string> argv = {test::binary().string(), "build", (r / "recipe").string(), "-m",
-                                         (r / ".ci_support/linux_64_.yaml").string(), "--output-folder", out.string(),
-                                         "-c", out.string(), "-c", "file://" + forge.string(), "--env-provider",
-                                         "conda", "--keep-going", "-q"};
-        if (traced && std::string(fs) == "fmt")
-            argv.insert(argv.begin(), {"strace", "-f", "-qq", "-e", "trace=execve", "-o", trace.string()});
-        process::Command c{argv, {}, run_env, {}, {}, {}};
-        auto res = process::capture(c);
-        REQUIRE(res);
-        INFO(fs << ": " << res->err);
-        CHECK(res->exit_code == 0);
-        CHECK(res->err.find("stand-in") == std::string::npos);
-    }
-    for (const auto& e : stdfs::directory_iterator(out / "linux-64"))
-        CHECK_FALSE(str::ends_with(e.path().filename().string(), "_system.conda"));
-    check_compare(corpus, out);
-    if (traced) check_forge_compilers(trace);
+    build_from_forge(corpus, tmp.path(), run_env, {"-c", "file://" + forge.string(), "--env-provider", "conda"});
 }
